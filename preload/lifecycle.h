@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Process lifecycle glue: start at load, finalize once (at MPI_Finalize, at
+ * sp_finalize() or at exit), and the hooks that other parts of the preload
+ * (function hooks, MPI) plug into it.
+ */
+#ifndef SP_LIFECYCLE_H
+#define SP_LIFECYCLE_H
+
+#include <stdbool.h>
+
+#define SP_LC_HIDDEN __attribute__((visibility("hidden")))
+
+enum sp_state { SP_STATE_OFF = 0, SP_STATE_RECORDING, SP_STATE_FINALIZED };
+
+/* Current state (relaxed read). */
+SP_LC_HIDDEN enum sp_state sp_lifecycle_state(void);
+/* Start recording if configuration allows. Safe to call many times. */
+SP_LC_HIDDEN int sp_lifecycle_start(void);
+/* Stop recording and resolve names: everything a writer needs before a
+ * snapshot. Returns false if already finalized (then do nothing). */
+SP_LC_HIDDEN bool sp_lifecycle_begin_finalize(void);
+/* Write this process alone to the configured output (serial run). */
+SP_LC_HIDDEN int sp_lifecycle_write_local(void);
+/* Mark finalization done and release the buffers. */
+SP_LC_HIDDEN void sp_lifecycle_end_finalize(void);
+/* True when this process is an MPI rank whose file is written at
+ * MPI_Finalize (set by the MPI wrappers at MPI_Init). */
+SP_LC_HIDDEN extern bool sp_lifecycle_mpi_owned;
+/* Optional step run at finalize before the snapshot (symbol resolution). */
+SP_LC_HIDDEN extern void (*sp_lifecycle_resolve_hook)(void);
+
+#endif /* SP_LIFECYCLE_H */

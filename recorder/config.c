@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one place SCOPE_PROFILER_* variables are read. Each entry of the
+ * table below names the variable, its type, its default and its meaning;
+ * adding a setting is one line here plus its field in struct sp_config.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct sp_config sp_config;
+
+enum kind { K_BOOL, K_STR, K_INT, K_DURATION, K_SIZE };
+
+struct setting {
+	const char *name; /* after SCOPE_PROFILER_ */
+	enum kind kind;
+	size_t offset;
+	const char *def;
+	const char *help;
+};
+
+#define S(name, kind, field, def, help) { name, kind, offsetof(struct sp_config, field), def, help }
+static const struct setting settings[] = {
+	S("ENABLE", K_BOOL, enabled, "1", "master switch; 0 records nothing and writes no file"),
+	S("OUTPUT", K_STR, output, "profiling_data.h5", "output HDF5 file"),
+	S("LABEL", K_STR, label, "", "run label stored as metadata `label`"),
+	S("MAX_MEMORY", K_SIZE, max_memory, "1G", "event memory cap per process; past it calls are dropped and counted"),
+	S("CLOCK", K_STR, clock, "auto", "tick source: auto (TSC if invariant), tsc, monotonic"),
+	S("FUNCTIONS", K_BOOL, functions, "1", "record -finstrument-functions hooks"),
+	S("INCLUDE", K_STR, include, "", "regex (re.match) on function names to record"),
+	S("EXCLUDE", K_STR, exclude, "", "regex (re.match) on function names to skip"),
+	S("MIN_DURATION", K_DURATION, min_duration_ns, "0", "function calls shorter than this are not on the timeline"),
+	S("MAX_DEPTH", K_INT, max_depth, "0", "deepest function nesting recorded; 0 = unlimited"),
+	S("THROTTLE_CALLS", K_INT, throttle_calls, "0", "auto-throttle after this many calls (0 = off)"),
+	S("THROTTLE_MEAN", K_DURATION, throttle_mean_ns, "10us", "... when their mean duration is below this"),
+	S("MPI", K_BOOL, mpi, "1", "record MPI calls"),
+	S("CALLSITES", K_INT, callsites, "0", "call-site stack depth for MPI calls (0 = off, 1-8)"),
+	S("QUIET", K_BOOL, quiet, "0", "do not print the \"wrote FILE\" line on stderr"),
+	S("PRINT_CONFIG", K_BOOL, print_config, "0", "print the effective configuration to stderr at start"),
+};
+#undef S
+
+int sp_parse_duration(const char *s, int64_t *ret_ns)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || v < 0 || !isfinite(v))
+		return -EINVAL;
+	static const struct { const char *suffix; double scale; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+		if (strcmp(end, units[i].suffix) == 0) {
+			*ret_ns = (int64_t)llround(v * units[i].scale);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int sp_parse_size(const char *s, uint64_t *ret_bytes)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || v < 0 || !isfinite(v))
+		return -EINVAL;
+	static const struct { const char *suffix; double scale; } units[] = {
+		{ "", 1 }, { "B", 1 }, { "K", 1024.0 }, { "KiB", 1024.0 }, { "M", 1048576.0 },
+		{ "MiB", 1048576.0 }, { "G", 1073741824.0 }, { "GiB", 1073741824.0 },
+	};
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+		if (strcasecmp(end, units[i].suffix) == 0) {
+			*ret_bytes = (uint64_t)llround(v * units[i].scale);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_bool(const char *s, bool *ret)
+{
+	static const char *const yes[] = { "1", "yes", "on", "true" };
+	static const char *const no[] = { "0", "no", "off", "false" };
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*ret = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*ret = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_int(const char *s, int64_t *ret)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (end == s || *end || errno)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int apply(const struct setting *st, const char *value)
+{
+	char *field = (char *)&sp_config + st->offset;
+	switch (st->kind) {
+	case K_BOOL:
+		return parse_bool(value, (bool *)field);
+	case K_INT:
+		return parse_int(value, (int64_t *)field);
+	case K_DURATION:
+		return sp_parse_duration(value, (int64_t *)field);
+	case K_SIZE:
+		return sp_parse_size(value, (uint64_t *)field);
+	case K_STR: {
+		char *copy = strdup(value);
+		if (!copy)
+			return -ENOMEM;
+		free(*(char **)field);
+		*(char **)field = copy;
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+int sp_config_load(void)
+{
+	int bad = 0;
+	for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
+		const struct setting *st = &settings[i];
+		apply(st, st->def);
+		char var[64] = "SCOPE_PROFILER_";
+		strncat(var, st->name, sizeof var - strlen(var) - 1);
+		const char *v = getenv(var);
+		if (v && apply(st, v) < 0) {
+			fprintf(stderr, "scope-profiler: ignoring %s=%s (invalid value), using %s\n",
+				var, v, st->def);
+			apply(st, st->def);
+			bad++;
+		}
+	}
+	if (sp_config.callsites < 0 || sp_config.callsites > 8) {
+		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_CALLSITES must be 0-8, using 0\n");
+		sp_config.callsites = 0;
+		bad++;
+	}
+	return bad;
+}
+
+void sp_config_print(FILE *out)
+{
+	fprintf(out, "scope-profiler: effective configuration\n");
+	for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
+		const struct setting *st = &settings[i];
+		const char *field = (const char *)&sp_config + st->offset;
+		char buf[64];
+		const char *v = buf;
+		switch (st->kind) {
+		case K_BOOL:
+			v = *(const bool *)field ? "1" : "0";
+			break;
+		case K_INT:
+			snprintf(buf, sizeof buf, "%" PRId64, *(const int64_t *)field);
+			break;
+		case K_DURATION:
+			snprintf(buf, sizeof buf, "%" PRId64 "ns", *(const int64_t *)field);
+			break;
+		case K_SIZE:
+			snprintf(buf, sizeof buf, "%" PRIu64 "B", *(const uint64_t *)field);
+			break;
+		case K_STR:
+			v = *(char *const *)field;
+			break;
+		}
+		fprintf(out, "  SCOPE_PROFILER_%-14s = %-20s # %s\n", st->name, v ? v : "", st->help);
+	}
+}

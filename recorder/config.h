@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Configuration: every SCOPE_PROFILER_* environment variable, parsed in one
+ * place (config.c) from one table. docs/CONFIG.md lists the same table.
+ */
+#ifndef SP_CONFIG_H
+#define SP_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct sp_config {
+	char *output;            /* OUTPUT: file path */
+	bool enabled;            /* ENABLE: master switch */
+	bool print_config;       /* PRINT_CONFIG: dump the effective config to stderr */
+	bool quiet;              /* QUIET: no "wrote FILE" line on stderr */
+	char *clock;             /* CLOCK: auto | tsc | monotonic */
+	uint64_t max_memory;     /* MAX_MEMORY: bytes of event storage */
+	char *label;             /* LABEL: metadata label */
+	char *include;           /* INCLUDE: regex on function names */
+	char *exclude;           /* EXCLUDE: regex on function names */
+	int64_t min_duration_ns; /* MIN_DURATION */
+	int64_t max_depth;       /* MAX_DEPTH: 0 = unlimited */
+	int64_t throttle_calls;  /* THROTTLE_CALLS: 0 = off */
+	int64_t throttle_mean_ns;/* THROTTLE_MEAN */
+	bool functions;          /* FUNCTIONS: record -finstrument-functions hooks */
+	bool mpi;                /* MPI: record MPI calls */
+	int64_t callsites;       /* CALLSITES: depth 0-8 */
+};
+
+#define SP_CONFIG_HIDDEN __attribute__((visibility("hidden")))
+
+/* The process-wide configuration, valid after sp_config_load(). */
+SP_CONFIG_HIDDEN extern struct sp_config sp_config;
+
+/* Parse the environment. Bad values keep the default and produce one
+ * warning each on stderr. Returns the number of bad values. */
+SP_CONFIG_HIDDEN int sp_config_load(void);
+SP_CONFIG_HIDDEN void sp_config_print(FILE *out);
+
+/* "250ns", "10us", "1.5ms", "2s", plain number = ns. 0 or -EINVAL. */
+SP_CONFIG_HIDDEN int sp_parse_duration(const char *s, int64_t *ret_ns);
+/* "64K", "256M", "1G", plain number = bytes (binary units). */
+SP_CONFIG_HIDDEN int sp_parse_size(const char *s, uint64_t *ret_bytes);
+
+#endif /* SP_CONFIG_H */

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Metadata collection: the keys of reference §1.2 that make sense for a
+ * native run (host, CPU model, parallelism, environment, Slurm, modules),
+ * plus source="native", source_language="c" and our version.
+ */
+#define _GNU_SOURCE
+#include "metadata.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sp-config.h"
+#include "sp-format.h"
+
+extern char **environ;
+
+/* HDF5 attributes are capped at 64 KiB; upstream clips at 60 000 chars. */
+#define MAX_VALUE 60000
+#define TRUNCATED "...[truncated]"
+
+static struct sp_meta_item *slot(struct sp_meta *m, const char *key)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		if (strcmp(m->items[i].key, key) == 0) {
+			struct sp_meta_item *it = &m->items[i];
+			free(it->s);
+			for (size_t j = 0; j < it->nlist; j++)
+				free(it->list[j]);
+			free(it->list);
+			char *k = it->key;
+			memset(it, 0, sizeof *it);
+			it->key = k;
+			return it;
+		}
+	}
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 32;
+		struct sp_meta_item *n = realloc(m->items, cap * sizeof *n);
+		if (!n)
+			return NULL;
+		m->items = n;
+		m->cap = cap;
+	}
+	struct sp_meta_item *it = &m->items[m->n];
+	memset(it, 0, sizeof *it);
+	it->key = strdup(key);
+	if (!it->key)
+		return NULL;
+	m->n++;
+	return it;
+}
+
+static char *clip(const char *v)
+{
+	size_t len = strlen(v);
+	if (len <= MAX_VALUE)
+		return strdup(v);
+	char *s = malloc(MAX_VALUE + sizeof TRUNCATED);
+	if (s) {
+		memcpy(s, v, MAX_VALUE);
+		memcpy(s + MAX_VALUE, TRUNCATED, sizeof TRUNCATED);
+	}
+	return s;
+}
+
+int sp_meta_set_int(struct sp_meta *m, const char *key, int64_t v)
+{
+	struct sp_meta_item *it = slot(m, key);
+	if (!it)
+		return -ENOMEM;
+	it->type = SP_META_INT;
+	it->i = v;
+	return 0;
+}
+
+int sp_meta_set_double(struct sp_meta *m, const char *key, double v)
+{
+	struct sp_meta_item *it = slot(m, key);
+	if (!it)
+		return -ENOMEM;
+	it->type = SP_META_DOUBLE;
+	it->d = v;
+	return 0;
+}
+
+int sp_meta_set_str(struct sp_meta *m, const char *key, const char *v)
+{
+	struct sp_meta_item *it = slot(m, key);
+	if (!it)
+		return -ENOMEM;
+	it->type = SP_META_STR;
+	it->s = clip(v ? v : "");
+	return it->s ? 0 : -ENOMEM;
+}
+
+int sp_meta_set_strlist(struct sp_meta *m, const char *key, const char *const *v, size_t n)
+{
+	struct sp_meta_item *it = slot(m, key);
+	if (!it)
+		return -ENOMEM;
+	it->type = SP_META_STRLIST;
+	it->list = calloc(n ? n : 1, sizeof *it->list);
+	if (!it->list)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		it->list[i] = clip(v[i]);
+		if (!it->list[i])
+			return -ENOMEM;
+		it->nlist++;
+	}
+	return 0;
+}
+
+const struct sp_meta_item *sp_meta_find(const struct sp_meta *m, const char *key)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->items[i].key, key) == 0)
+			return &m->items[i];
+	return NULL;
+}
+
+void sp_meta_free(struct sp_meta *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		struct sp_meta_item *it = &m->items[i];
+		free(it->key);
+		free(it->s);
+		for (size_t j = 0; j < it->nlist; j++)
+			free(it->list[j]);
+		free(it->list);
+	}
+	free(m->items);
+	memset(m, 0, sizeof *m);
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	if (!f)
+		return;
+	char line[1024];
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "model name", 10) && strncmp(line, "cpu model", 9))
+			continue;
+		char *v = strchr(line, ':');
+		if (!v)
+			continue;
+		v++;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(buf, len, "%s", v);
+		break;
+	}
+	fclose(f);
+}
+
+/* omp_get_max_threads() if an OpenMP runtime is already loaded, else the
+ * first value of OMP_NUM_THREADS, else 1 (upstream's rule). */
+static int64_t omp_threads(void)
+{
+	int (*get_max)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+	if (get_max)
+		return get_max();
+	const char *e = getenv("OMP_NUM_THREADS");
+	long v = e ? strtol(e, NULL, 10) : 0;
+	return v > 0 ? v : 1;
+}
+
+static int add_modules(struct sp_meta *m)
+{
+	const char *lm = getenv("LOADEDMODULES");
+	char *copy = strdup(lm ? lm : "");
+	if (!copy)
+		return -ENOMEM;
+	const char *parts[512];
+	size_t n = 0;
+	for (char *save = NULL, *tok = strtok_r(copy, ":", &save); tok && n < 512;
+	     tok = strtok_r(NULL, ":", &save))
+		parts[n++] = tok;
+	int ret = sp_meta_set_strlist(m, "modules", parts, n);
+	free(copy);
+	return ret;
+}
+
+static int add_environment(struct sp_meta *m)
+{
+	static const char *const keys[] = {
+		"PATH", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "LOADEDMODULES", "MODULEPATH",
+		"MODULESHOME", "MODULES_CMD", "MODULES_RUN_QUARANTINE", "PYTHON_HOME",
+		"PYTHON_INC", "PYTHON_INCLUDE", "PYTHON_LIB",
+	};
+	int ret = 0;
+	for (size_t i = 0; !ret && i < sizeof keys / sizeof *keys; i++) {
+		const char *v = getenv(keys[i]);
+		if (v && *v)
+			ret = sp_meta_set_str(m, keys[i], v);
+	}
+	for (char **e = environ; !ret && e && *e; e++) {
+		if (strncmp(*e, "SLURM_", 6) && strncmp(*e, "SLURMD_", 7))
+			continue;
+		const char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		char key[256];
+		snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
+		ret = sp_meta_set_str(m, key, eq + 1);
+	}
+	return ret;
+}
+
+static int add_host(struct sp_meta *m)
+{
+	char buf[4096];
+	struct utsname u;
+	int ret = 0;
+	if (gethostname(buf, sizeof buf) == 0)
+		ret = sp_meta_set_str(m, "hostname", buf);
+	struct passwd pw, *pwp = NULL;
+	char pwbuf[1024];
+	if (!ret && getpwuid_r(getuid(), &pw, pwbuf, sizeof pwbuf, &pwp) == 0 && pwp)
+		ret = sp_meta_set_str(m, "user", pw.pw_name);
+	if (!ret && uname(&u) == 0) {
+		snprintf(buf, sizeof buf, "%s-%s-%s", u.sysname, u.release, u.machine);
+		ret = sp_meta_set_str(m, "platform", buf);
+		snprintf(buf, sizeof buf, "%s %s %s %s %s", u.sysname, u.nodename, u.release,
+			 u.version, u.machine);
+		if (!ret)
+			ret = sp_meta_set_str(m, "uname", buf);
+	}
+	cpu_model(buf, sizeof buf);
+	if (!ret && buf[0])
+		ret = sp_meta_set_str(m, "chip_information", buf);
+	if (!ret && getcwd(buf, sizeof buf))
+		ret = sp_meta_set_str(m, "working_directory", buf);
+	return ret;
+}
+
+int sp_meta_collect(struct sp_meta *m, const struct sp_run_info *run)
+{
+	char ts[64];
+	time_t t = (time_t)run->start_realtime_s;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+	int64_t omp = omp_threads();
+	int ret = sp_meta_set_str(m, "timestamp", ts);
+	if (!ret)
+		ret = sp_meta_set_int(m, SP_META_START_TIME_NS, run->start_time_ns);
+	if (!ret)
+		ret = sp_meta_set_int(m, SP_META_FINALIZE_TIME_NS, run->finalize_time_ns);
+	if (!ret && run->label)
+		ret = sp_meta_set_str(m, SP_META_LABEL, run->label);
+	if (!ret)
+		ret = add_host(m);
+	if (!ret)
+		ret = sp_meta_set_str(m, "scope_profiler_version", SP_VERSION);
+	if (!ret)
+		ret = sp_meta_set_int(m, "omp_num_threads", omp);
+	if (!ret)
+		ret = sp_meta_set_int(m, SP_META_MPI_SIZE, run->mpi_size);
+	if (!ret)
+		ret = sp_meta_set_int(m, "total_cores", (int64_t)run->mpi_size * omp);
+	if (!ret)
+		ret = add_modules(m);
+	if (!ret)
+		ret = add_environment(m);
+	if (!ret)
+		ret = sp_meta_set_str(m, "source", "native");
+	if (!ret)
+		ret = sp_meta_set_str(m, "source_language", "c");
+	if (!ret)
+		ret = sp_meta_set_int(m, "mpi_rank", run->mpi_rank);
+	return ret;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Run metadata: typed key/value pairs written as /metadata attributes.
+ */
+#ifndef SP_METADATA_H
+#define SP_METADATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum sp_meta_type { SP_META_INT, SP_META_DOUBLE, SP_META_STR, SP_META_STRLIST };
+
+struct sp_meta_item {
+	char *key;
+	enum sp_meta_type type;
+	int64_t i;
+	double d;
+	char *s;
+	char **list;
+	size_t nlist;
+};
+
+struct sp_meta {
+	size_t n, cap;
+	struct sp_meta_item *items;
+};
+
+#define SP_META_HIDDEN __attribute__((visibility("hidden")))
+/* Add or replace a key. Return 0 or -ENOMEM. Strings are copied. */
+SP_META_HIDDEN int sp_meta_set_int(struct sp_meta *m, const char *key, int64_t v);
+SP_META_HIDDEN int sp_meta_set_double(struct sp_meta *m, const char *key, double v);
+SP_META_HIDDEN int sp_meta_set_str(struct sp_meta *m, const char *key, const char *v);
+SP_META_HIDDEN int sp_meta_set_strlist(struct sp_meta *m, const char *key, const char *const *v,
+				       size_t n);
+SP_META_HIDDEN const struct sp_meta_item *sp_meta_find(const struct sp_meta *m, const char *key);
+SP_META_HIDDEN void sp_meta_free(struct sp_meta *m);
+
+/* The keys that describe this process and run (host, CPU, environment,
+ * times, sizes): everything of reference §1.2 that a native run has. */
+struct sp_run_info {
+	int64_t start_time_ns;
+	int64_t finalize_time_ns;
+	int64_t start_realtime_s;   /* UTC seconds at start, for `timestamp` */
+	int mpi_size;
+	int mpi_rank;
+	const char *label;          /* NULL: none */
+};
+SP_META_HIDDEN int sp_meta_collect(struct sp_meta *m, const struct sp_run_info *run);
+
+#endif /* SP_METADATA_H */

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recorder's internal API: per-thread event buffers and nesting stacks,
+ * the hot-path enter/exit inlines, the region table and the flush entry
+ * points. Everything here is hidden (-fvisibility=hidden); preload/ exports
+ * the thin public shims.
+ */
+#ifndef SP_RECORDER_H
+#define SP_RECORDER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock.h"
+
+#define SP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SP_HIDDEN __attribute__((visibility("hidden")))
+
+/* Nesting depth a thread can record; deeper calls are counted as dropped. */
+#define SP_STACK_MAX 512
+/* An event whose end is this value never closed (still open at flush). */
+#define SP_OPEN INT64_MIN
+/* Region id meaning "no region / deleted event". */
+#define SP_NO_REGION UINT32_MAX
+
+/*
+ * One recorded call. Reserved at entry (so a region's calls stay in entry
+ * order), closed at exit. Times are raw ticks until the snapshot converts
+ * them. aux is 0 or 1 + an index into the thread's extension records.
+ */
+struct sp_event {
+	int64_t start;
+	int64_t end;
+	uint32_t region;
+	uint32_t aux;
+};
+
+/* One open call on a thread's nesting stack. ev is NULL when the call is
+ * not on the timeline (dropped or throttled); start is kept for those. */
+struct sp_frame {
+	struct sp_event *ev;
+	int64_t start;
+	uint32_t region;
+	uint32_t flags;
+};
+
+#define SP_FRAME_DROPPED 1u   /* no event: buffer or memory cap exhausted */
+#define SP_FRAME_UNTIMED 2u   /* no event: filtered/throttled, accounted elsewhere */
+
+struct sp_chunk;
+
+/*
+ * Per-thread state. Owned by its thread while recording: nothing here is
+ * touched by any other thread until recording has stopped, so no field needs
+ * a lock. The struct is never freed before the process flushes, so a thread
+ * that exits early keeps its events (the global list owns it).
+ */
+struct sp_thread {
+	struct sp_event *pos;          /* next free slot in the current chunk */
+	struct sp_event *end;          /* one past the current chunk */
+	uint32_t depth;                /* frames in use on stack[] */
+	uint32_t overflow;             /* calls deeper than SP_STACK_MAX */
+	int busy;                      /* re-entrancy guard for hooks */
+	uint32_t index;                /* thread index in this process (0 = first) */
+	struct sp_chunk *chunks;       /* newest first */
+	struct sp_thread *next;        /* global list, guarded by its mutex */
+	int64_t native_id;             /* gettid() */
+	int64_t ident;                 /* pthread_self() */
+	int64_t start_ns, end_ns;      /* CLOCK_MONOTONIC; end 0 while alive */
+	void *ext;                     /* per-thread extension state (hooks, MPI) */
+	struct sp_frame stack[SP_STACK_MAX];
+};
+
+/* 1 while events are recorded. Read with a relaxed load on the hot path. */
+SP_HIDDEN extern atomic_int sp_recording;
+SP_HIDDEN extern __thread struct sp_thread *sp_tls
+	__attribute__((tls_model("initial-exec")));
+
+/* Slow paths, out of line. */
+SP_HIDDEN struct sp_thread *sp_thread_attach(void);
+SP_HIDDEN void sp_thread_enter_slow(struct sp_thread *t, uint32_t region, int64_t now);
+SP_HIDDEN void sp_thread_exit_slow(struct sp_thread *t, uint32_t region, int64_t now);
+
+static inline struct sp_thread *sp_thread_get(void)
+{
+	struct sp_thread *t = sp_tls;
+	if (SP_UNLIKELY(!t))
+		t = sp_thread_attach();
+	return t;
+}
+
+/*
+ * Hot path: open a call of `region`. One TLS load, one timestamp, one
+ * store of the event, one frame push. No locks, malloc or syscalls; a full
+ * chunk or a full stack goes to the slow path.
+ */
+static inline void sp_rec_enter_thread(struct sp_thread *t, uint32_t region)
+{
+	int64_t now = sp_ticks();
+	if (SP_UNLIKELY(t->pos == t->end || t->depth >= SP_STACK_MAX)) {
+		sp_thread_enter_slow(t, region, now);
+		return;
+	}
+	struct sp_event *e = t->pos++;
+	e->start = now;
+	e->end = SP_OPEN;
+	e->region = region;
+	e->aux = 0;
+	struct sp_frame *f = &t->stack[t->depth++];
+	f->ev = e;
+	f->start = now;
+	f->region = region;
+	f->flags = 0;
+}
+
+/* Hot path: close the innermost call if it is `region`, else slow path. */
+static inline void sp_rec_exit_thread(struct sp_thread *t, uint32_t region)
+{
+	int64_t now = sp_ticks();
+	if (SP_LIKELY(t->depth && !t->overflow)) {
+		struct sp_frame *f = &t->stack[t->depth - 1];
+		if (SP_LIKELY(f->region == region && f->ev)) {
+			f->ev->end = now;
+			t->depth--;
+			return;
+		}
+	}
+	sp_thread_exit_slow(t, region, now);
+}
+
+static inline void sp_rec_enter(uint32_t region)
+{
+	if (SP_UNLIKELY(!atomic_load_explicit(&sp_recording, memory_order_relaxed)))
+		return;
+	struct sp_thread *t = sp_thread_get();
+	if (SP_LIKELY(t != NULL))
+		sp_rec_enter_thread(t, region);
+}
+
+static inline void sp_rec_exit(uint32_t region)
+{
+	if (SP_UNLIKELY(!atomic_load_explicit(&sp_recording, memory_order_relaxed)))
+		return;
+	struct sp_thread *t = sp_tls;
+	if (SP_LIKELY(t != NULL))
+		sp_rec_exit_thread(t, region);
+}
+
+/* ---- threads (thread.c) ------------------------------------------------ */
+
+/* Configure the memory cap (bytes of event storage for the whole process). */
+SP_HIDDEN void sp_thread_set_cap(uint64_t bytes);
+/* Walk every thread that ever recorded, in index order. Recording must be
+ * stopped (or the caller must accept a racy view of live threads). */
+SP_HIDDEN struct sp_thread *sp_thread_first(void);
+SP_HIDDEN uint32_t sp_thread_count(void);
+/* Iterate a thread's events oldest first: returns the number of events in
+ * chunk *cursor and advances; *cursor starts NULL, returns 0 at the end. */
+SP_HIDDEN size_t sp_thread_next_chunk(const struct sp_thread *t, const struct sp_chunk **cursor,
+				       const struct sp_event **ret_events);
+/* Total events dropped so far (memory cap, stack depth). */
+SP_HIDDEN uint64_t sp_thread_dropped_total(void);
+/* Forget every recorded event and free the buffers (after finalize, after
+ * fork in a child that must not duplicate the parent's data). */
+SP_HIDDEN void sp_thread_reset_all(void);
+
+/* ---- region table (regions.c) ------------------------------------------ */
+
+enum sp_region_kind {
+	SP_REGION_MANUAL = 0,
+	SP_REGION_FUNCTION = 1,
+	SP_REGION_MPI = 2,
+};
+
+/*
+ * A region. Created once, never moved or freed while the process records,
+ * so a pointer or id obtained once stays valid. name is NULL for a function
+ * region until the symbolizer resolves it at flush.
+ */
+struct sp_region {
+	const char *name;
+	uintptr_t addr;                /* function address (hooks), else 0 */
+	const char *source_file;       /* NULL if unknown */
+	int64_t source_line;           /* -1 if unknown */
+	uint32_t id;
+	uint32_t kind;                 /* enum sp_region_kind */
+	atomic_uint_least64_t dropped; /* calls lost (cap, depth) */
+	atomic_uint_least64_t throttled_calls;
+	atomic_int_least64_t throttled_ns;
+	atomic_uint flags;             /* feature-specific (hooks: filter state) */
+};
+
+/* Id for `name`, creating the region if needed. Thread-safe; the lookup of
+ * an existing name takes no lock. Returns SP_NO_REGION on allocation failure. */
+SP_HIDDEN uint32_t sp_region_intern(const char *name, enum sp_region_kind kind);
+/* Id for a function address, creating an unnamed region if needed. */
+SP_HIDDEN uint32_t sp_region_for_addr(uintptr_t addr);
+/* The region with this id, or NULL if the id is out of range. Lock-free. */
+SP_HIDDEN struct sp_region *sp_region_get(uint32_t id);
+/* Number of regions created so far. */
+SP_HIDDEN uint32_t sp_region_count(void);
+/* Set name/source of a region (symbolizer, first manual registration). The
+ * strings are copied. */
+SP_HIDDEN void sp_region_set_name(struct sp_region *r, const char *name);
+SP_HIDDEN void sp_region_set_source(struct sp_region *r, const char *file, int64_t line);
+
+/* ---- process lifecycle (recorder.c) ------------------------------------ */
+
+struct sp_config;
+
+/* Start recording in this process (idempotent). Returns 0 or -errno. */
+SP_HIDDEN int sp_recorder_start(void);
+/* Stop recording; later enter/exit calls are no-ops. */
+SP_HIDDEN void sp_recorder_stop(void);
+SP_HIDDEN bool sp_recorder_started(void);
+/* CLOCK_MONOTONIC ns when recording started. */
+SP_HIDDEN int64_t sp_recorder_start_ns(void);
+
+#endif /* SP_RECORDER_H */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A snapshot: one process's completed calls arranged as the file wants them
+ * (rows per region, events back to back in entry order, CLOCK_MONOTONIC
+ * ns). Taken after recording stopped; the writer and the MPI merge read it.
+ */
+#ifndef SP_SNAPSHOT_H
+#define SP_SNAPSHOT_H
+
+#include <stdint.h>
+
+#include "sp-format.h"
+
+struct sp_snap_row {
+	uint32_t region;          /* index into sp_snapshot.names */
+	uint64_t offset, count;   /* slice of the event arrays */
+	struct sp_summary_record summary;
+	uint64_t dropped;         /* calls lost to the cap or depth */
+	uint64_t throttled_calls; /* calls counted but not on the timeline */
+	int64_t throttled_ns;
+	int64_t source_line;      /* -1 unknown */
+	const char *source_file;  /* NULL unknown; owned by the region table */
+};
+
+struct sp_snap_thread {
+	int64_t index, ident, native_id, start_ns, end_ns;
+};
+
+struct sp_snapshot {
+	uint32_t nnames;
+	char **names;             /* unique region names, first-seen order */
+	uint32_t nrows;
+	struct sp_snap_row *rows; /* one per name with data, in name order */
+	uint64_t nevents;
+	int64_t *start, *end;     /* ns */
+	uint32_t *thread;         /* thread index per event */
+	uint32_t *aux;            /* event aux (extension record), NULL if none */
+	uint32_t nthreads;        /* threads in the table (all that attached) */
+	uint32_t threads_with_events;
+	struct sp_snap_thread *threads;
+	uint64_t dropped;         /* all calls lost */
+	int64_t first_start_ns;   /* earliest start, INT64_MAX if no events */
+};
+
+/* Build the snapshot of everything recorded so far (complete calls only).
+ * Recording should be stopped. Returns 0 or -ENOMEM. */
+__attribute__((visibility("hidden"))) int sp_snapshot_take(struct sp_snapshot *s);
+__attribute__((visibility("hidden"))) void sp_snapshot_free(struct sp_snapshot *s);
+/* Fill a row's summary_statistics from its events (two-pass mean/m2). */
+__attribute__((visibility("hidden"))) void sp_summary_compute(struct sp_summary_record *out,
+							      const int64_t *start,
+							      const int64_t *end, uint64_t n);
+
+#endif /* SP_SNAPSHOT_H */

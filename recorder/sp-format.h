@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The on-disk HDF5 layout, declared once. The writer (recorder/) and the
+ * reader (reader/) both include this header and nothing else of each other.
+ * docs/FORMAT.md describes every name below; change the two together.
+ * Layout: schema 2 columnar, as the Python scope-profiler defines it.
+ */
+#ifndef SP_FORMAT_H
+#define SP_FORMAT_H
+
+#include <stdint.h>
+
+/* Schema versions. We write 2; we read 1, 2 and 3. */
+#define SP_SCHEMA_WRITTEN 2
+#define SP_SCHEMA_MAX_READ 3
+
+/* Root attributes. */
+#define SP_ATTR_SCHEMA "scope_profiler_schema"     /* int64 scalar */
+#define SP_ATTR_STORAGE_LAYOUT "storage_layout"   /* vlen UTF-8 scalar */
+#define SP_STORAGE_COLUMNAR "columnar"
+#define SP_STORAGE_AGGREGATE "aggregate"
+
+/* Groups. */
+#define SP_GROUP_METADATA "metadata"
+#define SP_GROUP_REGION_TABLE "region_table"
+#define SP_GROUP_INDEX "rank_region_index"
+#define SP_GROUP_EVENTS "events"
+#define SP_GROUP_THREAD_TABLE "thread_table"
+#define SP_GROUP_MPI_COMMS "mpi_communicators"   /* ours */
+
+/* /region_table */
+#define SP_DSET_REGION_NAMES "names"              /* [R] vlen UTF-8 */
+
+/* /rank_region_index: one row per (rank, region). Upstream columns. */
+#define SP_IDX_REGION_IDS "region_ids"            /* uint32 */
+#define SP_IDX_RANKS "ranks"                      /* uint32 */
+#define SP_IDX_EVENT_OFFSETS "event_offsets"      /* uint64 */
+#define SP_IDX_EVENT_COUNTS "event_counts"        /* uint64 */
+#define SP_IDX_SOURCE_LINES "source_lines"        /* int64, -1 unknown */
+#define SP_IDX_SOURCE_FILES "source_files"        /* vlen str, "" unknown */
+#define SP_IDX_SOURCE_TEXTS "source_texts"        /* vlen str, "" */
+#define SP_IDX_TAGS "tags"                        /* vlen str, JSON list */
+#define SP_IDX_EXCLUSIVE_TOTALS "exclusive_totals" /* int64 ns, -1 = none */
+#define SP_IDX_SUMMARY "summary_statistics"       /* compound, below */
+/* Aggregate layout (storage_layout = "aggregate"), upstream. */
+#define SP_IDX_AGG_COUNTS "aggregate_counts"       /* uint64 */
+#define SP_IDX_AGG_TOTALS "aggregate_totals"       /* int64 ns */
+#define SP_IDX_AGG_MINIMUMS "aggregate_minimums"   /* int64 ns */
+#define SP_IDX_AGG_MAXIMUMS "aggregate_maximums"   /* int64 ns */
+#define SP_IDX_AGG_EXCLUSIVES "aggregate_exclusives" /* int64 ns */
+/* Index extension columns (ours; absent unless recorded). */
+#define SP_IDX_DROPPED_COUNTS "dropped_counts"     /* uint64: events lost to the memory cap */
+#define SP_IDX_THROTTLED_COUNTS "throttled_counts" /* uint64: calls not on the timeline */
+#define SP_IDX_THROTTLED_TOTALS "throttled_totals" /* int64 ns: their summed duration */
+
+/* /events: [E] events of all rows back to back. Upstream columns. */
+#define SP_EV_START_TIMES "start_times"           /* int64 ns (schema 2) */
+#define SP_EV_END_TIMES "end_times"               /* int64 ns (schema 2) */
+#define SP_EV_START_DELTAS "start_deltas"         /* int64 ns (schema 3) */
+#define SP_EV_DURATIONS "durations"               /* int64 ns (schema 3) */
+#define SP_EV_GPU_DURATIONS "gpu_durations"       /* int64 ns, -1 none */
+#define SP_EV_CALL_IDS "call_ids"                 /* int64 */
+#define SP_EV_PARENT_IDS "parent_ids"             /* int64, -1 root */
+#define SP_EV_THREAD_IDS "thread_ids"             /* int64, -1 unknown */
+#define SP_EV_TASK_IDS "task_ids"                 /* int64 */
+#define SP_EV_AWAIT_NS "await_ns"                 /* int64 */
+/* Event extension columns (ours; absent unless recorded). */
+#define SP_EV_MPI_BYTES "mpi_bytes"               /* int64, -1 not applicable */
+#define SP_EV_MPI_PEERS "mpi_peers"               /* int32 world rank, -1 none */
+#define SP_EV_MPI_ROOTS "mpi_roots"               /* int32 world rank, -1 none */
+#define SP_EV_MPI_TAGS "mpi_tags"                 /* int32, -1 none */
+#define SP_EV_MPI_COMMS "mpi_comms"               /* int32 comm id, -1 none */
+#define SP_EV_CALLSITE_IDS "callsite_ids"         /* int32, -1 none */
+
+/* /thread_table: one row per (rank, thread), upstream columns. */
+#define SP_TT_RANKS "ranks"                       /* uint32 */
+#define SP_TT_INDEX "index"                       /* int64 */
+#define SP_TT_IDENT "ident"                       /* int64 */
+#define SP_TT_NATIVE_ID "native_id"               /* int64 */
+#define SP_TT_DAEMON "daemon"                     /* int8 */
+#define SP_TT_START_NS "start_ns"                 /* int64 */
+#define SP_TT_END_NS "end_ns"                     /* int64 */
+#define SP_TT_CPU_NS "cpu_ns"                     /* int64 */
+#define SP_TT_NAME "name"                         /* vlen str */
+
+/*
+ * summary_statistics compound, field order fixed by upstream.
+ * All values ns except mean/m2 (float64 ns, ns^2).
+ */
+struct sp_summary_record {
+	int64_t total;
+	int64_t minimum;
+	int64_t maximum;
+	int64_t first;
+	int64_t last;
+	int64_t start_minimum;
+	int64_t end_maximum;
+	uint64_t gpu_count;
+	int64_t gpu_total;
+	double mean;
+	double m2;
+};
+
+#define SP_SUMMARY_FIELDS(X) \
+	X(total, int64) X(minimum, int64) X(maximum, int64) X(first, int64) \
+	X(last, int64) X(start_minimum, int64) X(end_maximum, int64) \
+	X(gpu_count, uint64) X(gpu_total, int64) X(mean, double) X(m2, double)
+
+/* Metadata keys with a fixed meaning. */
+#define SP_META_START_TIME_NS "start_time_ns"
+#define SP_META_FINALIZE_TIME_NS "finalize_time_ns"
+#define SP_META_MPI_SIZE "mpi_size"
+#define SP_META_LABEL "label"
+#define SP_META_DROPPED "dropped_events"          /* ours: int64 */
+
+/* Region name of the session root that "% session" refers to. */
+#define SP_SESSION_REGION "scope_profiler.session"
+
+#endif /* SP_FORMAT_H */

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-thread event buffers. Each thread appends to its own chunk list; a
+ * full chunk gets a successor on the slow path, as long as the process-wide
+ * memory cap allows, and otherwise the call is counted as dropped against
+ * its region. Thread structs go on one global list and are never freed
+ * while recording, so an exited thread's events survive until the flush.
+ */
+#define _GNU_SOURCE
+#include "recorder.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct sp_chunk {
+	struct sp_chunk *next;  /* older chunk */
+	size_t capacity;        /* events */
+	size_t used;            /* valid once the thread moved on, or at flush */
+	struct sp_event events[];
+};
+
+atomic_int sp_recording;
+__thread struct sp_thread *sp_tls __attribute__((tls_model("initial-exec")));
+
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sp_thread *thread_list;   /* newest first */
+static uint32_t thread_total;
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static atomic_uint_least64_t mem_used;
+static uint64_t mem_cap = 1ull << 30;
+static atomic_uint_least64_t dropped_total;
+
+/* First chunk is small so that many short-lived threads stay cheap; later
+ * chunks are large so the slow path is rare. */
+#define FIRST_CHUNK_EVENTS 4096
+#define CHUNK_EVENTS (1u << 16)
+
+void sp_thread_set_cap(uint64_t bytes)
+{
+	mem_cap = bytes;
+}
+
+static void thread_exited(void *arg)
+{
+	struct sp_thread *t = arg;
+	t->end_ns = sp_monotonic_ns();
+}
+
+static void make_key(void)
+{
+	pthread_key_create(&exit_key, thread_exited);
+}
+
+struct sp_thread *sp_thread_attach(void)
+{
+	/* sp_tls is set before anything else can re-enter (malloc hooks,
+	 * instrumented allocators), so a nested attach sees it. */
+	static __thread int attaching __attribute__((tls_model("initial-exec")));
+	if (attaching)
+		return NULL;
+	attaching = 1;
+	struct sp_thread *t = calloc(1, sizeof *t);
+	if (t) {
+		t->native_id = gettid();
+		t->ident = (int64_t)pthread_self();
+		t->start_ns = sp_monotonic_ns();
+		pthread_once(&key_once, make_key);
+		pthread_setspecific(exit_key, t);
+		pthread_mutex_lock(&list_lock);
+		t->index = thread_total++;
+		t->next = thread_list;
+		thread_list = t;
+		pthread_mutex_unlock(&list_lock);
+		sp_tls = t;
+	}
+	attaching = 0;
+	return t;
+}
+
+/* Seal the current chunk and start a new one. Returns false at the cap. */
+static bool grow(struct sp_thread *t)
+{
+	if (t->chunks)
+		t->chunks->used = (size_t)(t->pos - t->chunks->events);
+	size_t n = t->chunks ? CHUNK_EVENTS : FIRST_CHUNK_EVENTS;
+	size_t bytes = sizeof(struct sp_chunk) + n * sizeof(struct sp_event);
+	uint64_t before = atomic_fetch_add(&mem_used, bytes);
+	if (before + bytes > mem_cap) {
+		atomic_fetch_sub(&mem_used, bytes);
+		t->pos = t->end; /* stay full: every later call takes this path */
+		return false;
+	}
+	struct sp_chunk *c = malloc(bytes);
+	if (!c) {
+		atomic_fetch_sub(&mem_used, bytes);
+		return false;
+	}
+	c->capacity = n;
+	c->used = 0;
+	c->next = t->chunks;
+	t->chunks = c;
+	t->pos = c->events;
+	t->end = c->events + n;
+	return true;
+}
+
+static void count_drop(uint32_t region)
+{
+	struct sp_region *r = sp_region_get(region);
+	if (r)
+		atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&dropped_total, 1, memory_order_relaxed);
+}
+
+void sp_thread_enter_slow(struct sp_thread *t, uint32_t region, int64_t now)
+{
+	if (t->depth >= SP_STACK_MAX) {
+		t->overflow++;
+		count_drop(region);
+		return;
+	}
+	if (t->pos == t->end && !grow(t)) {
+		struct sp_frame *f = &t->stack[t->depth++];
+		*f = (struct sp_frame){ .ev = NULL, .start = now, .region = region,
+					.flags = SP_FRAME_DROPPED };
+		count_drop(region);
+		return;
+	}
+	sp_rec_enter_thread(t, region);
+	/* The event's start is now a little later than `now`; keep `now` so the
+	 * slow path does not shift the call. */
+	t->stack[t->depth - 1].ev->start = now;
+	t->stack[t->depth - 1].start = now;
+}
+
+/*
+ * Close `region`: the innermost frame normally; with mismatched begin/end
+ * (manual API misuse) the innermost frame of that region, removed from the
+ * middle of the stack. An end with no matching open call is ignored.
+ */
+void sp_thread_exit_slow(struct sp_thread *t, uint32_t region, int64_t now)
+{
+	if (t->overflow) {
+		t->overflow--;
+		return;
+	}
+	uint32_t i = t->depth;
+	while (i > 0 && t->stack[i - 1].region != region)
+		i--;
+	if (i == 0)
+		return;
+	struct sp_frame *f = &t->stack[i - 1];
+	if (f->ev)
+		f->ev->end = now;
+	for (uint32_t j = i; j < t->depth; j++)
+		t->stack[j - 1] = t->stack[j];
+	t->depth--;
+}
+
+struct sp_thread *sp_thread_first(void)
+{
+	pthread_mutex_lock(&list_lock);
+	struct sp_thread *t = thread_list;
+	pthread_mutex_unlock(&list_lock);
+	return t;
+}
+
+uint32_t sp_thread_count(void)
+{
+	pthread_mutex_lock(&list_lock);
+	uint32_t n = thread_total;
+	pthread_mutex_unlock(&list_lock);
+	return n;
+}
+
+/* Chunks are kept newest first; iteration goes oldest first by walking to
+ * the chunk whose successor is the previous cursor. Chunk lists are short
+ * (one chunk per 64 Ki events), so this stays cheap. */
+size_t sp_thread_next_chunk(const struct sp_thread *t, const struct sp_chunk **cursor,
+			    const struct sp_event **ret_events)
+{
+	const struct sp_chunk *stop = *cursor, *c = t->chunks, *prev = NULL;
+	if (!c || stop == c)
+		return 0;
+	while (c->next != stop) {
+		prev = c;
+		c = c->next;
+	}
+	(void)prev;
+	*cursor = c;
+	*ret_events = c->events;
+	return c == t->chunks ? (size_t)(t->pos - c->events) : c->used;
+}
+
+uint64_t sp_thread_dropped_total(void)
+{
+	return atomic_load(&dropped_total);
+}
+
+void sp_thread_reset_all(void)
+{
+	pthread_mutex_lock(&list_lock);
+	for (struct sp_thread *t = thread_list; t; t = t->next) {
+		struct sp_chunk *c = t->chunks;
+		while (c) {
+			struct sp_chunk *next = c->next;
+			free(c);
+			c = next;
+		}
+		t->chunks = NULL;
+		t->pos = t->end = NULL;
+		t->depth = 0;
+		t->overflow = 0;
+	}
+	atomic_store(&mem_used, 0);
+	pthread_mutex_unlock(&list_lock);
+}

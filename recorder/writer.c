@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * HDF5 writer for schema 2. Datasets are contiguous and sized up front
+ * (the layout is known before any data), so every put is one hyperslab
+ * write and the file needs no repacking. Publication is atomic: temp file,
+ * fsync, rename, fsync of the directory.
+ */
+#define _GNU_SOURCE
+#include "writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct sp_writer {
+	hid_t file;
+	char *path, *tmp;
+	struct sp_writer_layout layout;
+	hid_t str_type;   /* vlen UTF-8 */
+	hid_t summary_type;
+	hid_t g_meta, g_index, g_events, g_threads;
+};
+
+static hid_t make_str_type(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, H5T_VARIABLE);
+	H5Tset_cset(t, H5T_CSET_UTF8);
+	return t;
+}
+
+static hid_t make_summary_type(void)
+{
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct sp_summary_record));
+#define F_int64 H5T_STD_I64LE
+#define F_uint64 H5T_STD_U64LE
+#define F_double H5T_IEEE_F64LE
+#define INSERT(name, type) H5Tinsert(t, #name, HOFFSET(struct sp_summary_record, name), F_##type);
+	SP_SUMMARY_FIELDS(INSERT)
+#undef INSERT
+	return t;
+}
+
+/* Map a file type to the matching in-memory type. */
+static hid_t mem_type(hid_t file_type)
+{
+	if (H5Tequal(file_type, H5T_STD_I64LE) > 0)
+		return H5T_NATIVE_INT64;
+	if (H5Tequal(file_type, H5T_STD_U64LE) > 0)
+		return H5T_NATIVE_UINT64;
+	if (H5Tequal(file_type, H5T_STD_U32LE) > 0)
+		return H5T_NATIVE_UINT32;
+	if (H5Tequal(file_type, H5T_STD_I32LE) > 0)
+		return H5T_NATIVE_INT32;
+	if (H5Tequal(file_type, H5T_STD_I8LE) > 0)
+		return H5T_NATIVE_INT8;
+	return file_type; /* strings and the compound use the same type */
+}
+
+static int make_dset(hid_t group, const char *name, hid_t type, uint64_t n)
+{
+	hsize_t dims = n;
+	hid_t space = H5Screate_simple(1, &dims, NULL);
+	hid_t d = H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	H5Sclose(space);
+	if (d < 0)
+		return -EIO;
+	H5Dclose(d);
+	return 0;
+}
+
+/* Write n values of `buf` at [first, first+n) of group/name. */
+static int put(hid_t group, const char *name, uint64_t first, uint64_t n, const void *buf)
+{
+	if (n == 0)
+		return 0;
+	hid_t d = H5Dopen2(group, name, H5P_DEFAULT);
+	if (d < 0)
+		return -EIO;
+	hid_t ftype = H5Dget_type(d);
+	hid_t fspace = H5Dget_space(d);
+	hsize_t start = first, count = n;
+	hid_t mspace = H5Screate_simple(1, &count, NULL);
+	herr_t rc = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL);
+	if (rc >= 0)
+		rc = H5Dwrite(d, mem_type(ftype), mspace, fspace, H5P_DEFAULT, buf);
+	H5Sclose(mspace);
+	H5Sclose(fspace);
+	H5Tclose(ftype);
+	H5Dclose(d);
+	return rc < 0 ? -EIO : 0;
+}
+
+static int attr_scalar(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v)
+{
+	hid_t space = H5Screate(H5S_SCALAR);
+	if (H5Aexists(obj, name) > 0)
+		H5Adelete(obj, name);
+	hid_t a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+	herr_t rc = a < 0 ? -1 : H5Awrite(a, mtype, v);
+	if (a >= 0)
+		H5Aclose(a);
+	H5Sclose(space);
+	return rc < 0 ? -EIO : 0;
+}
+
+static int attr_str(struct sp_writer *w, hid_t obj, const char *name, const char *v)
+{
+	return attr_scalar(obj, name, w->str_type, w->str_type, &v);
+}
+
+static int attr_strlist(struct sp_writer *w, hid_t obj, const char *name, char *const *v,
+			size_t n)
+{
+	hsize_t dims = n;
+	hid_t space = H5Screate_simple(1, &dims, NULL);
+	hid_t a = H5Acreate2(obj, name, w->str_type, space, H5P_DEFAULT, H5P_DEFAULT);
+	herr_t rc = a < 0 ? -1 : (n ? H5Awrite(a, w->str_type, v) : 0);
+	if (a >= 0)
+		H5Aclose(a);
+	H5Sclose(space);
+	return rc < 0 ? -EIO : 0;
+}
+
+static int create_index(struct sp_writer *w)
+{
+	const struct sp_writer_layout *l = &w->layout;
+	hid_t g = w->g_index;
+	uint64_t n = l->nrows;
+	int ret = 0;
+	ret |= make_dset(g, SP_IDX_REGION_IDS, H5T_STD_U32LE, n);
+	ret |= make_dset(g, SP_IDX_RANKS, H5T_STD_U32LE, n);
+	ret |= make_dset(g, SP_IDX_EVENT_OFFSETS, H5T_STD_U64LE, n);
+	ret |= make_dset(g, SP_IDX_EVENT_COUNTS, H5T_STD_U64LE, n);
+	ret |= make_dset(g, SP_IDX_SOURCE_LINES, H5T_STD_I64LE, n);
+	ret |= make_dset(g, SP_IDX_SOURCE_FILES, w->str_type, n);
+	ret |= make_dset(g, SP_IDX_SOURCE_TEXTS, w->str_type, n);
+	ret |= make_dset(g, SP_IDX_TAGS, w->str_type, n);
+	ret |= make_dset(g, SP_IDX_EXCLUSIVE_TOTALS, H5T_STD_I64LE, n);
+	ret |= make_dset(g, SP_IDX_SUMMARY, w->summary_type, n);
+	if (l->columns & SP_COL_DROPPED)
+		ret |= make_dset(g, SP_IDX_DROPPED_COUNTS, H5T_STD_U64LE, n);
+	if (l->columns & SP_COL_THROTTLED) {
+		ret |= make_dset(g, SP_IDX_THROTTLED_COUNTS, H5T_STD_U64LE, n);
+		ret |= make_dset(g, SP_IDX_THROTTLED_TOTALS, H5T_STD_I64LE, n);
+	}
+	return ret ? -EIO : 0;
+}
+
+static int create_events(struct sp_writer *w)
+{
+	const struct sp_writer_layout *l = &w->layout;
+	hid_t g = w->g_events;
+	uint64_t n = l->nevents;
+	int ret = 0;
+	ret |= make_dset(g, SP_EV_START_TIMES, H5T_STD_I64LE, n);
+	ret |= make_dset(g, SP_EV_END_TIMES, H5T_STD_I64LE, n);
+	if (l->columns & SP_COL_THREAD_IDS)
+		ret |= make_dset(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n);
+	if (l->columns & SP_COL_MPI) {
+		ret |= make_dset(g, SP_EV_MPI_BYTES, H5T_STD_I64LE, n);
+		ret |= make_dset(g, SP_EV_MPI_PEERS, H5T_STD_I32LE, n);
+		ret |= make_dset(g, SP_EV_MPI_ROOTS, H5T_STD_I32LE, n);
+		ret |= make_dset(g, SP_EV_MPI_TAGS, H5T_STD_I32LE, n);
+		ret |= make_dset(g, SP_EV_MPI_COMMS, H5T_STD_I32LE, n);
+	}
+	if (l->columns & SP_COL_CALLSITE)
+		ret |= make_dset(g, SP_EV_CALLSITE_IDS, H5T_STD_I32LE, n);
+	return ret ? -EIO : 0;
+}
+
+static int create_threads(struct sp_writer *w)
+{
+	hid_t g = w->g_threads;
+	uint64_t n = w->layout.nthreads;
+	int ret = 0;
+	ret |= make_dset(g, SP_TT_RANKS, H5T_STD_U32LE, n);
+	ret |= make_dset(g, SP_TT_INDEX, H5T_STD_I64LE, n);
+	ret |= make_dset(g, SP_TT_IDENT, H5T_STD_I64LE, n);
+	ret |= make_dset(g, SP_TT_NATIVE_ID, H5T_STD_I64LE, n);
+	ret |= make_dset(g, SP_TT_DAEMON, H5T_STD_I8LE, n);
+	ret |= make_dset(g, SP_TT_START_NS, H5T_STD_I64LE, n);
+	ret |= make_dset(g, SP_TT_END_NS, H5T_STD_I64LE, n);
+	ret |= make_dset(g, SP_TT_CPU_NS, H5T_STD_I64LE, n);
+	ret |= make_dset(g, SP_TT_NAME, w->str_type, n);
+	return ret ? -EIO : 0;
+}
+
+static int write_region_names(struct sp_writer *w, hid_t g)
+{
+	int ret = make_dset(g, SP_DSET_REGION_NAMES, w->str_type, w->layout.nnames);
+	if (!ret)
+		ret = put(g, SP_DSET_REGION_NAMES, 0, w->layout.nnames, w->layout.names);
+	return ret;
+}
+
+static char *temp_path(const char *path)
+{
+	char *dup = strdup(path), *dup2 = strdup(path), *out = NULL;
+	if (dup && dup2 &&
+	    asprintf(&out, "%s/.%s.%d.tmp", dirname(dup), basename(dup2), (int)getpid()) < 0)
+		out = NULL;
+	free(dup);
+	free(dup2);
+	return out;
+}
+
+static int open_groups(struct sp_writer *w)
+{
+	hid_t root = w->file;
+	int64_t schema = SP_SCHEMA_WRITTEN;
+	int ret = attr_scalar(root, SP_ATTR_SCHEMA, H5T_STD_I64LE, H5T_NATIVE_INT64, &schema);
+	if (!ret)
+		ret = attr_str(w, root, SP_ATTR_STORAGE_LAYOUT, SP_STORAGE_COLUMNAR);
+	w->g_meta = H5Gcreate2(root, SP_GROUP_METADATA, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t rt = H5Gcreate2(root, SP_GROUP_REGION_TABLE, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	w->g_index = H5Gcreate2(root, SP_GROUP_INDEX, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	w->g_events = H5Gcreate2(root, SP_GROUP_EVENTS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (w->g_meta < 0 || rt < 0 || w->g_index < 0 || w->g_events < 0)
+		ret = -EIO;
+	if (!ret)
+		ret = write_region_names(w, rt);
+	if (rt >= 0)
+		H5Gclose(rt);
+	if (!ret && (w->layout.columns & SP_COL_THREAD_IDS)) {
+		w->g_threads = H5Gcreate2(root, SP_GROUP_THREAD_TABLE, H5P_DEFAULT, H5P_DEFAULT,
+					  H5P_DEFAULT);
+		ret = w->g_threads < 0 ? -EIO : create_threads(w);
+	}
+	return ret;
+}
+
+int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
+		     struct sp_writer **ret_writer)
+{
+	struct sp_writer *w = calloc(1, sizeof *w);
+	if (!w)
+		return -ENOMEM;
+	w->file = w->g_meta = w->g_index = w->g_events = w->g_threads = H5I_INVALID_HID;
+	w->layout = *layout;
+	w->path = strdup(path);
+	w->tmp = temp_path(path);
+	if (!w->path || !w->tmp) {
+		sp_writer_destroy(w);
+		return -ENOMEM;
+	}
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the library never prints */
+	w->str_type = make_str_type();
+	w->summary_type = make_summary_type();
+	w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	int ret = w->file < 0 ? -EIO : open_groups(w);
+	if (!ret)
+		ret = create_index(w);
+	if (!ret)
+		ret = create_events(w);
+	if (ret) {
+		sp_writer_destroy(w);
+		return ret;
+	}
+	*ret_writer = w;
+	return 0;
+}
+
+/* Column scratch for one slice of rows. */
+static int put_row_strings(struct sp_writer *w, uint64_t first, uint64_t n,
+			   const struct sp_writer_row *rows)
+{
+	const char **files = malloc(n * sizeof *files), **empty = malloc(n * sizeof *empty),
+		   **tags = malloc(n * sizeof *tags);
+	int ret = files && empty && tags ? 0 : -ENOMEM;
+	for (uint64_t i = 0; !ret && i < n; i++) {
+		files[i] = rows[i].source_file ? rows[i].source_file : "";
+		empty[i] = "";
+		tags[i] = "[]";
+	}
+	if (!ret)
+		ret = put(w->g_index, SP_IDX_SOURCE_FILES, first, n, files);
+	if (!ret)
+		ret = put(w->g_index, SP_IDX_SOURCE_TEXTS, first, n, empty);
+	if (!ret)
+		ret = put(w->g_index, SP_IDX_TAGS, first, n, tags);
+	free(files);
+	free(empty);
+	free(tags);
+	return ret;
+}
+
+/* Gather one struct member of every row into a column and write it. */
+#define PUT_ROW_COLUMN(name, type, expr)                                  \
+	do {                                                              \
+		type *col_ = malloc(n * sizeof *col_);                    \
+		if (!col_)                                                \
+			return -ENOMEM;                                   \
+		for (uint64_t i = 0; i < n; i++)                          \
+			col_[i] = (expr);                                 \
+		int r_ = put(w->g_index, name, first, n, col_);           \
+		free(col_);                                               \
+		if (r_)                                                   \
+			return r_;                                        \
+	} while (0)
+
+int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,
+		       const struct sp_writer_row *rows)
+{
+	if (first + n > w->layout.nrows)
+		return -EINVAL;
+	if (n == 0)
+		return 0;
+	PUT_ROW_COLUMN(SP_IDX_REGION_IDS, uint32_t, rows[i].region);
+	PUT_ROW_COLUMN(SP_IDX_RANKS, uint32_t, rows[i].rank);
+	PUT_ROW_COLUMN(SP_IDX_EVENT_OFFSETS, uint64_t, rows[i].offset);
+	PUT_ROW_COLUMN(SP_IDX_EVENT_COUNTS, uint64_t, rows[i].count);
+	PUT_ROW_COLUMN(SP_IDX_SOURCE_LINES, int64_t, rows[i].source_line);
+	PUT_ROW_COLUMN(SP_IDX_EXCLUSIVE_TOTALS, int64_t, -1);
+	PUT_ROW_COLUMN(SP_IDX_SUMMARY, struct sp_summary_record, rows[i].summary);
+	if (w->layout.columns & SP_COL_DROPPED)
+		PUT_ROW_COLUMN(SP_IDX_DROPPED_COUNTS, uint64_t, rows[i].dropped);
+	if (w->layout.columns & SP_COL_THROTTLED) {
+		PUT_ROW_COLUMN(SP_IDX_THROTTLED_COUNTS, uint64_t, rows[i].throttled_calls);
+		PUT_ROW_COLUMN(SP_IDX_THROTTLED_TOTALS, int64_t, rows[i].throttled_ns);
+	}
+	return put_row_strings(w, first, n, rows);
+}
+
+int sp_writer_put_events(struct sp_writer *w, uint64_t first, uint64_t n,
+			 const struct sp_writer_events *ev)
+{
+	unsigned c = w->layout.columns;
+	hid_t g = w->g_events;
+	if (first + n > w->layout.nevents)
+		return -EINVAL;
+	int ret = put(g, SP_EV_START_TIMES, first, n, ev->start);
+	if (!ret)
+		ret = put(g, SP_EV_END_TIMES, first, n, ev->end);
+	if (!ret && (c & SP_COL_THREAD_IDS))
+		ret = put(g, SP_EV_THREAD_IDS, first, n, ev->thread_ids);
+	if (!ret && (c & SP_COL_MPI)) {
+		ret = put(g, SP_EV_MPI_BYTES, first, n, ev->mpi_bytes);
+		ret = ret ? ret : put(g, SP_EV_MPI_PEERS, first, n, ev->mpi_peers);
+		ret = ret ? ret : put(g, SP_EV_MPI_ROOTS, first, n, ev->mpi_roots);
+		ret = ret ? ret : put(g, SP_EV_MPI_TAGS, first, n, ev->mpi_tags);
+		ret = ret ? ret : put(g, SP_EV_MPI_COMMS, first, n, ev->mpi_comms);
+	}
+	if (!ret && (c & SP_COL_CALLSITE))
+		ret = put(g, SP_EV_CALLSITE_IDS, first, n, ev->callsite_ids);
+	return ret;
+}
+
+#define PUT_THREAD_COLUMN(name, type, expr)                               \
+	do {                                                              \
+		type *col_ = malloc(n * sizeof *col_);                    \
+		if (!col_)                                                \
+			return -ENOMEM;                                   \
+		for (uint64_t i = 0; i < n; i++)                          \
+			col_[i] = (expr);                                 \
+		int r_ = put(w->g_threads, name, first, n, col_);         \
+		free(col_);                                               \
+		if (r_)                                                   \
+			return r_;                                        \
+	} while (0)
+
+int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_t n,
+			  const struct sp_writer_thread *t)
+{
+	if (!(w->layout.columns & SP_COL_THREAD_IDS) || first + n > w->layout.nthreads)
+		return -EINVAL;
+	if (n == 0)
+		return 0;
+	PUT_THREAD_COLUMN(SP_TT_RANKS, uint32_t, t[i].rank);
+	PUT_THREAD_COLUMN(SP_TT_INDEX, int64_t, t[i].index);
+	PUT_THREAD_COLUMN(SP_TT_IDENT, int64_t, t[i].ident);
+	PUT_THREAD_COLUMN(SP_TT_NATIVE_ID, int64_t, t[i].native_id);
+	PUT_THREAD_COLUMN(SP_TT_DAEMON, int8_t, 0);
+	PUT_THREAD_COLUMN(SP_TT_START_NS, int64_t, t[i].start_ns);
+	PUT_THREAD_COLUMN(SP_TT_END_NS, int64_t, t[i].end_ns);
+	PUT_THREAD_COLUMN(SP_TT_CPU_NS, int64_t, t[i].cpu_ns);
+	char buf[32];
+	const char **names = malloc(n * sizeof *names);
+	char *store = malloc(n * sizeof buf);
+	int ret = names && store ? 0 : -ENOMEM;
+	for (uint64_t i = 0; !ret && i < n; i++) {
+		snprintf(store + i * sizeof buf, sizeof buf, "%s-%" PRId64,
+			 t[i].index == 0 ? "main" : "thread", t[i].index);
+		names[i] = store + i * sizeof buf;
+	}
+	if (!ret)
+		ret = put(w->g_threads, SP_TT_NAME, first, n, names);
+	free(names);
+	free(store);
+	return ret;
+}
+
+int sp_writer_put_metadata(struct sp_writer *w, const struct sp_meta *m)
+{
+	int ret = 0;
+	for (size_t i = 0; !ret && i < m->n; i++) {
+		const struct sp_meta_item *it = &m->items[i];
+		switch (it->type) {
+		case SP_META_INT:
+			ret = attr_scalar(w->g_meta, it->key, H5T_STD_I64LE, H5T_NATIVE_INT64, &it->i);
+			break;
+		case SP_META_DOUBLE:
+			ret = attr_scalar(w->g_meta, it->key, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &it->d);
+			break;
+		case SP_META_STR:
+			ret = attr_str(w, w->g_meta, it->key, it->s);
+			break;
+		case SP_META_STRLIST:
+			ret = attr_strlist(w, w->g_meta, it->key, it->list, it->nlist);
+			break;
+		}
+	}
+	return ret;
+}
+
+static void close_handles(struct sp_writer *w)
+{
+	hid_t *groups[] = { &w->g_meta, &w->g_index, &w->g_events, &w->g_threads };
+	for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
+		if (*groups[i] >= 0)
+			H5Gclose(*groups[i]);
+		*groups[i] = H5I_INVALID_HID;
+	}
+	if (w->str_type > 0)
+		H5Tclose(w->str_type);
+	if (w->summary_type > 0)
+		H5Tclose(w->summary_type);
+	w->str_type = w->summary_type = 0;
+}
+
+static int fsync_path(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int ret = fsync(fd) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+int sp_writer_commit(struct sp_writer *w)
+{
+	close_handles(w);
+	int ret = H5Fclose(w->file) < 0 ? -EIO : 0;
+	w->file = H5I_INVALID_HID;
+	if (!ret)
+		ret = fsync_path(w->tmp, O_RDONLY);
+	if (!ret && rename(w->tmp, w->path) < 0)
+		ret = -errno;
+	if (!ret) {
+		char *dup = strdup(w->path);
+		if (dup)
+			fsync_path(dirname(dup), O_RDONLY | O_DIRECTORY);
+		free(dup);
+	}
+	sp_writer_destroy(w);
+	return ret;
+}
+
+void sp_writer_destroy(struct sp_writer *w)
+{
+	if (!w)
+		return;
+	close_handles(w);
+	if (w->file >= 0) {
+		H5Fclose(w->file);
+	}
+	if (w->tmp)
+		unlink(w->tmp); /* after a commit the name is gone: ENOENT */
+	free(w->path);
+	free(w->tmp);
+	free(w);
+}

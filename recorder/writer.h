@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HDF5 writer: schema 2 columnar (reference §1.4, §1.5, §1.9). The
+ * layout (sizes, optional columns) is fixed up front, then rows, events and
+ * threads are put in any number of slices, so a merge can stream rank by
+ * rank without holding everything. The file is built at a temporary path
+ * and renamed into place by sp_writer_commit().
+ */
+#ifndef SP_WRITER_H
+#define SP_WRITER_H
+
+#include <stdint.h>
+
+#include "metadata.h"
+#include "sp-format.h"
+
+#define SP_WRITER_HIDDEN __attribute__((visibility("hidden")))
+
+/* Optional columns present in the file. */
+enum {
+	SP_COL_THREAD_IDS = 1u << 0, /* events/thread_ids + /thread_table */
+	SP_COL_DROPPED = 1u << 1,    /* rank_region_index/dropped_counts */
+	SP_COL_THROTTLED = 1u << 2,  /* rank_region_index/throttled_{counts,totals} */
+	SP_COL_MPI = 1u << 3,        /* events/mpi_{bytes,peers,roots,tags,comms} */
+	SP_COL_CALLSITE = 1u << 4,   /* events/callsite_ids */
+};
+
+struct sp_writer_layout {
+	uint32_t nnames;
+	const char *const *names;
+	uint64_t nrows;
+	uint64_t nevents;
+	uint64_t nthreads; /* thread_table rows, with SP_COL_THREAD_IDS */
+	unsigned columns;
+};
+
+struct sp_writer_row {
+	uint32_t region, rank;
+	uint64_t offset, count;
+	int64_t source_line;
+	const char *source_file; /* NULL: "" */
+	struct sp_summary_record summary;
+	uint64_t dropped;
+	uint64_t throttled_calls;
+	int64_t throttled_ns;
+};
+
+/* Event columns of one slice; members for absent columns are ignored. */
+struct sp_writer_events {
+	const int64_t *start, *end;
+	const int64_t *thread_ids;
+	const int64_t *mpi_bytes;
+	const int32_t *mpi_peers, *mpi_roots, *mpi_tags, *mpi_comms;
+	const int32_t *callsite_ids;
+};
+
+struct sp_writer_thread {
+	uint32_t rank;
+	int64_t index, ident, native_id, start_ns, end_ns, cpu_ns;
+};
+
+struct sp_writer;
+
+/* Create the temporary file with every dataset sized. Returns 0 or -errno
+ * (-EIO for an HDF5 failure). */
+SP_WRITER_HIDDEN int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
+				      struct sp_writer **ret_writer);
+SP_WRITER_HIDDEN int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,
+					const struct sp_writer_row *rows);
+SP_WRITER_HIDDEN int sp_writer_put_events(struct sp_writer *w, uint64_t first, uint64_t n,
+					  const struct sp_writer_events *ev);
+SP_WRITER_HIDDEN int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_t n,
+					   const struct sp_writer_thread *threads);
+SP_WRITER_HIDDEN int sp_writer_put_metadata(struct sp_writer *w, const struct sp_meta *m);
+/* Close, fsync and rename over the final path. The writer is freed. */
+SP_WRITER_HIDDEN int sp_writer_commit(struct sp_writer *w);
+/* Abandon the file (temporary removed). Accepts NULL. */
+SP_WRITER_HIDDEN void sp_writer_destroy(struct sp_writer *w);
+
+#endif /* SP_WRITER_H */
