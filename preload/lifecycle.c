@@ -116,8 +116,18 @@ int sp_lifecycle_write_local(void)
 	return ret;
 }
 
+/* A forked child (without exec) must not write a second copy of the
+ * parent's data over the parent's file: it stops recording and writes
+ * nothing. An exec'd program starts afresh with its own constructor. */
+static void forked_child(void)
+{
+	sp_recorder_stop();
+	atomic_store(&state, SP_STATE_FINALIZED);
+}
+
 __attribute__((constructor(101))) static void sp_constructor(void)
 {
+	pthread_atfork(NULL, NULL, forked_child);
 	sp_lifecycle_start();
 }
 
