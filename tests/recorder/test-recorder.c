@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "config.h"
 #include "recorder.h"
@@ -210,6 +211,33 @@ START_TEST(test_not_recording_is_noop)
 }
 END_TEST
 
+/* Whatever the tick source, the snapshot's times are CLOCK_MONOTONIC ns:
+ * each converted timestamp lies between monotonic readings taken around
+ * it (tolerance 20 us for the fit and the reading itself). */
+START_TEST(test_timeline_is_clock_monotonic)
+{
+	start(NULL);
+	uint32_t r = sp_region_intern("timed", SP_REGION_MANUAL);
+	int64_t b0 = sp_monotonic_ns();
+	sp_rec_enter(r);
+	int64_t a0 = sp_monotonic_ns();
+	struct timespec ts = { 0, 5000000 };
+	nanosleep(&ts, NULL);
+	int64_t b1 = sp_monotonic_ns();
+	sp_rec_exit(r);
+	int64_t a1 = sp_monotonic_ns();
+	sp_recorder_stop();
+	struct sp_snapshot s;
+	ck_assert_int_eq(sp_snapshot_take(&s), 0);
+	const int64_t tol = 20000;
+	ck_assert_int_ge(s.start[0], b0 - tol);
+	ck_assert_int_le(s.start[0], a0 + tol);
+	ck_assert_int_ge(s.end[0], b1 - tol);
+	ck_assert_int_le(s.end[0], a1 + tol);
+	sp_snapshot_free(&s);
+}
+END_TEST
+
 START_TEST(test_parse_units)
 {
 	int64_t ns;
@@ -254,6 +282,7 @@ static Suite *recorder_suite(void)
 	tcase_add_test(tc, test_memory_cap_counts_drops);
 	tcase_add_test(tc, test_depth_overflow_is_counted);
 	tcase_add_test(tc, test_not_recording_is_noop);
+	tcase_add_test(tc, test_timeline_is_clock_monotonic);
 	tcase_add_test(tc, test_parse_units);
 	tcase_add_test(tc, test_bad_env_value_keeps_default);
 	suite_add_tcase(s, tc);
