@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Generate the MPI wrappers from mpi-functions.def (stdlib only).
+
+usage: gen-mpi-wrappers.py mpi-functions.def mpi-names.h mpi-wrappers.c mpi-fortran.c
+
+Every wrapper reads top to bottom: begin (collect post-time data), enter,
+call the PMPI entry, leave, completion bookkeeping, end, return. The runtime
+helpers (sp_mpi_*) live in mpi-record.h.
+"""
+import re
+import sys
+
+PROTO = re.compile(r'^(int|double)\s+(MPI_\w+)\((.*)\);\s*(.*)$')
+
+
+def parse(path):
+    fns = []
+    for line in open(path):
+        line = line.strip()
+        if not line or line.startswith('#'):
+            continue
+        hand = line.startswith('hand ')
+        m = PROTO.match(line[5:] if hand else line)
+        if not m:
+            sys.exit(f'{path}: cannot parse: {line}')
+        ret, name, params, ann = m.groups()
+        plist = [] if params in ('', 'void') else [p.strip() for p in params.split(',')]
+        names = []
+        for p in plist:
+            pm = re.search(r'(\w+)\s*((\[\w*\])*)$', p)
+            names.append(pm.group(1) if pm else p)
+        kv = dict(a.split('=', 1) if '=' in a else (a, '') for a in ann.split())
+        fns.append(dict(ret=ret, name=name, params=plist, pnames=names, ann=kv, hand=hand,
+                        ptype=dict(zip(names, plist))))
+    return fns
+
+
+# ---- value of a parameter in each language -------------------------------
+
+def fval(fn, p, fortran):
+    """C expression for parameter p: as is in C, converted in Fortran."""
+    if not fortran:
+        return p
+    t = fn['ptype'][p]
+    base = re.sub(r'\b(const)\b', '', t).replace(p, '').strip()
+    f = f'(*(const MPI_Fint *){p})'
+    conv = {'MPI_Datatype': 'PMPI_Type_f2c', 'MPI_Comm': 'PMPI_Comm_f2c', 'MPI_Win': 'PMPI_Win_f2c',
+            'MPI_Comm *': 'PMPI_Comm_f2c', 'MPI_Win *': 'PMPI_Win_f2c',
+            'MPI_Request *': 'PMPI_Request_f2c'}
+    if base in conv:
+        return f'{conv[base]}{f}'
+    if base in ('int', 'int *'):
+        return f
+    if base.endswith('[]'):
+        return f'(const void *){p}'
+    return p
+
+
+def deref(fn, p, fortran):
+    """The handle a pointer parameter points to (MPI_Comm *, MPI_Request *)."""
+    return fval(fn, p, True) if fortran else f'*{p}'
+
+
+def bytes_expr(fn, spec, fortran):
+    if spec == '-':
+        return '-1'
+    kind, _, rest = spec.rpartition(':')
+    c, t = rest.split('*')
+    comm = fval(fn, 'comm', fortran)
+    if kind == 'sum':
+        return f'sp_mpi_bytes_sum({fval(fn, c, fortran)}, {fval(fn, t, fortran)}, {comm})'
+    if kind == 'sumw':
+        return f'sp_mpi_bytes_sumw({fval(fn, c, fortran)}, (const void *){t}, {int(fortran)}, {comm})'
+    return f'sp_mpi_bytes({fval(fn, c, fortran)}, {fval(fn, t, fortran)})'
+
+
+def inplace_test(buf, fortran):
+    return f'sp_mpi_f_in_place({buf})' if fortran else f'{buf} == MPI_IN_PLACE'
+
+
+# ---- body ----------------------------------------------------------------
+
+def body(fn, fortran, call):
+    a, F = fn['ann'], int(fortran)
+    v = lambda p: fval(fn, p, fortran)
+    pre, post, always = [], [], []
+    if 'bytes' in a:
+        e = bytes_expr(fn, a['bytes'], fortran)
+        if 'inplace' in a:
+            buf, _, alt = a['inplace'].partition(':')
+            e = f'{inplace_test(buf, fortran)} ? {bytes_expr(fn, alt, fortran)} : {e}'
+        pre.append(f'c.bytes = {e};')
+    for key in ('peer', 'root', 'tag'):
+        if key in a:
+            pre.append(f'c.{key} = {v(a[key])};')
+    if 'comm' in a:
+        pre.append(f'c.comm = {v(a["comm"])};')
+    if 'win' in a:
+        pre.append(f'c.win = {v(a["win"])};')
+    if 'freecomm' in a:
+        always.append(f'sp_mpi_comm_forget(&c, {deref(fn, a["freecomm"], fortran)});')
+    if 'freewin' in a:
+        always.append(f'sp_mpi_win_forget({deref(fn, a["freewin"], fortran)});')
+    if 'wait' in a:
+        pre.append(f'sp_mpi_reqs_save(&c, {a["wait"]}, 1, {F});')
+    for key in ('waitall', 'waitany', 'waitsome', 'startall'):
+        if key in a:
+            n, arr = a[key].split(':')[:2]
+            pre.append(f'sp_mpi_reqs_save(&c, {arr}, {v(n)}, {F});')
+    if 'start' in a:
+        pre.append(f'sp_mpi_reqs_save(&c, {a["start"]}, 1, {F});')
+        pre.append('sp_mpi_reqs_done(&c, -1, NULL, 0);')
+    if 'startall' in a:
+        pre.append('sp_mpi_reqs_done(&c, -1, NULL, 0);')
+    ival = lambda p: f'(*(const MPI_Fint *){p})' if fortran else f'*{p}'
+    test = ival(a['test']) if 'test' in a else '1'
+    if 'wait' in a or 'waitall' in a:
+        post.append(f'if ({test})\n\t\t\tsp_mpi_reqs_done(&c, -1, NULL, 0);')
+    if 'waitany' in a:
+        idx = a['waitany'].split(':')[2]
+        post.append(f'if ({test})\n\t\t\tsp_mpi_reqs_done(&c, 1, (const int *){idx}, {F});')
+    if 'waitsome' in a:
+        _, _, outn, idx = a['waitsome'].split(':')
+        post.append(f'sp_mpi_reqs_done(&c, {ival(outn)}, (const int *){idx}, {F});')
+    if 'status' in a:
+        post.append(f'sp_mpi_peer_from_status(&c, {a["status"]}, {F});')
+    ok = '*ierr == MPI_SUCCESS' if fortran else 'ret == MPI_SUCCESS'
+    if 'req' in a or 'preq' in a:
+        r = a.get('req') or a.get('preq')
+        post.append(f'if ({ok})\n\t\t\tsp_mpi_req_put(&c, {deref(fn, r, fortran)});')
+    if 'newcomm' in a:
+        post.append(f'if ({ok})\n\t\t\tsp_mpi_comm_new({deref(fn, a["newcomm"], fortran)});')
+
+    out = ['\tstruct sp_mpi_call c;']
+    if pre:
+        out.append(f'\tif (sp_mpi_begin(&c, SP_MPI_{fn["name"]})) {{')
+        out += ['\t\t' + s for s in pre]
+        out.append('\t}')
+    else:
+        out.append(f'\tsp_mpi_begin(&c, SP_MPI_{fn["name"]});')
+    out += ['\t' + s for s in always]
+    out.append('\tsp_mpi_enter(&c);')
+    out.append('\t' + call)
+    if post:
+        out.append('\tif (sp_mpi_leave(&c)) {')
+        out += ['\t\t' + s for s in post]
+        out.append('\t}')
+    else:
+        out.append('\tsp_mpi_leave(&c);')
+    out.append('\tsp_mpi_end(&c);')
+    return out
+
+
+def c_wrapper(fn):
+    args = ', '.join(fn['pnames'])
+    proto = f'{fn["ret"]} {fn["name"]}({", ".join(fn["params"]) or "void"})'
+    lines = [proto, '{']
+    lines += body(fn, False, f'{fn["ret"]} ret = P{fn["name"]}({args});')
+    lines += ['\treturn ret;', '}', '']
+    return lines
+
+
+def f_params(fn):
+    """Fortran signature: every argument by reference, ierr, hidden lengths."""
+    ps = [f'void *{p}' for p in fn['pnames']]
+    lens = [f'size_t {p}_len' for p in fn['pnames'] if 'char' in fn['ptype'][p]]
+    if fn['ret'] == 'int':
+        ps.append('MPI_Fint *ierr')
+    return ps + lens, [p for p in fn['pnames']] + (['ierr'] if fn['ret'] == 'int' else []) + \
+        [p.split()[-1] for p in lens]
+
+
+def f_wrapper(fn):
+    low = fn['name'].lower()
+    params, args = f_params(fn)
+    sig = ', '.join(params) or 'void'
+    ret = 'void' if fn['ret'] == 'int' else fn['ret']
+    real = f'p{low}_'
+    lines = [f'extern {ret} {real}({sig}) __attribute__((weak));',
+             f'SP_EXPORT {ret} {low}_({sig});', f'SP_EXPORT {ret} {low}_({sig})', '{']
+    if fn['ret'] == 'int':
+        call = (f'if ({real})\n\t\t{real}({", ".join(args)});\n\telse\n\t\t*ierr = MPI_ERR_INTERN;')
+        lines += body(fn, True, call)
+    else:
+        lines += body(fn, True, f'{ret} ret = {real} ? {real}() : 0;')
+        lines.append('\treturn ret;')
+    lines.append('}')
+    for alias in (low, low + '__', fn['name'].upper()):
+        lines.append(f'SP_EXPORT {ret} {alias}({sig}) __attribute__((alias("{low}_")));')
+    return lines + ['']
+
+
+HEAD = '''/* Generated by gen-mpi-wrappers.py from mpi-functions.def. Do not edit. */
+'''
+
+
+def main():
+    src, out_h, out_c, out_f = sys.argv[1:5]
+    fns = parse(src)
+    with open(out_h, 'w') as h:
+        h.write(HEAD + '#ifndef SP_MPI_NAMES_H\n#define SP_MPI_NAMES_H\n\nenum sp_mpi_fn {\n')
+        h.writelines(f'\tSP_MPI_{f["name"]},\n' for f in fns)
+        h.write('\tSP_MPI_FN_COUNT\n};\n\n__attribute__((visibility("hidden"))) extern const char '
+                '*const sp_mpi_fn_names[SP_MPI_FN_COUNT];\n\n#endif\n')
+    with open(out_c, 'w') as c:
+        c.write(HEAD + '#include "mpi-record.h"\n\nconst char *const sp_mpi_fn_names[] = {\n')
+        c.writelines(f'\t"{f["name"]}",\n' for f in fns)
+        c.write('};\n\n')
+        for f in fns:
+            if not f['hand']:
+                c.write('\n'.join(c_wrapper(f)) + '\n')
+    with open(out_f, 'w') as o:
+        o.write(HEAD + '#include <stddef.h>\n\n#include "mpi-record.h"\n\n'
+                '#pragma GCC diagnostic ignored "-Wmissing-prototypes"\n'
+                '#pragma GCC diagnostic ignored "-Wunused-parameter"\n\n')
+        for f in fns:
+            if not f['hand'] and 'c' not in f['ann']:
+                o.write('\n'.join(f_wrapper(f)) + '\n')
+
+
+if __name__ == '__main__':
+    main()

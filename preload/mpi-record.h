@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The MPI layer's runtime, as the generated wrappers see it: begin (collect
+ * post-time data), enter, PMPI call, leave, completion bookkeeping, end.
+ * Per-call data becomes one struct sp_mpi_rec per recorded event, referenced
+ * by the event's aux field (1 + index into the thread's records).
+ */
+#ifndef SP_MPI_RECORD_H
+#define SP_MPI_RECORD_H
+
+#include <errno.h>
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mpi-names.h"
+#include "recorder.h"
+
+#define SP_EXPORT __attribute__((visibility("default")))
+
+/* "Not given" for peer/root/tag before resolution (MPI uses small negative
+ * values for ANY_SOURCE, PROC_NULL, ROOT). */
+#define SP_MPI_UNSET INT32_MIN
+
+/* One recorded call's MPI data. -1 means none / not applicable. */
+struct sp_mpi_rec {
+	int64_t bytes;  /* count x type size at post time */
+	int32_t peer;   /* world rank */
+	int32_t root;   /* world rank */
+	int32_t tag;
+	int32_t comm;   /* communicator id of this rank (world 0, self 1) */
+};
+
+#define SP_MPI_SAVED 16
+
+/* State of one wrapped call, on the wrapper's stack. */
+struct sp_mpi_call {
+	int active;              /* recorded: outermost MPI call, recording on */
+	int err;                 /* errno kept for the application */
+	uint32_t region;
+	struct sp_event *ev;     /* the call's event, NULL if dropped */
+	int64_t bytes;
+	int peer, root, tag;     /* as passed (ranks in comm or win) */
+	MPI_Comm comm;
+	MPI_Win win;
+	bool resolved;           /* rec below is final */
+	struct sp_mpi_rec rec;
+	int nsaved;              /* request handles saved before a completion */
+	MPI_Request *saved;
+	MPI_Request small[SP_MPI_SAVED];
+};
+
+SP_HIDDEN extern bool sp_mpi_on;                          /* SCOPE_PROFILER_MPI */
+SP_HIDDEN extern uint32_t sp_mpi_region_ids[SP_MPI_FN_COUNT]; /* id + 1, 0 = not yet */
+SP_HIDDEN extern __thread int sp_mpi_depth __attribute__((tls_model("initial-exec")));
+
+SP_HIDDEN uint32_t sp_mpi_region_slow(enum sp_mpi_fn fn);
+SP_HIDDEN void sp_mpi_store(struct sp_mpi_call *c);
+
+/* Start a call: returns true when it is recorded (then fill c->bytes etc.).
+ * MPI calls made inside another MPI call (ROMIO, callbacks) are not
+ * recorded: the guard is per thread. */
+static inline bool sp_mpi_begin(struct sp_mpi_call *c, enum sp_mpi_fn fn)
+{
+	c->err = errno;
+	c->active = 0;
+	c->ev = NULL;
+	if (sp_mpi_depth++ || !sp_mpi_on ||
+	    !atomic_load_explicit(&sp_recording, memory_order_relaxed))
+		return false;
+	uint32_t r = sp_mpi_region_ids[fn];
+	c->region = r ? r - 1 : sp_mpi_region_slow(fn);
+	if (SP_UNLIKELY(c->region == SP_NO_REGION))
+		return false;
+	c->active = 1;
+	c->bytes = -1;
+	c->peer = c->root = c->tag = SP_MPI_UNSET;
+	c->comm = MPI_COMM_NULL;
+	c->win = MPI_WIN_NULL;
+	c->resolved = false;
+	c->nsaved = 0;
+	c->saved = c->small;
+	return true;
+}
+
+/* Open the call's event (timestamp) and give errno back to the call. */
+static inline void sp_mpi_enter(struct sp_mpi_call *c)
+{
+	if (c->active) {
+		struct sp_thread *t = sp_thread_get();
+		if (SP_LIKELY(t != NULL)) {
+			uint32_t depth = t->depth;
+			sp_rec_enter_thread(t, c->region);
+			c->ev = t->depth == depth + 1 ? t->stack[depth].ev : NULL;
+		}
+	}
+	errno = c->err;
+}
+
+/* Close the call's event (timestamp). True if completion bookkeeping is
+ * wanted. */
+static inline bool sp_mpi_leave(struct sp_mpi_call *c)
+{
+	c->err = errno;
+	if (c->active) {
+		struct sp_thread *t = sp_tls;
+		if (SP_LIKELY(t != NULL))
+			sp_rec_exit_thread(t, c->region);
+	}
+	return c->active;
+}
+
+/* Store the call's data and restore errno. */
+static inline void sp_mpi_end(struct sp_mpi_call *c)
+{
+	if (c->active)
+		sp_mpi_store(c);
+	sp_mpi_depth--;
+	errno = c->err;
+}
+
+/* ---- post-time data ------------------------------------------------------ */
+
+SP_HIDDEN int64_t sp_mpi_bytes(int count, MPI_Datatype type);
+/* Sum of counts[i] (one per rank of comm, remote group for an
+ * intercommunicator) times the size of type. */
+SP_HIDDEN int64_t sp_mpi_bytes_sum(const void *counts, MPI_Datatype type, MPI_Comm comm);
+/* Sum of counts[i] x size of types[i]; types are Fortran handles if fortran. */
+SP_HIDDEN int64_t sp_mpi_bytes_sumw(const void *counts, const void *types, int fortran,
+				    MPI_Comm comm);
+/* True if a Fortran buffer argument is MPI_IN_PLACE. */
+SP_HIDDEN bool sp_mpi_f_in_place(const void *buf);
+/* Peer from a status when the call named MPI_ANY_SOURCE. */
+SP_HIDDEN void sp_mpi_peer_from_status(struct sp_mpi_call *c, const void *status, int fortran);
+
+/* ---- requests: post-time data kept with the request ---------------------- */
+
+SP_HIDDEN void sp_mpi_req_put(struct sp_mpi_call *c, MPI_Request req);
+/* Save n request handles before a completion call (Fortran handles if
+ * fortran). */
+SP_HIDDEN void sp_mpi_reqs_save(struct sp_mpi_call *c, const void *reqs, int n, int fortran);
+/* The saved requests that completed: all (n == -1) or those at idx[0..n)
+ * (1-based if fortran). The call's record gets their summed bytes, and
+ * peer/tag/comm when exactly one request completed. */
+SP_HIDDEN void sp_mpi_reqs_done(struct sp_mpi_call *c, int n, const int *idx, int fortran);
+
+/* ---- communicators and windows ------------------------------------------ */
+
+SP_HIDDEN void sp_mpi_comm_new(MPI_Comm comm);
+/* Fill c->rec from the call's data: ranks to world ranks, comm to its id. */
+SP_HIDDEN void sp_mpi_resolve(struct sp_mpi_call *c);
+/* Number of entries of a per-rank count array for comm (remote size for an
+ * intercommunicator), -1 if unknown. */
+SP_HIDDEN int sp_mpi_comm_count_len(MPI_Comm comm);
+/* Set up the caches once MPI is initialized. */
+SP_HIDDEN void sp_mpi_comms_init(void);
+SP_HIDDEN void sp_mpi_comm_forget(struct sp_mpi_call *c, MPI_Comm comm);
+SP_HIDDEN void sp_mpi_win_forget(MPI_Win win);
+
+/* One row of the communicator table (per rank). */
+struct sp_mpi_comm_row {
+	int32_t id, size, remote_size, leader; /* leader: world rank of rank 0 */
+};
+/* The communicators this rank has seen, in id order. Caller frees. */
+SP_HIDDEN int sp_mpi_comm_rows(struct sp_mpi_comm_row **ret_rows, uint32_t *ret_n);
+
+/* ---- lifecycle (mpi-init.c, mpi-merge.c) ---------------------------------- */
+
+/* After a successful PMPI_Init/_thread: world, caches, private comm. */
+SP_HIDDEN void sp_mpi_after_init(void);
+/* At MPI_Finalize, before PMPI_Finalize: merge all ranks into one file. */
+SP_HIDDEN void sp_mpi_before_finalize(void);
+SP_HIDDEN int sp_mpi_record_init(void);
+/* The private communicator of the merge. */
+SP_HIDDEN extern MPI_Comm sp_mpi_private_comm;
+SP_HIDDEN extern int sp_mpi_world_rank, sp_mpi_world_size;
+
+/* MPI columns of snapshot events: aux -> record of the event's thread. */
+struct sp_snapshot;
+SP_HIDDEN void sp_mpi_columns(const struct sp_snapshot *s, uint64_t first, uint64_t n,
+			      int64_t *bytes, int32_t *peer, int32_t *root, int32_t *tag,
+			      int32_t *comm);
+/* Forget every record (after the merge). */
+SP_HIDDEN void sp_mpi_records_reset(void);
+
+#endif /* SP_MPI_RECORD_H */

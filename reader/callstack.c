@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Call-stack reconstruction from timestamp containment (§3.5), per rank and
+ * per thread lane: order calls by start asc, end desc, input order (k-way
+ * merge of the already-sorted per-region runs), nest them with a stack
+ * using the half-tick rule for zero-length calls, check that every child
+ * ends inside its parent, and compute exclusive time.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader-internal.h"
+
+struct run {
+	uint64_t base;      /* contiguous events base..base+n */
+	uint64_t *idx;      /* or these events (owned) */
+	size_t n, pos;
+	uint32_t row;
+};
+
+struct head {
+	int64_t s, e;  /* cached timestamps of the run's next event */
+	size_t run;
+};
+
+struct ctx {
+	const struct sp_reader *r;
+	const int64_t *s, *e;
+	struct run *runs;
+	size_t n_runs;
+	uint32_t rank;
+	/* Streaming exclusive mode (no call arrays): per-row sums. */
+	int64_t *row_excl;
+	struct open_call { uint64_t ev; uint32_t row; int64_t excl; } *open;
+	size_t n_open, cap_open;
+};
+
+static inline uint64_t run_at(const struct run *u, size_t j)
+{
+	return u->idx ? u->idx[j] : u->base + j;
+}
+
+/* start asc, end desc, then input order (a < b). */
+static inline bool before(const struct ctx *c, uint64_t a, uint64_t b,
+			  bool input_a_first)
+{
+	if (c->s[a] != c->s[b])
+		return c->s[a] < c->s[b];
+	if (c->e[a] != c->e[b])
+		return c->e[a] > c->e[b];
+	return input_a_first;
+}
+
+static int cmp_events(const void *pa, const void *pb, void *arg)
+{
+	const struct ctx *c = arg;
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	if (a == b)
+		return 0;
+	return before(c, a, b, a < b) ? -1 : 1;
+}
+
+/* Make each run sorted; copy and sort only the runs that are not. */
+static int sort_runs(struct ctx *c)
+{
+	for (size_t k = 0; k < c->n_runs; k++) {
+		struct run *u = &c->runs[k];
+		bool sorted = true;
+
+		for (size_t j = 1; j < u->n && sorted; j++)
+			sorted = before(c, run_at(u, j - 1), run_at(u, j), true);
+		if (sorted)
+			continue;
+		if (!u->idx) {
+			u->idx = malloc(u->n * sizeof(*u->idx));
+			if (!u->idx)
+				return -ENOMEM;
+			for (size_t j = 0; j < u->n; j++)
+				u->idx[j] = u->base + j;
+		}
+		qsort_r(u->idx, u->n, sizeof(*u->idx), cmp_events, c);
+	}
+	return 0;
+}
+
+static inline bool head_less(const struct head *a, const struct head *b)
+{
+	if (a->s != b->s)
+		return a->s < b->s;
+	if (a->e != b->e)
+		return a->e > b->e;
+	return a->run < b->run;
+}
+
+static void sift_down(struct head *heap, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && head_less(&heap[l], &heap[m]))
+			m = l;
+		if (l + 1 < n && head_less(&heap[l + 1], &heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct head t = heap[i];
+		heap[i] = heap[m];
+		heap[m] = t;
+		i = m;
+	}
+}
+
+static int stream_step(struct ctx *c, uint64_t ev, uint32_t row);
+
+/*
+ * Merge the sorted runs: into cs->ev / cs->row starting at *at, or (when
+ * c->row_excl is set) straight into the streaming nesting step.
+ */
+static int merge_runs(struct ctx *c, struct sp_call_stack *cs, size_t *at)
+{
+	struct head *heap = malloc((c->n_runs + 1) * sizeof(*heap));
+	size_t n = 0;
+	int rc = 0;
+
+	if (!heap)
+		return -ENOMEM;
+	for (size_t k = 0; k < c->n_runs; k++) {
+		if (c->runs[k].n == 0)
+			continue;
+		uint64_t ev = run_at(&c->runs[k], 0);
+		heap[n++] = (struct head){ c->s[ev], c->e[ev], k };
+	}
+	for (size_t i = n; i-- > 0;)
+		sift_down(heap, n, i);
+	while (n > 0 && rc == 0) {
+		struct run *u = &c->runs[heap[0].run];
+		uint64_t ev = run_at(u, u->pos);
+
+		if (c->row_excl) {
+			rc = stream_step(c, ev, u->row);
+		} else {
+			cs->ev[*at] = ev;
+			cs->row[*at] = u->row;
+			(*at)++;
+		}
+		if (++u->pos == u->n) {
+			heap[0] = heap[--n];
+		} else {
+			ev = run_at(u, u->pos);
+			heap[0].s = c->s[ev];
+			heap[0].e = c->e[ev];
+		}
+		sift_down(heap, n, 0);
+	}
+	free(heap);
+	return rc;
+}
+
+static int nesting_error_ev(const struct sp_reader *r, uint32_t rank,
+			    uint64_t ec, uint32_t row_c, uint64_t ep,
+			    uint32_t row_p)
+{
+	const struct sp_row *rc = &r->rows[row_c], *rp = &r->rows[row_p];
+	const int64_t *s = r->col[SP_COL_START_TIMES], *e = r->col[SP_COL_END_TIMES];
+
+	return sp_error(SP_E_NESTING,
+			"%s: rank %u: recorded calls are not properly nested: '%s' call %" PRIu64
+			" [%" PRId64 ", %" PRId64 "] ns starts inside '%s' call %" PRIu64
+			" [%" PRId64 ", %" PRId64 "] ns but ends after it",
+			r->path, rank, r->names[rc->region], ec - rc->offset,
+			s[ec], e[ec], r->names[rp->region], ep - rp->offset, s[ep],
+			e[ep]);
+}
+
+static int nesting_error(const struct sp_reader *r, const struct sp_call_stack *cs,
+			 size_t child, size_t parent)
+{
+	return nesting_error_ev(r, cs->rank, cs->ev[child], cs->row[child],
+				cs->ev[parent], cs->row[parent]);
+}
+
+/* Streaming nesting step: only the open calls are kept. */
+static void stream_close(struct ctx *c, size_t keep)
+{
+	while (c->n_open > keep) {
+		struct open_call *o = &c->open[--c->n_open];
+
+		c->row_excl[o->row] += o->excl;
+	}
+}
+
+static int stream_step(struct ctx *c, uint64_t ev, uint32_t row)
+{
+	int64_t s2 = 2 * c->s[ev], d = c->e[ev] - c->s[ev];
+	size_t top = c->n_open;
+
+	while (top > 0) {
+		uint64_t p = c->open[top - 1].ev;
+
+		if (2 * c->e[p] + (c->e[p] == c->s[p]) > s2)
+			break;
+		top--;
+	}
+	stream_close(c, top);
+	if (top) {
+		struct open_call *p = &c->open[top - 1];
+
+		if (c->e[ev] > c->e[p->ev])
+			return nesting_error_ev(c->r, c->rank, ev, row, p->ev, p->row);
+		p->excl -= d;
+	}
+	if (c->n_open == c->cap_open) {
+		size_t cap = c->cap_open ? c->cap_open * 2 : 64;
+		struct open_call *o = realloc(c->open, cap * sizeof(*o));
+
+		if (!o)
+			return -ENOMEM;
+		c->open = o;
+		c->cap_open = cap;
+	}
+	c->open[c->n_open++] = (struct open_call){ ev, row, d };
+	return 0;
+}
+
+/* Depth, parent and exclusive time of calls [from, to) (one lane). */
+static int nest(const struct sp_reader *r, struct sp_call_stack *cs,
+		size_t from, size_t to, size_t *stack)
+{
+	const int64_t *s = r->col[SP_COL_START_TIMES], *e = r->col[SP_COL_END_TIMES];
+	size_t top = 0;
+
+	for (size_t i = from; i < to; i++) {
+		uint64_t ev = cs->ev[i];
+		/* Doubled timestamps; zero-length calls end half a tick late. */
+		int64_t s2 = 2 * s[ev];
+
+		while (top > 0) {
+			uint64_t p = cs->ev[stack[top - 1]];
+			int64_t e2 = 2 * e[p] + (e[p] == s[p]);
+
+			if (e2 > s2)
+				break;
+			top--;
+		}
+		cs->depth[i] = (int32_t)top;
+		cs->parent[i] = top ? (int64_t)stack[top - 1] : -1;
+		cs->excl[i] = e[ev] - s[ev];
+		if (top) {
+			size_t p = stack[top - 1];
+
+			if (e[ev] > e[cs->ev[p]])
+				return nesting_error(r, cs, i, p);
+			cs->excl[p] -= e[ev] - s[ev];
+		}
+		stack[top++] = i;
+	}
+	return 0;
+}
+
+static int check_order(const struct sp_reader *r, uint32_t rank,
+		       const size_t *rows, size_t n_rows, size_t *ret_total)
+{
+	const int64_t *s = r->col[SP_COL_START_TIMES], *e = r->col[SP_COL_END_TIMES];
+	size_t total = 0;
+
+	for (size_t i = 0; i < n_rows; i++) {
+		const struct sp_row *row = &r->rows[rows[i]];
+
+		for (uint64_t k = row->offset; k < row->offset + row->count; k++)
+			if (e[k] < s[k])
+				return sp_error(SP_E_NESTING,
+						"%s: rank %u: '%s' call %" PRIu64 " [%" PRId64 ", %" PRId64 "] ns ends before it starts",
+						r->path, rank, r->names[row->region],
+						k - row->offset, s[k], e[k]);
+		total += row->count;
+	}
+	*ret_total = total;
+	return 0;
+}
+
+static struct sp_call_stack *alloc_stack(size_t n, bool lanes)
+{
+	struct sp_call_stack *cs = calloc(1, sizeof(*cs));
+
+	if (!cs)
+		return NULL;
+	cs->ev = malloc((n + 1) * sizeof(*cs->ev));
+	cs->row = malloc((n + 1) * sizeof(*cs->row));
+	cs->depth = malloc((n + 1) * sizeof(*cs->depth));
+	cs->parent = malloc((n + 1) * sizeof(*cs->parent));
+	cs->excl = malloc((n + 1) * sizeof(*cs->excl));
+	cs->lane = lanes ? malloc((n + 1) * sizeof(*cs->lane)) : NULL;
+	if (!cs->ev || !cs->row || !cs->depth || !cs->parent || !cs->excl ||
+	    (lanes && !cs->lane)) {
+		sp_call_stack_destroy(cs);
+		return NULL;
+	}
+	cs->n = n;
+	return cs;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Distinct lane ids among the events of the rows (sorted). */
+static int64_t *collect_lanes(const struct sp_reader *r, const size_t *rows,
+			      size_t n_rows, size_t total, size_t *ret_n)
+{
+	const int64_t *t = r->col[SP_COL_THREAD_IDS];
+	int64_t *lanes = malloc((total + 1) * sizeof(*lanes));
+	size_t n = 0, u = 0;
+
+	if (!lanes)
+		return NULL;
+	for (size_t i = 0; i < n_rows; i++) {
+		const struct sp_row *row = &r->rows[rows[i]];
+
+		for (uint64_t k = row->offset; k < row->offset + row->count; k++)
+			if (n == 0 || lanes[n - 1] != t[k])
+				lanes[n++] = t[k];
+	}
+	qsort(lanes, n, sizeof(*lanes), cmp_i64);
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || lanes[u - 1] != lanes[i])
+			lanes[u++] = lanes[i];
+	*ret_n = u;
+	return lanes;
+}
+
+/* Build the runs of one lane (or of all events when lanes is false). */
+static int make_runs(struct ctx *c, const size_t *rows, size_t n_rows,
+		     bool lanes, int64_t lane)
+{
+	const int64_t *t = c->r->col[SP_COL_THREAD_IDS];
+
+	for (size_t i = 0; i < n_rows; i++) {
+		const struct sp_row *row = &c->r->rows[rows[i]];
+		struct run *u = &c->runs[i];
+
+		memset(u, 0, sizeof(*u));
+		u->row = (uint32_t)rows[i];
+		u->base = row->offset;
+		u->n = row->count;
+		if (!lanes)
+			continue;
+		u->idx = malloc((row->count + 1) * sizeof(*u->idx));
+		if (!u->idx)
+			return -ENOMEM;
+		u->n = 0;
+		for (uint64_t k = row->offset; k < row->offset + row->count; k++)
+			if (t[k] == lane)
+				u->idx[u->n++] = k;
+	}
+	c->n_runs = n_rows;
+	return 0;
+}
+
+static void free_runs(struct ctx *c)
+{
+	for (size_t i = 0; i < c->n_runs; i++) {
+		free(c->runs[i].idx);
+		c->runs[i].idx = NULL;
+	}
+}
+
+static int build_lanes(struct ctx *c, struct sp_call_stack *cs,
+		       const size_t *rows, size_t n_rows, const int64_t *lanes,
+		       size_t n_lanes, int64_t only)
+{
+	size_t *stack = malloc(((cs ? cs->n : 0) + 1) * sizeof(*stack)), at = 0;
+	int rc = 0;
+
+	if (!stack)
+		return -ENOMEM;
+	for (size_t l = 0; l < (lanes ? n_lanes : 1) && rc == 0; l++) {
+		size_t from = at;
+
+		if (lanes && only != INT64_MIN && lanes[l] != only)
+			continue;
+		rc = make_runs(c, rows, n_rows, lanes != NULL, lanes ? lanes[l] : -1);
+		if (rc == 0)
+			rc = sort_runs(c);
+		if (rc == 0)
+			rc = merge_runs(c, cs, &at);
+		free_runs(c);
+		for (size_t i = from; rc == 0 && cs && cs->lane && i < at; i++)
+			cs->lane[i] = lanes[l];
+		if (rc == 0 && c->row_excl)
+			stream_close(c, 0);
+		else if (rc == 0)
+			rc = nest(c->r, cs, from, at, stack);
+	}
+	if (cs)
+		cs->n = at;
+	free(stack);
+	c->n_open = 0;
+	return rc;
+}
+
+struct sp_call_stack *call_stack_from_rows(const struct sp_reader *r,
+					   uint32_t rank, int64_t lane,
+					   const size_t *rows, size_t n_rows,
+					   int *ret_err)
+{
+	bool lanes = r->col[SP_COL_THREAD_IDS] != NULL;
+	struct ctx c = { r, r->col[SP_COL_START_TIMES], r->col[SP_COL_END_TIMES],
+			 NULL, 0, rank, NULL, NULL, 0, 0 };
+	struct sp_call_stack *cs = NULL;
+	int64_t *lane_ids = NULL;
+	size_t total = 0, n_lanes = 0;
+	int rc;
+
+	rc = check_order(r, rank, rows, n_rows, &total);
+	if (rc == 0 && !(cs = alloc_stack(total, lanes)))
+		rc = -ENOMEM;
+	if (rc == 0 && lanes &&
+	    !(lane_ids = collect_lanes(r, rows, n_rows, total, &n_lanes)))
+		rc = -ENOMEM;
+	if (rc == 0 && !(c.runs = calloc(n_rows + 1, sizeof(*c.runs))))
+		rc = -ENOMEM;
+	if (rc == 0) {
+		cs->rank = rank;
+		cs->r = r;
+		rc = build_lanes(&c, cs, rows, n_rows, lane_ids, n_lanes,
+				 lanes ? lane : INT64_MIN);
+	}
+	free(c.runs);
+	free(lane_ids);
+	if (rc < 0) {
+		sp_call_stack_destroy(cs);
+		*ret_err = rc;
+		return NULL;
+	}
+	return cs;
+}
+
+int exclusive_from_rows(const struct sp_reader *r, uint32_t rank,
+			const size_t *rows, size_t n_rows, int64_t *row_excl)
+{
+	bool lanes = r->col[SP_COL_THREAD_IDS] != NULL;
+	struct ctx c = { r, r->col[SP_COL_START_TIMES], r->col[SP_COL_END_TIMES],
+			 NULL, 0, rank, row_excl, NULL, 0, 0 };
+	int64_t *lane_ids = NULL;
+	size_t total = 0, n_lanes = 0;
+	int rc;
+
+	rc = check_order(r, rank, rows, n_rows, &total);
+	if (rc == 0 && lanes &&
+	    !(lane_ids = collect_lanes(r, rows, n_rows, total, &n_lanes)))
+		rc = -ENOMEM;
+	if (rc == 0 && !(c.runs = calloc(n_rows + 1, sizeof(*c.runs))))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = build_lanes(&c, NULL, rows, n_rows, lane_ids, n_lanes,
+				 INT64_MIN);
+	free(c.runs);
+	free(c.open);
+	free(lane_ids);
+	return rc;
+}
+
+int sp_call_stack_build(const struct sp_reader *r, uint32_t rank,
+			int64_t lane, const struct sp_selection *sel,
+			struct sp_call_stack **ret)
+{
+	uint32_t *ids = NULL;
+	size_t *rows, n = 0;
+	struct sp_call_stack *cs;
+	int count, rc = 0;
+
+	if (sp_reader_row_find(r, 0, rank) == -ENOENT) {
+		bool any = false;
+
+		for (size_t i = 0; i < r->n_ranks; i++)
+			any |= r->ranks[i] == rank;
+		if (!any)
+			return sp_error(ENOENT, "%s: no rank %u in the file",
+					r->path, rank);
+	}
+	count = sp_reader_regions(r, sel, &ids);
+	if (count < 0)
+		return count;
+	rows = malloc(((size_t)count + 1) * sizeof(*rows));
+	if (!rows) {
+		free(ids);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < count; i++) {
+		long row = sp_reader_row_find(r, ids[i], rank);
+
+		if (row >= 0)
+			rows[n++] = (size_t)row;
+	}
+	cs = call_stack_from_rows(r, rank, lane, rows, n, &rc);
+	free(rows);
+	free(ids);
+	if (!cs)
+		return rc;
+	*ret = cs;
+	return 0;
+}
+
+void sp_call_stack_destroy(struct sp_call_stack *cs)
+{
+	if (!cs)
+		return;
+	free(cs->ev);
+	free(cs->row);
+	free(cs->depth);
+	free(cs->parent);
+	free(cs->excl);
+	free(cs->lane);
+	free(cs);
+}
+
+size_t sp_call_stack_count(const struct sp_call_stack *cs)
+{
+	return cs->n;
+}
+
+int sp_call_stack_get(const struct sp_call_stack *cs, size_t i,
+		      struct sp_call *ret)
+{
+	const struct sp_reader *r = cs->r;
+	const struct sp_row *row;
+	uint64_t ev;
+
+	if (i >= cs->n)
+		return -ENOENT;
+	row = &r->rows[cs->row[i]];
+	ev = cs->ev[i];
+	ret->region = row->region;
+	ret->rank = cs->rank;
+	ret->lane = cs->lane ? cs->lane[i] : -1;
+	ret->call_index = ev - row->offset;
+	ret->event = ev;
+	ret->start_ns = r->col[SP_COL_START_TIMES][ev];
+	ret->end_ns = r->col[SP_COL_END_TIMES][ev];
+	ret->exclusive_ns = cs->excl[i];
+	ret->depth = cs->depth[i];
+	ret->parent = cs->parent[i];
+	return 0;
+}
+
+int sp_call_stack_path(const struct sp_call_stack *cs,
+		       const struct sp_reader *r, size_t i, char *buf,
+		       size_t size)
+{
+	size_t chain[4096], n = 0, len = 0;
+	int64_t c = (int64_t)i;
+
+	if (i >= cs->n)
+		return -EINVAL;
+	if (r != cs->r)
+		r = cs->r;
+	while (c >= 0 && n < sizeof(chain) / sizeof(chain[0])) {
+		chain[n++] = (size_t)c;
+		c = cs->parent[c];
+	}
+	if (size)
+		buf[0] = '\0';
+	while (n-- > 0) {
+		const char *name = r->names[r->rows[cs->row[chain[n]]].region];
+		int w = snprintf(len < size ? buf + len : NULL,
+				 len < size ? size - len : 0, "%s%s",
+				 name, n ? " > " : "");
+
+		len += (size_t)w;
+	}
+	return (int)len;
+}

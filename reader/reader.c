@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reader object: opening (format detection and dispatch to a loader),
+ * per-thread error messages, validation of the index against the event
+ * columns, and the plain accessors of the public API.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "reader-internal.h"
+
+static _Thread_local char last_error[1024];
+
+const char *sp_reader_last_error(void)
+{
+	return last_error;
+}
+
+int sp_error(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return -code;
+}
+
+void sp_error_clear(void)
+{
+	last_error[0] = '\0';
+}
+
+void *pool_add(struct sp_reader *r, void *p)
+{
+	struct str_pool *pool = &r->pool;
+
+	if (!p)
+		return NULL;
+	if (pool->n == pool->cap) {
+		size_t cap = pool->cap ? pool->cap * 2 : 64;
+		char **items = realloc(pool->items, cap * sizeof(*items));
+
+		if (!items) {
+			free(p);
+			return NULL;
+		}
+		pool->items = items;
+		pool->cap = cap;
+	}
+	pool->items[pool->n++] = p;
+	return p;
+}
+
+char *pool_strdup(struct sp_reader *r, const char *s)
+{
+	return pool_add(r, strdup(s ? s : ""));
+}
+
+static int grow(void **items, size_t *cap, size_t need, size_t size)
+{
+	size_t n;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	p = realloc(*items, n * size);
+	if (!p)
+		return -ENOMEM;
+	*items = p;
+	*cap = n;
+	return 0;
+}
+
+int reader_add_region(struct sp_reader *r, const char *name, uint32_t *ret_id)
+{
+	char *copy;
+
+	if (grow((void **)&r->names, &r->cap_regions, r->n_regions + 1,
+		 sizeof(*r->names)) < 0)
+		return -ENOMEM;
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	r->names[r->n_regions] = copy;
+	if (ret_id)
+		*ret_id = (uint32_t)r->n_regions;
+	r->n_regions++;
+	return 0;
+}
+
+int reader_find_or_add_region(struct sp_reader *r, const char *name,
+			      uint32_t *ret_id)
+{
+	for (size_t i = 0; i < r->n_regions; i++) {
+		if (strcmp(r->names[i], name) == 0) {
+			*ret_id = (uint32_t)i;
+			return 0;
+		}
+	}
+	return reader_add_region(r, name, ret_id);
+}
+
+struct sp_row *reader_add_row(struct sp_reader *r)
+{
+	struct sp_row *row;
+
+	if (grow((void **)&r->rows, &r->cap_rows, r->n_rows + 1,
+		 sizeof(*r->rows)) < 0)
+		return NULL;
+	row = &r->rows[r->n_rows++];
+	memset(row, 0, sizeof(*row));
+	row->source_lineno = -1;
+	row->source_file = "";
+	row->source_text = "";
+	row->exclusive_total_ns = -1;
+	row->dropped_count = -1;
+	row->throttled_count = -1;
+	row->throttled_total_ns = -1;
+	return row;
+}
+
+struct sp_meta *reader_add_meta(struct sp_reader *r, const char *key)
+{
+	struct sp_meta *m;
+
+	if (grow((void **)&r->meta, &r->cap_meta, r->n_meta + 1,
+		 sizeof(*r->meta)) < 0)
+		return NULL;
+	m = &r->meta[r->n_meta];
+	memset(m, 0, sizeof(*m));
+	m->key = pool_strdup(r, key);
+	if (!m->key)
+		return NULL;
+	r->n_meta++;
+	return m;
+}
+
+/* Tolerant parser for a JSON list of strings such as ["a", "b\"c"]. */
+int row_set_tags_json(struct sp_reader *r, struct sp_row *row,
+		      const char *json)
+{
+	const char **tags = NULL;
+	size_t n = 0, cap = 0;
+	const char *p = json ? json : "";
+
+	while (*p && *p != '[')
+		p++;
+	while (*p) {
+		char *s, *o;
+
+		while (*p && *p != '"' && *p != ']')
+			p++;
+		if (*p != '"')
+			break;
+		s = malloc(strlen(p) + 1);
+		if (!s || grow((void **)&tags, &cap, n + 1, sizeof(*tags)) < 0) {
+			free(s);
+			free(tags);
+			return -ENOMEM;
+		}
+		o = s;
+		for (p++; *p && *p != '"'; p++) {
+			if (*p == '\\' && p[1])
+				p++;
+			*o++ = *p;
+		}
+		*o = '\0';
+		if (*p)
+			p++;
+		if (!pool_add(r, s)) {
+			free(tags);
+			return -ENOMEM;
+		}
+		tags[n++] = s;
+	}
+	if (tags && !pool_add(r, tags))
+		return -ENOMEM;
+	row->tags = (const char *const *)tags;
+	row->num_tags = n;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_row_offset(const void *a, const void *b, void *ctx)
+{
+	const struct sp_row *rows = ctx;
+	const struct sp_row *x = &rows[*(const size_t *)a];
+	const struct sp_row *y = &rows[*(const size_t *)b];
+
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+static long rank_slot(const struct sp_reader *r, uint32_t rank)
+{
+	size_t lo = 0, hi = r->n_ranks;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (r->ranks[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->n_ranks && r->ranks[lo] == rank ? (long)lo : -1;
+}
+
+static int check_partition(struct sp_reader *r)
+{
+	size_t *order, n = 0;
+
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sp_row *row = &r->rows[i];
+
+		if (row->region >= r->n_regions)
+			return sp_error(SP_E_CORRUPT,
+					"%s: corrupt index: row %zu names region id %u but the region table has %zu",
+					r->path, i, row->region, r->n_regions);
+		if (row->offset > r->n_events ||
+		    row->count > r->n_events - row->offset)
+			return sp_error(SP_E_CORRUPT,
+					"%s: corrupt index: row %zu (region '%s', rank %u) spans events [%llu, %llu) past the end of the %zu events",
+					r->path, i, r->names[row->region], row->rank,
+					(unsigned long long)row->offset,
+					(unsigned long long)(row->offset + row->count),
+					r->n_events);
+	}
+	order = malloc((r->n_rows + 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_rows; i++)
+		if (r->rows[i].count > 0)
+			order[n++] = i;
+	qsort_r(order, n, sizeof(*order), cmp_row_offset, r->rows);
+	for (size_t k = 1; k < n; k++) {
+		const struct sp_row *a = &r->rows[order[k - 1]];
+		const struct sp_row *b = &r->rows[order[k]];
+
+		if (a->offset + a->count > b->offset) {
+			int rc = sp_error(SP_E_CORRUPT,
+					  "%s: corrupt index: rows %zu and %zu overlap in the event columns",
+					  r->path, order[k - 1], order[k]);
+			free(order);
+			return rc;
+		}
+	}
+	free(order);
+	return 0;
+}
+
+static int build_lookups(struct sp_reader *r)
+{
+	size_t n = 0;
+
+	r->ranks = malloc((r->n_rows + 1) * sizeof(*r->ranks));
+	if (!r->ranks)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_rows; i++)
+		r->ranks[i] = r->rows[i].rank;
+	qsort(r->ranks, r->n_rows, sizeof(*r->ranks), cmp_u32);
+	for (size_t i = 0; i < r->n_rows; i++)
+		if (n == 0 || r->ranks[n - 1] != r->ranks[i])
+			r->ranks[n++] = r->ranks[i];
+	r->n_ranks = n;
+	r->row_lookup = malloc((r->n_regions * n + 1) * sizeof(long));
+	if (!r->row_lookup)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_regions * n; i++)
+		r->row_lookup[i] = -1;
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sp_row *row = &r->rows[i];
+		size_t k = row->region * n + (size_t)rank_slot(r, row->rank);
+
+		if (r->row_lookup[k] >= 0)
+			return sp_error(SP_E_CORRUPT,
+					"%s: corrupt index: duplicate row for region '%s' on rank %u",
+					r->path, r->names[row->region], row->rank);
+		r->row_lookup[k] = (long)i;
+	}
+	return 0;
+}
+
+int reader_finish(struct sp_reader *r)
+{
+	int rc;
+
+	if (!r->col[SP_COL_START_TIMES] && r->n_events == 0) {
+		r->col[SP_COL_START_TIMES] = malloc(sizeof(int64_t));
+		r->col[SP_COL_END_TIMES] = malloc(sizeof(int64_t));
+		if (!r->col[SP_COL_START_TIMES] || !r->col[SP_COL_END_TIMES])
+			return -ENOMEM;
+	}
+	if (!r->num_ranks_known) {
+		const struct sp_meta *m = sp_reader_metadata_find(r, "mpi_size");
+		int64_t n = m && m->type == SP_META_INT ? m->i : 1;
+
+		for (size_t i = 0; i < r->n_rows; i++)
+			if ((int64_t)r->rows[i].rank + 1 > n)
+				n = (int64_t)r->rows[i].rank + 1;
+		r->num_ranks = r->n_rows ? (unsigned)n : 0;
+	}
+	rc = check_partition(r);
+	if (rc < 0)
+		return rc;
+	rc = build_lookups(r);
+	if (rc < 0)
+		return rc;
+	r->row_exclusive = malloc((r->n_rows + 1) * sizeof(int64_t));
+	if (!r->row_exclusive)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_rows; i++)
+		r->row_exclusive[i] = -1;
+	return reader_compute_basics(r);
+}
+
+enum detected { DETECT_HDF5, DETECT_JSON, DETECT_SPT, DETECT_NONE };
+
+static enum detected detect(const unsigned char *head, size_t n)
+{
+	static const unsigned char hdf5_sig[8] = { 0x89, 'H', 'D', 'F',
+						   '\r', '\n', 0x1a, '\n' };
+	size_t i = 0;
+
+	if (n >= 8 && memcmp(head, hdf5_sig, 8) == 0)
+		return DETECT_HDF5;
+	if (n >= 8 && memcmp(head, "SCOPEPRF", 8) == 0)
+		return DETECT_SPT;
+	if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf)
+		i = 3;
+	while (i < n && (head[i] == ' ' || head[i] == '\n' ||
+			 head[i] == '\r' || head[i] == '\t'))
+		i++;
+	if (i < n && head[i] == '{')
+		return DETECT_JSON;
+	return DETECT_NONE; /* HDF5 with a user block is tried last */
+}
+
+static int read_whole(const char *path, unsigned char **ret, size_t *ret_len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0, got;
+
+	if (!f)
+		return sp_error(errno, "%s: %s", path, strerror(errno));
+	do {
+		if (grow((void **)&buf, &cap, len + 65536 + 1, 1) < 0) {
+			free(buf);
+			fclose(f);
+			return -ENOMEM;
+		}
+		got = fread(buf + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got > 0);
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		return sp_error(EIO, "%s: read error", path);
+	}
+	fclose(f);
+	buf[len] = '\0';
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+static int load_by_content(struct sp_reader *r, enum detected kind)
+{
+	unsigned char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (kind == DETECT_HDF5 || kind == DETECT_NONE) {
+		rc = sp_load_hdf5(r);
+		if (rc == -SP_E_NOT_PROFILE && kind == DETECT_NONE)
+			return sp_error(SP_E_NOT_PROFILE,
+					"%s: not a scope-profiler file (neither HDF5, JSON profile nor .spt trace)",
+					r->path);
+		return rc;
+	}
+	rc = read_whole(r->path, &data, &len);
+	if (rc < 0)
+		return rc;
+	if (kind == DETECT_JSON)
+		rc = sp_load_json(r, (const char *)data, len);
+	else
+		rc = sp_load_spt(r, data, len);
+	free(data);
+	return rc;
+}
+
+int sp_reader_open(const char *path, struct sp_reader **ret_reader)
+{
+	struct sp_reader *r;
+	unsigned char head[64];
+	struct stat st;
+	size_t n;
+	FILE *f;
+	int rc;
+
+	sp_error_clear();
+	if (!path || !ret_reader)
+		return sp_error(EINVAL, "sp_reader_open: invalid argument");
+	f = fopen(path, "rb");
+	if (!f)
+		return sp_error(errno, "%s: %s", path, strerror(errno));
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return sp_error(EISDIR, "%s: is a directory", path);
+	}
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->path = strdup(path);
+	r->file_size = (uint64_t)st.st_size;
+	r->layout = SP_LAYOUT_COLUMNAR;
+	if (!r->path) {
+		free(r);
+		return -ENOMEM;
+	}
+	rc = load_by_content(r, detect(head, n));
+	if (rc == 0)
+		rc = reader_finish(r);
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			sp_error(ENOMEM, "%s: out of memory", path);
+		sp_reader_destroy(r);
+		return rc;
+	}
+	*ret_reader = r;
+	return 0;
+}
+
+void sp_reader_destroy(struct sp_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->pool.n; i++)
+		free(r->pool.items[i]);
+	free(r->pool.items);
+	for (size_t i = 0; i < r->n_regions; i++)
+		free(r->names[i]);
+	for (int c = 0; c < SP_COL_COUNT; c++)
+		free(r->col[c]);
+	free(r->names);
+	free(r->meta);
+	free(r->rows);
+	free(r->threads);
+	free(r->ranks);
+	free(r->row_lookup);
+	free(r->row_exclusive);
+	free(r->basic);
+	free(r->nesting_problem);
+	free(r->path);
+	free(r);
+}
+
+const char *sp_reader_path(const struct sp_reader *r) { return r->path; }
+enum sp_input_format sp_reader_input_format(const struct sp_reader *r) { return r->input_format; }
+int sp_reader_schema(const struct sp_reader *r) { return r->schema; }
+enum sp_layout sp_reader_layout(const struct sp_reader *r) { return r->layout; }
+unsigned sp_reader_num_ranks(const struct sp_reader *r) { return r->num_ranks; }
+uint64_t sp_reader_file_size(const struct sp_reader *r) { return r->file_size; }
+size_t sp_reader_num_regions(const struct sp_reader *r) { return r->n_regions; }
+size_t sp_reader_num_rows(const struct sp_reader *r) { return r->n_rows; }
+size_t sp_reader_num_events(const struct sp_reader *r) { return r->n_events; }
+size_t sp_reader_num_metadata(const struct sp_reader *r) { return r->n_meta; }
+size_t sp_reader_num_threads(const struct sp_reader *r) { return r->n_threads; }
+
+const char *sp_reader_region_name(const struct sp_reader *r, uint32_t id)
+{
+	return id < r->n_regions ? r->names[id] : NULL;
+}
+
+int sp_reader_region_find(const struct sp_reader *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_regions; i++)
+		if (strcmp(r->names[i], name) == 0)
+			return (int)i;
+	return -ENOENT;
+}
+
+const struct sp_row *sp_reader_row(const struct sp_reader *r, size_t i)
+{
+	return i < r->n_rows ? &r->rows[i] : NULL;
+}
+
+long sp_reader_row_find(const struct sp_reader *r, uint32_t region,
+			uint32_t rank)
+{
+	long slot;
+
+	if (region >= r->n_regions)
+		return -ENOENT;
+	slot = rank_slot(r, rank);
+	if (slot < 0 || r->row_lookup[region * r->n_ranks + (size_t)slot] < 0)
+		return -ENOENT;
+	return r->row_lookup[region * r->n_ranks + (size_t)slot];
+}
+
+const int64_t *sp_reader_column(const struct sp_reader *r,
+				enum sp_column column)
+{
+	return (unsigned)column < SP_COL_COUNT ? r->col[column] : NULL;
+}
+
+size_t sp_reader_ranks(const struct sp_reader *r, const uint32_t **ret_ranks)
+{
+	*ret_ranks = r->ranks;
+	return r->n_ranks;
+}
+
+const struct sp_meta *sp_reader_metadata(const struct sp_reader *r, size_t i)
+{
+	return i < r->n_meta ? &r->meta[i] : NULL;
+}
+
+const struct sp_meta *sp_reader_metadata_find(const struct sp_reader *r,
+					      const char *key)
+{
+	for (size_t i = 0; i < r->n_meta; i++)
+		if (strcmp(r->meta[i].key, key) == 0)
+			return &r->meta[i];
+	return NULL;
+}
+
+const struct sp_thread *sp_reader_thread(const struct sp_reader *r, size_t i)
+{
+	return i < r->n_threads ? &r->threads[i] : NULL;
+}

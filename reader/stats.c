@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Statistics as the Python analysis API defines them (§3.1-3.3): per-row
+ * basics, pooled per-region statistics over ranks (int64 sums, population
+ * std, numpy-linear percentiles by selection), rank imbalance, region order
+ * and time origins.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader-internal.h"
+#include "sp-format.h"
+
+int reader_compute_basics(struct sp_reader *r)
+{
+	const int64_t *s = r->col[SP_COL_START_TIMES], *e = r->col[SP_COL_END_TIMES];
+
+	r->basic = calloc(r->n_rows + 1, sizeof(*r->basic));
+	if (!r->basic)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sp_row *row = &r->rows[i];
+		struct row_basic *b = &r->basic[i];
+		uint64_t lo = row->offset, hi = row->offset + row->count;
+
+		if (row->count == 0 && row->has_aggregate) {
+			b->calls = row->agg_count;
+			b->total = row->agg_total_ns;
+			b->min = row->agg_min_ns;
+			b->max = row->agg_max_ns;
+			b->has_timing = b->calls > 0;
+			if (row->has_summary) {
+				b->first_start = row->summary.start_minimum;
+				b->last_end = row->summary.end_maximum;
+			}
+			continue;
+		}
+		if (row->count == 0)
+			continue;
+		b->calls = row->count;
+		b->has_timing = true;
+		b->first = e[lo] - s[lo];
+		b->last = e[hi - 1] - s[hi - 1];
+		b->min = b->max = b->first;
+		b->first_start = s[lo];
+		b->last_end = e[lo];
+		for (uint64_t k = lo; k < hi; k++) {
+			int64_t d = e[k] - s[k];
+
+			b->total += d;
+			if (d < b->min)
+				b->min = d;
+			if (d > b->max)
+				b->max = d;
+			if (s[k] < b->first_start)
+				b->first_start = s[k];
+			if (e[k] > b->last_end)
+				b->last_end = e[k];
+		}
+	}
+	return 0;
+}
+
+/* ---- selection of order statistics -------------------------------------- */
+
+static void swap64(int64_t *a, int64_t *b)
+{
+	int64_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static int64_t median3(int64_t a, int64_t b, int64_t c)
+{
+	if (a > b)
+		swap64(&a, &b);
+	if (b > c)
+		b = c;
+	return a > b ? a : b;
+}
+
+/*
+ * Reorder v so v[k] is the k-th smallest with nothing larger before it and
+ * nothing smaller after it (Hoare/Wirth selection, median-of-3 pivot value).
+ */
+static void select_kth(int64_t *v, size_t n, size_t k_)
+{
+	ptrdiff_t l = 0, m = (ptrdiff_t)n - 1, k = (ptrdiff_t)k_;
+
+	while (l < m) {
+		int64_t x = median3(v[l], v[l + (m - l) / 2], v[m]);
+		ptrdiff_t i = l, j = m;
+
+		do {
+			while (v[i] < x)
+				i++;
+			while (x < v[j])
+				j--;
+			if (i <= j) {
+				swap64(&v[i], &v[j]);
+				i++;
+				j--;
+			}
+		} while (i <= j);
+		if (j < k)
+			l = i;
+		if (k < i)
+			m = j;
+	}
+}
+
+static int64_t min_of(const int64_t *v, size_t n)
+{
+	int64_t m = v[0];
+
+	for (size_t i = 1; i < n; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
+/* numpy 'linear' with its _lerp (the b - (b-a)(1-t) form when t >= 0.5). */
+static double lerp(double a, double b, double t)
+{
+	double diff = b - a;
+
+	return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
+}
+
+/* Percentile of the values in v[from..n) where v[0..from) are all <= them. */
+static double percentile_from(int64_t *v, size_t n, size_t from, double q,
+			      size_t *ret_k)
+{
+	double virt = (double)(n - 1) * q;
+	size_t k = (size_t)floor(virt);
+	double t = virt - (double)k;
+	double a, b;
+
+	if (k >= n - 1) {
+		k = n - 1;
+		t = 0;
+	}
+	if (k < from)
+		k = from; /* cannot happen for ascending q */
+	select_kth(v + from, n - from, k - from);
+	a = (double)v[k] / SP_NS_PER_S;
+	b = k + 1 < n ? (double)min_of(v + k + 1, n - k - 1) / SP_NS_PER_S : a;
+	*ret_k = k;
+	return lerp(a, b, t);
+}
+
+void percentiles3_ns(int64_t *v, size_t n, double ret[3])
+{
+	static const double q[3] = { 50.0 / 100, 95.0 / 100, 99.0 / 100 };
+	size_t from = 0;
+
+	for (int i = 0; i < 3; i++) {
+		if (n == 0) {
+			ret[i] = 0.0;
+			continue;
+		}
+		ret[i] = percentile_from(v, n, from, q[i], &from);
+	}
+}
+
+double sp_percentile_ns(int64_t *ns, size_t n, double percent)
+{
+	size_t k;
+
+	if (n == 0)
+		return 0.0;
+	return percentile_from(ns, n, 0, percent / 100, &k);
+}
+
+/* ---- pooled statistics ------------------------------------------------- */
+
+static int exclusive_of_rows(struct sp_reader *r, const size_t *rows,
+			     size_t n, struct sp_stats *st)
+{
+	int rc = reader_compute_exclusive(r);
+
+	st->has_exclusive = true;
+	st->exclusive_ns = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t x = r->row_exclusive[rows[i]];
+
+		if (x < 0)
+			st->has_exclusive = false;
+		else
+			st->exclusive_ns += x;
+	}
+	if (!st->has_exclusive)
+		st->exclusive_ns = st->total_ns;
+	st->exclusive = (double)st->exclusive_ns / SP_NS_PER_S;
+	return rc == -ENOMEM ? rc : 0;
+}
+
+/* Population std and percentiles over the pooled events of the rows. */
+static int spread_of_rows(struct sp_reader *r, const size_t *rows, size_t n,
+			  struct sp_stats *st)
+{
+	const int64_t *s = r->col[SP_COL_START_TIMES], *e = r->col[SP_COL_END_TIMES];
+	double mean = (double)st->total_ns / (double)st->num_calls, m2 = 0;
+	int64_t *pool = malloc(st->num_calls * sizeof(*pool));
+	size_t k = 0;
+	double p[3];
+
+	if (!pool)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_row *row = &r->rows[rows[i]];
+
+		for (uint64_t j = row->offset; j < row->offset + row->count; j++) {
+			int64_t d = e[j] - s[j];
+			double dev = (double)d - mean;
+
+			m2 += dev * dev;
+			pool[k++] = d;
+		}
+	}
+	st->std = sqrt(m2 / (double)k) / SP_NS_PER_S;
+	percentiles3_ns(pool, k, p);
+	st->p50 = p[0];
+	st->p95 = p[1];
+	st->p99 = p[2];
+	free(pool);
+	return 0;
+}
+
+/* Combine stored moments when only aggregates exist (no events). */
+static void spread_from_aggregates(struct sp_reader *r, const size_t *rows,
+				   size_t n, struct sp_stats *st)
+{
+	double count = 0, mean = 0, m2 = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_row *row = &r->rows[rows[i]];
+		double c = (double)r->basic[rows[i]].calls, nm;
+
+		if (!row->has_summary || c == 0)
+			continue;
+		nm = (count * mean + c * row->summary.mean) / (count + c);
+		m2 += row->summary.m2 + count * (mean - nm) * (mean - nm) +
+		      c * (row->summary.mean - nm) * (row->summary.mean - nm);
+		mean = nm;
+		count += c;
+	}
+	st->std = count > 0 ? sqrt(fmax(m2, 0) / count) / SP_NS_PER_S : 0.0;
+	st->has_percentiles = false;
+	st->p50 = st->p95 = st->p99 = NAN;
+}
+
+static void imbalance_of_rows(struct sp_reader *r, const size_t *rows,
+			      size_t n, struct sp_stats *st)
+{
+	double max = 0, sum = 0;
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double t = (double)r->basic[rows[i]].total / SP_NS_PER_S;
+
+		if (t > 0) {
+			sum += t;
+			used++;
+			if (t > max)
+				max = t;
+		}
+	}
+	st->rank_imbalance = used >= 2 ? max / (sum / (double)used) : 0.0;
+	st->rank_imbalance_pct = st->rank_imbalance != 0.0
+					 ? (st->rank_imbalance - 1) * 100 : 0.0;
+}
+
+/* rows: ascending rank order. */
+static int stats_of_rows(struct sp_reader *r, const size_t *rows, size_t n,
+			 struct sp_stats *ret)
+{
+	struct sp_stats st = { 0 };
+	const struct row_basic *bf = NULL, *bl = NULL;
+	bool events = false;
+	int rc;
+
+	st.num_ranks = (unsigned)n;
+	st.has_percentiles = true;
+	for (size_t i = 0; i < n; i++) {
+		const struct row_basic *b = &r->basic[rows[i]];
+
+		if (!b->has_timing)
+			continue;
+		if (r->rows[rows[i]].count > 0)
+			events = true;
+		st.num_calls += b->calls;
+		st.total_ns += b->total;
+		if (!bf || (double)b->first_start / SP_NS_PER_S <
+				   (double)bf->first_start / SP_NS_PER_S)
+			bf = b;
+		if (!bl || (double)b->last_end / SP_NS_PER_S >
+				   (double)bl->last_end / SP_NS_PER_S)
+			bl = b;
+	}
+	if (st.num_calls > 0) {
+		int64_t mn = INT64_MAX, mx = INT64_MIN;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct row_basic *b = &r->basic[rows[i]];
+
+			if (!b->has_timing)
+				continue;
+			mn = b->min < mn ? b->min : mn;
+			mx = b->max > mx ? b->max : mx;
+		}
+		st.total = (double)st.total_ns / SP_NS_PER_S;
+		st.average = st.total / (double)st.num_calls;
+		st.min = (double)mn / SP_NS_PER_S;
+		st.max = (double)mx / SP_NS_PER_S;
+		st.first = (double)bf->first / SP_NS_PER_S;
+		st.last = (double)bl->last / SP_NS_PER_S;
+		st.first_start = (double)bf->first_start / SP_NS_PER_S;
+		st.last_end = (double)bl->last_end / SP_NS_PER_S;
+		if (events) {
+			rc = spread_of_rows(r, rows, n, &st);
+			if (rc < 0)
+				return rc;
+		} else {
+			spread_from_aggregates(r, rows, n, &st);
+		}
+	}
+	imbalance_of_rows(r, rows, n, &st);
+	rc = exclusive_of_rows(r, rows, n, &st);
+	if (rc < 0)
+		return rc;
+	*ret = st;
+	return 0;
+}
+
+int sp_reader_region_stats(struct sp_reader *r, uint32_t region,
+			   const struct sp_selection *sel, struct sp_stats *ret)
+{
+	size_t *rows, n = 0;
+	int rc;
+
+	if (region >= r->n_regions)
+		return -ENOENT;
+	rows = malloc((r->n_ranks + 1) * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	for (size_t k = 0; k < r->n_ranks; k++) {
+		long i = r->row_lookup[region * r->n_ranks + k];
+
+		if (i >= 0 && sp_selection_match_rank(sel, r->ranks[k]))
+			rows[n++] = (size_t)i;
+	}
+	rc = stats_of_rows(r, rows, n, ret);
+	free(rows);
+	return rc;
+}
+
+int sp_reader_row_stats(struct sp_reader *r, size_t row, struct sp_stats *ret)
+{
+	if (row >= r->n_rows)
+		return -ENOENT;
+	return stats_of_rows(r, &row, 1, ret);
+}
+
+/* ---- region order and time origins -------------------------------------- */
+
+struct order_key {
+	double first_start;
+	uint32_t id;
+};
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct order_key *x = a, *y = b;
+
+	if (x->first_start != y->first_start)
+		return x->first_start < y->first_start ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id); /* stable: file order */
+}
+
+int sp_reader_regions(const struct sp_reader *r,
+		      const struct sp_selection *sel, uint32_t **ret_ids)
+{
+	struct order_key *keys = malloc((r->n_regions + 1) * sizeof(*keys));
+	uint32_t *ids;
+	size_t n = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	for (uint32_t id = 0; id < r->n_regions; id++) {
+		double best = INFINITY;
+		bool any = false;
+
+		if (!sp_selection_match_name(sel, r->names[id]))
+			continue;
+		for (size_t k = 0; k < r->n_ranks; k++) {
+			long i = r->row_lookup[id * r->n_ranks + k];
+			double fs;
+
+			if (i < 0)
+				continue;
+			fs = r->basic[i].has_timing
+				     ? (double)r->basic[i].first_start / SP_NS_PER_S
+				     : 0.0;
+			if (!any || fs < best)
+				best = fs;
+			any = true;
+		}
+		keys[n].first_start = any ? best : 0.0;
+		keys[n++].id = id;
+	}
+	qsort(keys, n, sizeof(*keys), cmp_order);
+	ids = malloc((n + 1) * sizeof(*ids));
+	if (!ids) {
+		free(keys);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		ids[i] = keys[i].id;
+	free(keys);
+	*ret_ids = ids;
+	return (int)n;
+}
+
+static bool meta_number(const struct sp_reader *r, const char *key,
+			double *ret)
+{
+	const struct sp_meta *m = sp_reader_metadata_find(r, key);
+
+	if (!m)
+		return false;
+	if (m->type == SP_META_INT)
+		*ret = (double)m->i / SP_NS_PER_S;
+	else if (m->type == SP_META_FLOAT && isfinite(m->f))
+		*ret = m->f / SP_NS_PER_S;
+	else
+		return false; /* unparsable (e.g. a string): ignored */
+	return true;
+}
+
+void sp_reader_times(const struct sp_reader *r, struct sp_times *ret)
+{
+	struct sp_times t = { 0 };
+	bool any = false;
+
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct row_basic *b = &r->basic[i];
+		double fs, le;
+
+		if (!b->has_timing)
+			continue;
+		fs = (double)b->first_start / SP_NS_PER_S;
+		le = (double)b->last_end / SP_NS_PER_S;
+		if (!any || fs < t.minimum_start_time)
+			t.minimum_start_time = fs;
+		if (!any || le > t.maximum_end_time)
+			t.maximum_end_time = le;
+		any = true;
+	}
+	t.time_span = any ? t.maximum_end_time - t.minimum_start_time : 0.0;
+	t.has_run_start = meta_number(r, SP_META_START_TIME_NS, &t.run_start_time);
+	t.time_origin = t.has_run_start ? t.run_start_time : t.minimum_start_time;
+	t.startup_time = t.has_run_start ? t.minimum_start_time - t.time_origin : 0.0;
+	t.has_finalize = meta_number(r, SP_META_FINALIZE_TIME_NS, &t.finalize_time);
+	t.has_total_time = t.has_finalize && t.has_run_start;
+	t.total_time = t.has_total_time ? t.finalize_time - t.run_start_time : 0.0;
+	*ret = t;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal interface between summary.c (rows, ordering, public API) and
+ * summary-tree.c (folding call stacks into a call-path tree).
+ */
+#ifndef SP_SUMMARY_TREE_H
+#define SP_SUMMARY_TREE_H
+
+#include "reader-internal.h"
+
+struct summary_tree;
+
+/* Nest every selected rank; -SP_E_NESTING if some rank cannot be nested. */
+int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
+		       struct summary_tree **ret);
+/* Append the rows of the tree to s (depth-first, siblings sorted). */
+int summary_tree_rows(struct summary_tree *t, struct sp_reader *r,
+		      const struct sp_selection *sel, enum sp_sort_key sort,
+		      struct sp_summary *s);
+void summary_tree_destroy(struct summary_tree *t);
+
+/* From summary.c */
+struct sp_summary_row *summary_add_row(struct sp_summary *s);
+void summary_set_session(struct sp_summary *s, bool has_session);
+int summary_row_cmp(const struct sp_summary_row *a,
+		    const struct sp_summary_row *b, enum sp_sort_key key);
+
+#endif /* SP_SUMMARY_TREE_H */

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Automatic function regions (-finstrument-functions): the global function
+ * table, the per-thread address cache and counters, the filter and
+ * overhead-control settings, and finalize-time symbol resolution. The hooks
+ * themselves (preload/cyg-hooks.c) are thin inlines over this.
+ */
+#ifndef SP_FUNCTIONS_H
+#define SP_FUNCTIONS_H
+
+#include <stdint.h>
+
+#include "recorder.h"
+
+/* Per-thread direct-mapped cache: 4096 entries x 16 B = 64 KiB per thread. */
+#define SP_FN_CACHE_BITS 12
+#define SP_FN_CACHE_SIZE (1u << SP_FN_CACHE_BITS)
+
+/* Frame flag: pushed by the hooks' filtered path (its region has counters). */
+#define SP_FRAME_FUNCTION 0x100u
+
+/* sp_fn_mode bits: what the filtered path must do. 0 = plain recording. */
+enum {
+	SP_FN_MIN_DURATION = 1u << 0,
+	SP_FN_MAX_DEPTH = 1u << 1,
+	SP_FN_THROTTLE = 1u << 2,
+};
+
+/* One cache slot. region == SP_NO_REGION: the function is filtered out
+ * (excluded), its calls cost one probe and are never recorded. */
+struct sp_fn_entry {
+	uintptr_t addr;
+	uint32_t region;
+	uint32_t pad;
+};
+
+/*
+ * Per-thread, per-region counters of calls that are not on the timeline
+ * (throttled, shorter than MIN_DURATION, deeper than MAX_DEPTH), plus the
+ * running count and time the throttle decision is made from. Owned by the
+ * thread; read by the finalizer after recording stopped, so no atomics.
+ */
+struct sp_fn_stats {
+	uint64_t calls;         /* calls seen for the throttle decision */
+	int64_t ticks;          /* their summed duration */
+	uint64_t hidden;        /* calls not on the timeline */
+	int64_t hidden_ticks;   /* their summed duration */
+	uint32_t throttled;     /* 1: later calls get no events (this thread) */
+	uint32_t pad;
+};
+
+/*
+ * Hook state of one thread. Created on the thread's first hook call, put on
+ * a global list and never freed while the process records, so a thread that
+ * exits early keeps its counters until finalize. Only the owning thread
+ * touches it while recording.
+ */
+struct sp_fn_thread {
+	struct sp_thread *t;
+	struct sp_fn_stats *stats;  /* indexed by region id, nstats long */
+	uint32_t nstats;            /* > every region in this thread's cache */
+	struct sp_fn_thread *next;
+	struct sp_fn_entry cache[SP_FN_CACHE_SIZE];
+};
+
+/* Filter settings, fixed by sp_fn_setup() before the first recorded call. */
+SP_HIDDEN extern unsigned sp_fn_mode;
+SP_HIDDEN extern int64_t sp_fn_min_ticks;   /* MIN_DURATION in ticks */
+SP_HIDDEN extern int64_t sp_fn_max_depth;   /* MAX_DEPTH, 0 = unlimited */
+SP_HIDDEN extern uint64_t sp_fn_thr_calls;  /* THROTTLE_CALLS */
+SP_HIDDEN extern int64_t sp_fn_thr_ticks;   /* THROTTLE_MEAN in ticks */
+
+SP_HIDDEN extern __thread struct sp_fn_thread *sp_fn_tls
+	__attribute__((tls_model("initial-exec")));
+
+static inline uint32_t sp_fn_slot(uintptr_t addr)
+{
+	return (uint32_t)(((uint64_t)addr * 0x9E3779B97F4A7C15ull) >> (64 - SP_FN_CACHE_BITS));
+}
+
+/* Attach the calling thread (first hook call). NULL if recording cannot
+ * start on this thread. Saves errno. */
+SP_HIDDEN struct sp_fn_thread *sp_fn_thread_attach(void);
+/* Cache miss: look addr up in the global table (creating its entry, and
+ * deciding its filter state, on the first call ever), fill the slot and
+ * return it. NULL on allocation failure. Saves errno. */
+SP_HIDDEN struct sp_fn_entry *sp_fn_cache_fill(struct sp_fn_thread *h, uintptr_t addr);
+/* The filtered paths (sp_fn_mode != 0) and the mismatched-exit path. */
+SP_HIDDEN void sp_fn_enter_filtered(struct sp_fn_thread *h, uint32_t region);
+SP_HIDDEN void sp_fn_exit_filtered(struct sp_fn_thread *h, uint32_t region);
+SP_HIDDEN void sp_fn_exit_unwind(struct sp_fn_thread *h, uint32_t region, int64_t now);
+
+/* Read the configuration, compile the filters, set sp_fn_mode. Idempotent;
+ * called on the first hook call. Returns 0 or -errno. */
+SP_HIDDEN int sp_fn_setup(void);
+/* At finalize, recording stopped: move every thread's counters into the
+ * regions' throttled_calls/throttled_ns and resolve every function region's
+ * name and source. */
+SP_HIDDEN void sp_fn_finalize(void);
+/* Forget all state (tests, fork child). */
+SP_HIDDEN void sp_fn_reset(void);
+
+/* ---- filters (filter.c) ------------------------------------------------ */
+
+/* Compile include/exclude (Python re.match semantics: anchored at the
+ * start). NULL or "" = no filter. Returns 0 or -EINVAL (a message naming the
+ * bad pattern goes to stderr once). */
+SP_HIDDEN int sp_filter_set(const char *include, const char *exclude);
+/* True when some filter is set. */
+SP_HIDDEN bool sp_filter_active(void);
+/* True when a function of this (demangled) name is recorded. */
+SP_HIDDEN bool sp_filter_accepts(const char *name);
+SP_HIDDEN void sp_filter_free(void);
+
+/* ---- symbols (symbols.c) ----------------------------------------------- */
+
+struct sp_symbol {
+	char *name;          /* demangled; "module+0xoffset" if unresolved */
+	char *file;          /* definition's source file, NULL if unknown */
+	int64_t line;        /* definition's line, -1 if unknown */
+};
+
+/* Module of addr, captured while it is mapped: an index into the module
+ * table (path and load bias kept for a later dlclose), or -errno. */
+SP_HIDDEN int sp_sym_module_of(uintptr_t addr);
+/* Resolve addr in module `module` (from sp_sym_module_of). Never fails for
+ * the name: unresolvable addresses become "module+0xoffset". want_source
+ * false skips the DWARF line lookup. Returns 0 or -ENOMEM; free with
+ * sp_sym_free(). Not thread-safe: callers serialize. */
+SP_HIDDEN int sp_sym_resolve(int module, uintptr_t addr, bool want_source,
+			     struct sp_symbol *ret_sym);
+SP_HIDDEN void sp_sym_free(struct sp_symbol *sym);
+/* Demangle (C++) and tidy a raw symbol name: compiler clone suffixes
+ * (".constprop.0", ".isra.0", ".part.0", ".cold") are removed and a function
+ * template's leading return type is dropped. Returns a malloc'd string. */
+SP_HIDDEN char *sp_sym_demangle(const char *raw);
+/* Close every module (drops libdw state). */
+SP_HIDDEN void sp_sym_close_all(void);
+
+#endif /* SP_FUNCTIONS_H */

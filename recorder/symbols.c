@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Address -> name, definition file and line, with elfutils libdwfl/libdw.
+ * Modules are captured (path, load bias) on a function's first call while
+ * they are mapped, so a library dlclose'd before finalize still resolves
+ * from its file. C++ names are demangled with __cxa_demangle, found at run
+ * time so that C programs need no libstdc++. Callers serialize all calls.
+ */
+#define _GNU_SOURCE
+#include "functions.h"
+
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct module {
+	char *path;
+	uintptr_t bias;       /* link_map l_addr */
+	Dwfl *dwfl;           /* opened on first resolve, one per module */
+	Dwfl_Module *mod;     /* NULL if the file could not be read */
+	bool opened;
+};
+
+static struct module *modules;
+static int nmodules, capmodules;
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+int sp_sym_module_of(uintptr_t addr)
+{
+	Dl_info info;
+	struct link_map *lm = NULL;
+	if (!dladdr1((void *)addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+		return -ENOENT;
+	char exe[4096];
+	const char *path = lm->l_name;
+	if (!path || !*path) { /* the main program */
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (n <= 0)
+			return -ENOENT;
+		exe[n] = '\0';
+		path = exe;
+	}
+	for (int i = 0; i < nmodules; i++)
+		if (modules[i].bias == lm->l_addr && strcmp(modules[i].path, path) == 0)
+			return i;
+	if (nmodules == capmodules) {
+		int cap = capmodules ? capmodules * 2 : 16;
+		struct module *m = realloc(modules, (size_t)cap * sizeof *m);
+		if (!m)
+			return -ENOMEM;
+		modules = m;
+		capmodules = cap;
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	modules[nmodules] = (struct module){ .path = copy, .bias = lm->l_addr };
+	return nmodules++;
+}
+
+static Dwfl_Module *module_open(struct module *m)
+{
+	if (m->opened)
+		return m->mod;
+	m->opened = true;
+	m->dwfl = dwfl_begin(&callbacks);
+	if (!m->dwfl)
+		return NULL;
+	dwfl_report_begin(m->dwfl);
+	const char *base = strrchr(m->path, '/');
+	m->mod = dwfl_report_elf(m->dwfl, base ? base + 1 : m->path, m->path, -1, m->bias, false);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	return m->mod;
+}
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static demangle_fn demangler(void)
+{
+	static demangle_fn fn;
+	static bool tried;
+	if (!tried) {
+		tried = true;
+		fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		if (!fn) {
+			void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+			if (h)
+				fn = (demangle_fn)dlsym(h, "__cxa_demangle");
+		}
+	}
+	return fn;
+}
+
+/* Compiler-made copies of a function keep its name plus a suffix. */
+static void strip_clone_suffix(char *s)
+{
+	static const char *const suffixes[] = {
+		".constprop.", ".isra.", ".part.", ".cold", ".lto_priv.", ".localalias",
+		".llvm.", ".clone.",
+	};
+	char *cut = NULL;
+	for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+		char *p = strstr(s, suffixes[i]);
+		if (p && (!cut || p < cut))
+			cut = p;
+	}
+	if (cut)
+		*cut = '\0';
+}
+
+/*
+ * A demangled function template carries its return type in front
+ * ("int geo::square<int>(int)"). Drop it: the name then starts with the
+ * qualified name, which is what an anchored INCLUDE/EXCLUDE regex expects.
+ * The return type ends at the last space outside brackets before the
+ * parameter list; operator names and "(anonymous namespace)" are skipped.
+ */
+static const char *skip_return_type(const char *s)
+{
+	int depth = 0;
+	const char *space = NULL;
+	for (const char *p = s; *p; p++) {
+		if (depth == 0 && strncmp(p, "(anonymous namespace)", 21) == 0) {
+			p += 20;
+			continue;
+		}
+		if (depth == 0 && strncmp(p, "operator", 8) == 0 &&
+		    (p == s || p[-1] == ':' || p[-1] == ' ')) {
+			p += 8;
+			if (p[0] == '(' && p[1] == ')')
+				p += 2;
+			while (*p && *p != '(')
+				p++;
+			break;
+		}
+		switch (*p) {
+		case '(':
+			if (depth == 0)
+				return space ? space + 1 : s;
+			/* fallthrough */
+		case '<': case '[': case '{':
+			depth++;
+			break;
+		case ')': case '>': case ']': case '}':
+			if (--depth < 0)
+				return s; /* not a shape we understand: keep it all */
+			break;
+		case ' ':
+			if (depth == 0)
+				space = p;
+			break;
+		}
+	}
+	return space ? space + 1 : s;
+}
+
+char *sp_sym_demangle(const char *raw)
+{
+	char *copy = strdup(raw);
+	if (!copy)
+		return NULL;
+	strip_clone_suffix(copy);
+	demangle_fn fn = strncmp(copy, "_Z", 2) == 0 ? demangler() : NULL;
+	int status = -1;
+	char *dem = fn ? fn(copy, NULL, NULL, &status) : NULL;
+	if (!dem || status != 0) {
+		free(dem);
+		return copy;
+	}
+	char *out = strdup(skip_return_type(dem));
+	free(dem);
+	free(copy);
+	return out;
+}
+
+static char *unresolved_name(int module, uintptr_t addr)
+{
+	char *s = NULL;
+	if (module >= 0 && module < nmodules) {
+		const char *p = modules[module].path, *base = strrchr(p, '/');
+		if (asprintf(&s, "%s+0x%" PRIxPTR, base ? base + 1 : p, addr - modules[module].bias) < 0)
+			s = NULL;
+	} else if (asprintf(&s, "unknown+0x%" PRIxPTR, addr) < 0) {
+		s = NULL;
+	}
+	return s;
+}
+
+/* Join a relative DWARF file name with the unit's compilation directory. */
+static char *absolute_file(const char *file, Dwarf_Die *cu)
+{
+	Dwarf_Attribute attr;
+	const char *dir = file[0] == '/' ? NULL : dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+	char *s = NULL;
+	if (dir && asprintf(&s, "%s/%s", dir, file) < 0)
+		return NULL;
+	/* Canonical when the file still exists ("build/../src/a.c" -> "src/a.c"). */
+	char *real = realpath(s ? s : file, NULL);
+	if (real) {
+		free(s);
+		return real;
+	}
+	return s ? s : strdup(file);
+}
+
+/* The definition's file and line: the subprogram DIE around addr
+ * (decl_file/decl_line follow abstract_origin and specification), else
+ * the line table entry of the function's first instruction. */
+static void find_source(Dwfl_Module *mod, Dwarf_Addr addr, struct sp_symbol *sym)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	if (cu) {
+		Dwarf_Die *scopes = NULL;
+		int n = dwarf_getscopes(cu, addr - bias, &scopes);
+		for (int i = 0; i < n; i++) {
+			if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+				continue;
+			int line;
+			const char *file = dwarf_decl_file(&scopes[i]);
+			if (file && dwarf_decl_line(&scopes[i], &line) == 0) {
+				sym->file = absolute_file(file, cu);
+				sym->line = line;
+			}
+			break;
+		}
+		free(scopes);
+		if (sym->file)
+			return;
+	}
+	Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+	int line;
+	const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+	if (file) {
+		sym->file = cu ? absolute_file(file, cu) : strdup(file);
+		sym->line = line;
+	}
+}
+
+int sp_sym_resolve(int module, uintptr_t addr, bool want_source, struct sp_symbol *ret_sym)
+{
+	struct sp_symbol sym = { .name = NULL, .file = NULL, .line = -1 };
+	Dwfl_Module *mod = module >= 0 && module < nmodules ? module_open(&modules[module]) : NULL;
+	if (mod) {
+		GElf_Off off;
+		GElf_Sym esym;
+		const char *raw = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL, NULL);
+		if (raw && *raw)
+			sym.name = sp_sym_demangle(raw);
+		if (want_source)
+			find_source(mod, addr, &sym);
+	}
+	if (!sym.name)
+		sym.name = unresolved_name(module, addr);
+	if (!sym.name) {
+		sp_sym_free(&sym);
+		return -ENOMEM;
+	}
+	*ret_sym = sym;
+	return 0;
+}
+
+void sp_sym_free(struct sp_symbol *sym)
+{
+	free(sym->name);
+	free(sym->file);
+	sym->name = sym->file = NULL;
+}
+
+void sp_sym_close_all(void)
+{
+	for (int i = 0; i < nmodules; i++) {
+		if (modules[i].dwfl)
+			dwfl_end(modules[i].dwfl);
+		modules[i].dwfl = NULL;
+		modules[i].mod = NULL;
+		modules[i].opened = false;
+	}
+}

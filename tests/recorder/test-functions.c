@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the function-region support behind the hooks: symbol
+ * resolution of this binary's own (static) functions, demangling, the
+ * filters' re.match semantics, and the filtered enter/exit paths (throttle,
+ * min-duration, max-depth, longjmp-style unwinding) with exact counts.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "functions.h"
+#include "snapshot.h"
+
+/* Stand-ins for instrumented functions: only their addresses are used. */
+static const int fn_alpha_line = __LINE__ + 1;
+__attribute__((noinline, used)) static int fn_alpha(int x)
+{
+	return x + 1;
+}
+
+__attribute__((noinline, used)) static int fn_beta(int x)
+{
+	return x * 2;
+}
+
+__attribute__((noinline, used)) static int fn_gamma(int x)
+{
+	return x - 3;
+}
+
+static void start(const char *const *env)
+{
+	static const char *const vars[] = { "INCLUDE", "EXCLUDE", "MIN_DURATION", "MAX_DEPTH",
+					     "THROTTLE_CALLS", "THROTTLE_MEAN" };
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		char name[64] = "SCOPE_PROFILER_";
+		strcat(name, vars[i]);
+		unsetenv(name);
+	}
+	for (; env && *env; env += 2)
+		setenv(env[0], env[1], 1);
+	sp_config_load();
+	ck_assert_int_eq(sp_recorder_start(), 0);
+}
+
+static uint32_t region_of(struct sp_fn_thread *h, void *fn)
+{
+	struct sp_fn_entry *e = sp_fn_cache_fill(h, (uintptr_t)fn);
+	ck_assert_ptr_nonnull(e);
+	return e->region;
+}
+
+static const struct sp_snap_row *row_named(const struct sp_snapshot *s, const char *name)
+{
+	for (uint32_t i = 0; i < s->nrows; i++)
+		if (strcmp(s->names[s->rows[i].region], name) == 0)
+			return &s->rows[i];
+	return NULL;
+}
+
+START_TEST(test_resolve_static_function)
+{
+	int m = sp_sym_module_of((uintptr_t)fn_alpha);
+	ck_assert_int_ge(m, 0);
+	struct sp_symbol sym;
+	ck_assert_int_eq(sp_sym_resolve(m, (uintptr_t)fn_alpha, true, &sym), 0);
+	ck_assert_str_eq(sym.name, "fn_alpha");
+	ck_assert_ptr_nonnull(sym.file);
+	ck_assert_ptr_nonnull(strstr(sym.file, "test-functions.c"));
+	ck_assert_int_eq(sym.file[0], '/');
+	ck_assert_int_eq(sym.line, fn_alpha_line);
+	sp_sym_free(&sym);
+
+	/* Not a function of the module: "module+0xoffset", never a failure. */
+	ck_assert_int_eq(sp_sym_resolve(m, (uintptr_t)fn_alpha + 0x40000000, false, &sym), 0);
+	ck_assert_ptr_nonnull(strstr(sym.name, "test-functions+0x"));
+	sp_sym_free(&sym);
+	ck_assert_int_eq(sp_sym_resolve(-1, 0x1234, false, &sym), 0);
+	ck_assert_str_eq(sym.name, "unknown+0x1234");
+	sp_sym_free(&sym);
+	sp_sym_close_all();
+}
+END_TEST
+
+START_TEST(test_demangle)
+{
+	static const char *const cases[][2] = {
+		{ "plain_c", "plain_c" },
+		{ "compute.constprop.0", "compute" },
+		{ "kernel.isra.0.cold", "kernel" },
+		{ "_ZN3geo6detail5scaleEi", "geo::detail::scale(int)" },
+		{ "_ZN3geo6squareIiEET_S1_", "geo::square<int>(int)" },
+		{ "_ZNK3geo4Rect4areaEv", "geo::Rect::area() const" },
+		{ "_ZN3geo7apply_nIZ4mainEUliE_EEiiT_",
+		  "geo::apply_n<main::{lambda(int)#1}>(int, main::{lambda(int)#1})" },
+		{ "_ZZ4mainENKUliE_clEi", "main::{lambda(int)#1}::operator()(int) const" },
+		{ "_ZN12_GLOBAL__N_13fooEv", "(anonymous namespace)::foo()" },
+		{ "_ZN3geoltIiEEbRKT_S3_", "geo::operator< <int>(int const&, int const&)" },
+		{ "_ZN3geo6squareIiEET_S1_.constprop.0", "geo::square<int>(int)" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *d = sp_sym_demangle(cases[i][0]);
+		ck_assert_str_eq(d, cases[i][1]);
+		free(d);
+	}
+}
+END_TEST
+
+START_TEST(test_filter_re_match)
+{
+	ck_assert_int_eq(sp_filter_set("geo::|main$", "geo::detail::"), 0);
+	ck_assert(sp_filter_active());
+	ck_assert(sp_filter_accepts("geo::square<int>(int)"));
+	ck_assert(!sp_filter_accepts("geo::detail::scale(int)"));
+	ck_assert(sp_filter_accepts("main"));
+	ck_assert(!sp_filter_accepts("xgeo::f()"));   /* anchored at the start */
+	ck_assert(!sp_filter_accepts("domain"));      /* ... like re.match */
+	ck_assert(sp_filter_accepts("geo::x_and_more")); /* not at the end */
+	ck_assert_int_eq(sp_filter_set(NULL, "fib"), 0);
+	ck_assert(sp_filter_accepts("main"));
+	ck_assert(!sp_filter_accepts("fibonacci"));
+	ck_assert_int_eq(sp_filter_set("", ""), 0);
+	ck_assert(!sp_filter_active());
+	ck_assert_int_lt(sp_filter_set("(", NULL), 0);
+	sp_filter_free();
+}
+END_TEST
+
+START_TEST(test_exclude_gets_no_region)
+{
+	static const char *const env[] = { "SCOPE_PROFILER_EXCLUDE", "fn_b", NULL };
+	start(env);
+	struct sp_fn_thread *h = sp_fn_thread_attach();
+	ck_assert_ptr_nonnull(h);
+	ck_assert_uint_eq(region_of(h, fn_beta), SP_NO_REGION);
+	uint32_t a = region_of(h, fn_alpha);
+	ck_assert_uint_ne(a, SP_NO_REGION);
+	ck_assert_uint_eq(region_of(h, fn_alpha), a); /* stable */
+	ck_assert_uint_eq(sp_region_count(), 1);      /* fn_beta never became a region */
+}
+END_TEST
+
+/* Throttle: the first N calls are events, the rest counted; all exact. */
+START_TEST(test_throttle_exact_counts)
+{
+	static const char *const env[] = { "SCOPE_PROFILER_THROTTLE_CALLS", "25",
+					   "SCOPE_PROFILER_THROTTLE_MEAN", "1s", NULL };
+	start(env);
+	struct sp_fn_thread *h = sp_fn_thread_attach();
+	ck_assert_uint_eq(sp_fn_mode, SP_FN_THROTTLE);
+	uint32_t outer = region_of(h, fn_alpha), leaf = region_of(h, fn_beta);
+	sp_fn_enter_filtered(h, outer);
+	for (int i = 0; i < 1000; i++) {
+		sp_fn_enter_filtered(h, leaf);
+		sp_fn_exit_filtered(h, leaf);
+	}
+	sp_fn_exit_filtered(h, outer);
+	ck_assert_uint_eq(h->t->depth, 0);
+	sp_recorder_stop();
+	sp_fn_finalize();
+	struct sp_snapshot s;
+	ck_assert_int_eq(sp_snapshot_take(&s), 0);
+	const struct sp_snap_row *rl = row_named(&s, "fn_beta"), *ro = row_named(&s, "fn_alpha");
+	ck_assert_ptr_nonnull(rl);
+	ck_assert_ptr_nonnull(ro);
+	ck_assert_uint_eq(rl->count, 25);
+	ck_assert_uint_eq(rl->throttled_calls, 975);
+	ck_assert_int_gt(rl->throttled_ns, 0);
+	ck_assert_uint_eq(ro->count, 1);
+	ck_assert_uint_eq(ro->throttled_calls, 0);
+	ck_assert_int_eq(ro->source_line >= 0, 1);
+	sp_snapshot_free(&s);
+}
+END_TEST
+
+/* Min-duration deletes every call (1 h threshold) but counts it; deleted
+ * events are rewound, so nothing is left in the buffer. */
+START_TEST(test_min_duration_rewinds)
+{
+	static const char *const env[] = { "SCOPE_PROFILER_MIN_DURATION", "1h", NULL };
+	start(env); /* "1h" is invalid: keeps the default 0 */
+	ck_assert_int_eq(sp_config.min_duration_ns, 0);
+	setenv("SCOPE_PROFILER_MIN_DURATION", "3600s", 1);
+	sp_config_load();
+	struct sp_fn_thread *h = sp_fn_thread_attach();
+	ck_assert_uint_eq(sp_fn_mode, SP_FN_MIN_DURATION);
+	uint32_t a = region_of(h, fn_alpha), b = region_of(h, fn_beta);
+	sp_fn_enter_filtered(h, a);
+	struct sp_event *pos0 = h->t->pos - 1;
+	for (int i = 0; i < 100; i++) {
+		sp_fn_enter_filtered(h, b);
+		sp_fn_exit_filtered(h, b);
+	}
+	ck_assert_ptr_eq(h->t->pos - 1, pos0); /* all 100 rewound */
+	sp_fn_exit_filtered(h, a);
+	sp_recorder_stop();
+	sp_fn_finalize();
+	struct sp_snapshot s;
+	ck_assert_int_eq(sp_snapshot_take(&s), 0);
+	ck_assert_uint_eq(s.nevents, 0);
+	ck_assert_uint_eq(row_named(&s, "fn_beta")->throttled_calls, 100);
+	ck_assert_uint_eq(row_named(&s, "fn_alpha")->throttled_calls, 1);
+	sp_snapshot_free(&s);
+}
+END_TEST
+
+START_TEST(test_max_depth)
+{
+	static const char *const env[] = { "SCOPE_PROFILER_MAX_DEPTH", "2", NULL };
+	start(env);
+	struct sp_fn_thread *h = sp_fn_thread_attach();
+	uint32_t a = region_of(h, fn_alpha);
+	for (int i = 0; i < 5; i++) /* recursion 5 deep: 2 recorded, 3 counted */
+		sp_fn_enter_filtered(h, a);
+	for (int i = 0; i < 5; i++)
+		sp_fn_exit_filtered(h, a);
+	sp_recorder_stop();
+	sp_fn_finalize();
+	struct sp_snapshot s;
+	ck_assert_int_eq(sp_snapshot_take(&s), 0);
+	ck_assert_uint_eq(row_named(&s, "fn_alpha")->count, 2);
+	ck_assert_uint_eq(row_named(&s, "fn_alpha")->throttled_calls, 3);
+	sp_snapshot_free(&s);
+}
+END_TEST
+
+/* An exit that skips frames (longjmp) closes them; a stray exit is
+ * ignored and never underflows the stack. */
+START_TEST(test_unwind_skipped_frames)
+{
+	start(NULL);
+	struct sp_fn_thread *h = sp_fn_thread_attach();
+	ck_assert_uint_eq(sp_fn_mode, 0);
+	uint32_t a = region_of(h, fn_alpha), b = region_of(h, fn_beta), c = region_of(h, fn_gamma);
+	sp_rec_enter_thread(h->t, a);
+	sp_rec_enter_thread(h->t, b);
+	sp_rec_enter_thread(h->t, c);
+	sp_fn_exit_unwind(h, a, sp_ticks()); /* b and c were longjmp'ed over */
+	ck_assert_uint_eq(h->t->depth, 0);
+	sp_fn_exit_unwind(h, b, sp_ticks());
+	ck_assert_uint_eq(h->t->depth, 0);
+	sp_recorder_stop();
+	sp_fn_finalize();
+	struct sp_snapshot s;
+	ck_assert_int_eq(sp_snapshot_take(&s), 0);
+	ck_assert_uint_eq(s.nevents, 3);
+	const struct sp_snap_row *ra = row_named(&s, "fn_alpha"), *rc = row_named(&s, "fn_gamma");
+	ck_assert_int_ge(s.end[ra->offset], s.end[rc->offset]);
+	ck_assert_int_ge(s.start[rc->offset], s.start[ra->offset]);
+	sp_snapshot_free(&s);
+}
+END_TEST
+
+static Suite *functions_suite(void)
+{
+	Suite *s = suite_create("functions");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_resolve_static_function);
+	tcase_add_test(tc, test_demangle);
+	tcase_add_test(tc, test_filter_re_match);
+	tcase_add_test(tc, test_exclude_gets_no_region);
+	tcase_add_test(tc, test_throttle_exact_counts);
+	tcase_add_test(tc, test_min_duration_rewinds);
+	tcase_add_test(tc, test_max_depth);
+	tcase_add_test(tc, test_unwind_skipped_frames);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(functions_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

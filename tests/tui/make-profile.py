@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+# Write schema-2 columnar scope-profiler files for the TUI tests.
+#   make-profile.py known OUT   small 2-rank file with known contents
+#   make-profile.py big OUT N   N events on 4 ranks (speed measurement)
+import sys
+
+import h5py
+import numpy as np
+
+S = 1_000_000_000  # ns per second
+
+
+def write(path, names, rows, meta):
+    """rows: list of (region_id, rank, starts, ends) in rank, region order."""
+    starts = [np.asarray(r[2], dtype=np.int64) for r in rows]
+    ends = [np.asarray(r[3], dtype=np.int64) for r in rows]
+    counts = np.array([len(s) for s in starts], dtype=np.uint64)
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.uint64)
+    n = len(rows)
+    s = h5py.string_dtype()
+    with h5py.File(path, "w") as f:
+        f.attrs["scope_profiler_schema"] = np.int64(2)
+        f.attrs.create("storage_layout", "columnar", dtype=s)
+        md = f.create_group("metadata")
+        for k, v in meta.items():
+            if isinstance(v, str):
+                md.attrs.create(k, v, dtype=s)
+            elif isinstance(v, list):
+                md.attrs.create(k, v, dtype=s)
+            else:
+                md.attrs[k] = np.int64(v)
+        f.create_group("region_table").create_dataset(
+            "names", data=names, dtype=s)
+        ix = f.create_group("rank_region_index")
+        ix["region_ids"] = np.array([r[0] for r in rows], dtype=np.uint32)
+        ix["ranks"] = np.array([r[1] for r in rows], dtype=np.uint32)
+        ix["event_offsets"] = offsets
+        ix["event_counts"] = counts
+        ix["source_lines"] = np.full(n, -1, dtype=np.int64)
+        ix.create_dataset("source_files", data=[""] * n, dtype=s)
+        ix.create_dataset("source_texts", data=[""] * n, dtype=s)
+        ix.create_dataset("tags", data=["[]"] * n, dtype=s)
+        ix["exclusive_totals"] = np.full(n, -1, dtype=np.int64)
+        ev = f.create_group("events")
+        ev["start_times"] = np.concatenate(starts)
+        ev["end_times"] = np.concatenate(ends)
+
+
+def meta_common(ranks):
+    return {
+        "timestamp": "2024-05-01T12:00:00+00:00",
+        "start_time_ns": 0,
+        "finalize_time_ns": 12 * S,
+        "hostname": "node042",
+        "user": "tester",
+        "platform": "Linux-6.1-x86_64",
+        "scope_profiler_version": "0.1.0",
+        "mpi_size": ranks,
+        "omp_num_threads": 1,
+        "total_cores": ranks,
+        "SLURM_JOB_ID": "4711",
+        "PATH": "/usr/bin:/bin",
+        "modules": ["gcc/13", "openmpi/4.1"],
+        "source": "native",
+    }
+
+
+def known(path):
+    # Regions: session > setup (1 s), timestep x4 (assemble, solve), output.
+    # rank 1 also has "checkpoint" (only there) and a slower solve.
+    names = ["scope_profiler.session", "setup", "timestep", "assemble",
+             "solve", "output", "checkpoint"]
+    rows = []
+    for rank in (0, 1):
+        solve_len = (0.9 if rank == 0 else 1.1) * S
+        ts_len = 1.5 * S if rank == 0 else 1.7 * S
+        t0 = 1 * S
+        ts = [(t0 + i * ts_len, t0 + (i + 1) * ts_len) for i in range(4)]
+        asm = [(a, a + 0.5 * S) for a, _ in ts]
+        sol = [(a + 0.5 * S, a + 0.5 * S + solve_len) for a, _ in ts]
+        end_ts = ts[-1][1]
+        out = [(end_ts, end_ts + 2 * S)]
+        sess_end = out[0][1] + (0.5 * S if rank == 1 else 0)
+        per = {0: [(0, sess_end)], 1: [(0, 1 * S)], 2: ts, 3: asm, 4: sol,
+               5: out}
+        if rank == 1:
+            per[6] = [(out[0][1], out[0][1] + 0.3 * S)]
+        for rid in sorted(per):
+            iv = per[rid]
+            rows.append((rid, rank, [int(a) for a, _ in iv],
+                         [int(b) for _, b in iv]))
+    write(path, names, rows, meta_common(2))
+
+
+def big(path, total):
+    # 4 ranks; per rank a session, then steps of (compute > kernel x8, comm).
+    ranks = 4
+    per_rank = total // ranks
+    per_step = 1 + 8 + 1  # step + kernels + comm
+    steps = max(1, (per_rank - 1) // per_step)
+    names = ["scope_profiler.session", "step", "kernel", "comm"]
+    rows = []
+    rng = np.random.default_rng(1)
+    for rank in range(ranks):
+        step_len = 10_000 + rank * 100
+        st = np.arange(steps, dtype=np.int64) * step_len + 1000
+        k_off = (np.arange(8, dtype=np.int64) * 1000)[None, :] + 10
+        ks = (st[:, None] + k_off).ravel()
+        ke = ks + 900 - rng.integers(0, 50, ks.size)
+        cs = st + 8100
+        ce = cs + 1500 + rank * 50
+        se = st + 9800
+        rows.append((0, rank, [0], [int(st[-1] + step_len + 1000)]))
+        rows.append((1, rank, st, se))
+        rows.append((2, rank, ks, ke))
+        rows.append((3, rank, cs, ce))
+    meta = meta_common(ranks)
+    meta["finalize_time_ns"] = int(steps * 10_500 + 5000)
+    write(path, names, rows, meta)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "known":
+        known(sys.argv[2])
+    elif sys.argv[1] == "big":
+        big(sys.argv[2], int(sys.argv[3]))
+    else:
+        sys.exit("usage: make-profile.py known OUT | big OUT N")

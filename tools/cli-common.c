@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared CLI plumbing: one-line error reporting, the common options, glob
+ * expansion of file arguments, opening profiles with readable errors, and
+ * number formatting.
+ */
+#include <errno.h>
+#include <glob.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli-common.h"
+
+static void verror(const struct cli_common *c, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "scope-profiler %s: ", c && c->command ? c->command : "");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_error(const struct cli_common *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(c, fmt, ap);
+	va_end(ap);
+}
+
+int cli_usage_error(const struct cli_common *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "scope-profiler %s: ", c && c->command ? c->command : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	/* One line only: point at --help instead of printing the usage. */
+	fprintf(stderr, " (see 'scope-profiler %s --help')\n",
+		c && c->command ? c->command : "");
+	return EXIT_USAGE;
+}
+
+int cli_common_init(struct cli_common *c, const char *command,
+		    const char *usage)
+{
+	memset(c, 0, sizeof(*c));
+	c->command = command;
+	c->usage = usage;
+	if (sp_selection_create(&c->sel) < 0) {
+		cli_error(c, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void cli_common_fini(struct cli_common *c)
+{
+	sp_selection_destroy(c->sel);
+	for (size_t i = 0; i < c->n_files; i++)
+		free(c->files[i]);
+	free(c->files);
+}
+
+int cli_common_option(struct cli_common *c, int opt, const char *arg)
+{
+	int rc;
+
+	switch (opt) {
+	case OPT_JSON:
+		c->json = true;
+		return 1;
+	case OPT_HELP:
+		c->help = true;
+		return 1;
+	case OPT_INCLUDE:
+		rc = sp_selection_add_include(c->sel, arg);
+		break;
+	case OPT_EXCLUDE:
+		rc = sp_selection_add_exclude(c->sel, arg);
+		break;
+	case OPT_RANKS:
+		rc = sp_selection_add_ranks(c->sel, arg);
+		break;
+	default:
+		return 0;
+	}
+	if (rc < 0) {
+		cli_usage_error(c, "%s", sp_reader_last_error());
+		return -1;
+	}
+	return 1;
+}
+
+static int add_file(struct cli_common *c, const char *path)
+{
+	char **files = realloc(c->files, (c->n_files + 1) * sizeof(*files));
+
+	if (!files)
+		return -1;
+	c->files = files;
+	c->files[c->n_files] = strdup(path);
+	if (!c->files[c->n_files])
+		return -1;
+	c->n_files++;
+	return 0;
+}
+
+int cli_collect_files(struct cli_common *c, int argc, char **argv, int first)
+{
+	for (int i = first; i < argc; i++) {
+		glob_t g;
+
+		if (strpbrk(argv[i], "*?[") &&
+		    glob(argv[i], 0, NULL, &g) == 0) {
+			for (size_t k = 0; k < g.gl_pathc; k++)
+				if (add_file(c, g.gl_pathv[k]) < 0) {
+					globfree(&g);
+					return -1;
+				}
+			globfree(&g);
+			continue;
+		}
+		/* No match: keep the literal so the error names it. */
+		if (add_file(c, argv[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int cli_open(const struct cli_common *c, const char *path,
+	     struct sp_reader **ret)
+{
+	int rc = sp_reader_open(path, ret);
+
+	if (rc < 0) {
+		const char *msg = sp_reader_last_error();
+
+		if (msg[0])
+			cli_error(c, "%s", msg);
+		else
+			cli_error(c, "%s: %s", path, strerror(-rc));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+void cli_unknown_region(const struct cli_common *c, struct sp_reader *r,
+			const char *name)
+{
+	uint32_t *ids = NULL;
+	int n = sp_reader_regions(r, NULL, &ids);
+
+	fprintf(stderr, "scope-profiler %s: %s: no region named '%s'; available regions: ",
+		c->command, sp_reader_path(r), name);
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "",
+			sp_reader_region_name(r, ids[i]));
+	fputs(n > 0 ? "\n" : "(none)\n", stderr);
+	free(ids);
+}
+
+void cli_format_double(char *buf, size_t size, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, size, "null");
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	/* Keep floats recognisable as floats, as Python's repr does. */
+	if (!strpbrk(buf, ".eEn") && strlen(buf) + 3 < size)
+		strcat(buf, ".0");
+}
+
+size_t cli_display_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}

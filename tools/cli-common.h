@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the scope-profiler subcommands: error reporting, the
+ * common options (--json, --include, --exclude, --ranks), glob expansion of
+ * file arguments, opening profiles, a small JSON writer and the summary
+ * table renderer.
+ */
+#ifndef SP_CLI_COMMON_H
+#define SP_CLI_COMMON_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "scope-profiler-reader.h"
+
+/* Exit codes (DESIGN.md). */
+#define EXIT_OK 0
+#define EXIT_CHECK_FAILED 1
+#define EXIT_USAGE 2
+
+/* Long-option ids of the common options (use in each command's table). */
+enum {
+	OPT_JSON = 1000,
+	OPT_INCLUDE,
+	OPT_EXCLUDE,
+	OPT_RANKS,
+	OPT_HELP,
+	OPT_FIRST_COMMAND_SPECIFIC = 1100,
+};
+
+#define CLI_COMMON_OPTIONS \
+	{ "json", no_argument, NULL, OPT_JSON }, \
+	{ "include", required_argument, NULL, OPT_INCLUDE }, \
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE }, \
+	{ "ranks", required_argument, NULL, OPT_RANKS }, \
+	{ "help", no_argument, NULL, OPT_HELP }
+
+struct cli_common {
+	const char *command;   /* for messages */
+	const char *usage;     /* printed on usage errors / --help */
+	bool json;
+	bool help;
+	struct sp_selection *sel;
+	char **files;          /* expanded file arguments */
+	size_t n_files;
+};
+
+/* One-line error on stderr: "scope-profiler <cmd>: message". */
+void cli_error(const struct cli_common *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A usage error (one line, pointing at --help); returns EXIT_USAGE. */
+int cli_usage_error(const struct cli_common *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+int cli_common_init(struct cli_common *c, const char *command,
+		    const char *usage);
+void cli_common_fini(struct cli_common *c);
+/*
+ * Handle a common option. Returns 1 if handled, 0 if not a common option,
+ * -1 on error (already reported).
+ */
+int cli_common_option(struct cli_common *c, int opt, const char *arg);
+/* Expand the remaining arguments (globs) into c->files. -1 on error. */
+int cli_collect_files(struct cli_common *c, int argc, char **argv, int first);
+
+/* Open a profile, reporting failures; returns 0 or EXIT_USAGE. */
+int cli_open(const struct cli_common *c, const char *path,
+	     struct sp_reader **ret);
+
+/* Print "unknown region 'x' in FILE; available regions: a, b, c". */
+void cli_unknown_region(const struct cli_common *c, struct sp_reader *r,
+			const char *name);
+
+/* Shortest "%.{15,16,17}g" that round-trips; NaN/inf => "null". */
+void cli_format_double(char *buf, size_t size, double v);
+
+/* Number of display columns of a UTF-8 string. */
+size_t cli_display_width(const char *s);
+
+/* ---- JSON writer ------------------------------------------------------ */
+
+struct json_writer {
+	FILE *f;
+	int depth;
+	bool need_comma[64];
+	bool after_key;
+	bool pretty;
+};
+
+void jw_init(struct json_writer *w, FILE *f, bool pretty);
+void jw_begin_object(struct json_writer *w);
+void jw_end_object(struct json_writer *w);
+void jw_begin_array(struct json_writer *w);
+void jw_end_array(struct json_writer *w);
+void jw_key(struct json_writer *w, const char *key);
+void jw_string(struct json_writer *w, const char *s);
+void jw_int(struct json_writer *w, long long v);
+void jw_double(struct json_writer *w, double v); /* null if not finite */
+void jw_bool(struct json_writer *w, bool v);
+void jw_null(struct json_writer *w);
+/* Finish the document with a newline. */
+void jw_finish(struct json_writer *w);
+
+/* ---- summary table (summary, inspect) ------------------------------------ */
+
+/*
+ * Print the framed summary table. columns: comma-separated keys (NULL for
+ * the default layout). Returns 0 or EXIT_USAGE on a bad column name.
+ */
+int cli_print_summary_table(const struct cli_common *c, FILE *f,
+			    struct sp_reader *r, const char *columns,
+			    enum sp_sort_key sort);
+
+#endif /* SP_CLI_COMMON_H */

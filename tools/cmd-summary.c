@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scope-profiler summary: per-region statistics of one or more profiles, as
+ * the framed call-tree table of §3.8 or, with --json, the list of objects of
+ * the Python summary() (same key names, full precision).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli-common.h"
+#include "commands.h"
+
+enum { OPT_SORT = OPT_FIRST_COMMAND_SPECIFIC, OPT_COLUMNS };
+
+static const char usage[] =
+	"FILE... [--json] [--include RE]... [--exclude RE]... [--ranks 0,2,4-7]\n"
+	"       [--sort start|total|calls|avg|min|max|first|last|std|p50|p95|p99|imbalance|name]\n"
+	"       [--columns region,ranks,calls,total,percent,avg,min,max,first,last,std,p50,p95,p99,imbalance]";
+
+static void emit_region(struct json_writer *w, struct sp_reader *r,
+			uint32_t id, const struct sp_stats *st)
+{
+	const struct sp_row *first = NULL;
+	const uint32_t *ranks;
+	size_t n = sp_reader_ranks(r, &ranks);
+
+	for (size_t k = 0; k < n && !first; k++) {
+		long row = sp_reader_row_find(r, id, ranks[k]);
+
+		if (row >= 0 && sp_reader_row(r, (size_t)row)->num_tags)
+			first = sp_reader_row(r, (size_t)row);
+	}
+	jw_begin_object(w);
+	jw_key(w, "name"); jw_string(w, sp_reader_region_name(r, id));
+	jw_key(w, "num_ranks"); jw_int(w, st->num_ranks);
+	jw_key(w, "num_calls"); jw_int(w, (long long)st->num_calls);
+	jw_key(w, "total_duration"); jw_double(w, st->total);
+	jw_key(w, "inclusive_duration"); jw_double(w, st->total);
+	jw_key(w, "exclusive_duration");
+	if (st->has_exclusive)
+		jw_double(w, st->exclusive);
+	else
+		jw_null(w);
+	jw_key(w, "average_duration"); jw_double(w, st->average);
+	jw_key(w, "min_duration"); jw_double(w, st->min);
+	jw_key(w, "max_duration"); jw_double(w, st->max);
+	jw_key(w, "first_duration"); jw_double(w, st->first);
+	jw_key(w, "last_duration"); jw_double(w, st->last);
+	jw_key(w, "std_duration"); jw_double(w, st->std);
+	jw_key(w, "tags");
+	jw_begin_array(w);
+	for (size_t t = 0; first && t < first->num_tags; t++)
+		jw_string(w, first->tags[t]);
+	jw_end_array(w);
+	jw_key(w, "p50_duration"); jw_double(w, st->p50);
+	jw_key(w, "p95_duration"); jw_double(w, st->p95);
+	jw_key(w, "p99_duration"); jw_double(w, st->p99);
+	jw_key(w, "rank_imbalance"); jw_double(w, st->rank_imbalance);
+	jw_key(w, "rank_imbalance_pct"); jw_double(w, st->rank_imbalance_pct);
+	jw_key(w, "p50"); jw_double(w, st->p50);
+	jw_key(w, "p95"); jw_double(w, st->p95);
+	jw_key(w, "p99"); jw_double(w, st->p99);
+	jw_key(w, "imbalance"); jw_double(w, st->rank_imbalance_pct);
+	jw_end_object(w);
+}
+
+/* The summary() list of one file. Returns 0 or EXIT_USAGE. */
+static int emit_file_json(struct cli_common *c, struct json_writer *w,
+			  struct sp_reader *r)
+{
+	uint32_t *ids = NULL;
+	int n = sp_reader_regions(r, c->sel, &ids);
+	const char *problem;
+
+	if (n < 0) {
+		cli_error(c, "%s: out of memory", sp_reader_path(r));
+		return EXIT_USAGE;
+	}
+	jw_begin_array(w);
+	for (int i = 0; i < n; i++) {
+		struct sp_stats st;
+
+		if (sp_reader_region_stats(r, ids[i], c->sel, &st) < 0) {
+			free(ids);
+			cli_error(c, "%s: out of memory", sp_reader_path(r));
+			return EXIT_USAGE;
+		}
+		emit_region(w, r, ids[i], &st);
+	}
+	jw_end_array(w);
+	free(ids);
+	problem = sp_reader_nesting_problem(r);
+	if (problem)
+		cli_error(c, "warning: exclusive time unavailable: %s", problem);
+	return 0;
+}
+
+static int run(struct cli_common *c, const char *columns, enum sp_sort_key sort)
+{
+	struct json_writer w;
+	int rc = 0;
+
+	jw_init(&w, stdout, true);
+	if (c->json && c->n_files > 1)
+		jw_begin_array(&w);
+	for (size_t i = 0; i < c->n_files && rc == 0; i++) {
+		struct sp_reader *r;
+
+		rc = cli_open(c, c->files[i], &r);
+		if (rc)
+			break;
+		if (c->json && c->n_files > 1) {
+			jw_begin_object(&w);
+			jw_key(&w, "file");
+			jw_string(&w, c->files[i]);
+			jw_key(&w, "regions");
+		}
+		if (c->json)
+			rc = emit_file_json(c, &w, r);
+		else
+			rc = cli_print_summary_table(c, stdout, r, columns, sort);
+		if (c->json && c->n_files > 1)
+			jw_end_object(&w);
+		sp_reader_destroy(r);
+	}
+	if (c->json && rc == 0) {
+		if (c->n_files > 1)
+			jw_end_array(&w);
+		jw_finish(&w);
+	}
+	return rc;
+}
+
+int cmd_summary(int argc, char **argv)
+{
+	static const struct option options[] = {
+		CLI_COMMON_OPTIONS,
+		{ "sort", required_argument, NULL, OPT_SORT },
+		{ "columns", required_argument, NULL, OPT_COLUMNS },
+		{ 0 },
+	};
+	enum sp_sort_key sort = SP_SORT_START;
+	const char *columns = NULL;
+	struct cli_common c;
+	int opt, rc;
+
+	if (cli_common_init(&c, "summary", usage) < 0)
+		return EXIT_USAGE;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		int h = cli_common_option(&c, opt == 'h' ? OPT_HELP : opt, optarg);
+
+		if (h < 0) {
+			cli_common_fini(&c);
+			return EXIT_USAGE;
+		}
+		if (h > 0)
+			continue;
+		if (opt == OPT_SORT && sp_sort_key_parse(optarg, &sort) == 0)
+			continue;
+		if (opt == OPT_COLUMNS) {
+			columns = optarg;
+			continue;
+		}
+		rc = opt == OPT_SORT ? cli_usage_error(&c, "unknown sort key '%s'", optarg)
+				     : cli_usage_error(&c, "invalid option");
+		cli_common_fini(&c);
+		return rc;
+	}
+	if (c.help) {
+		printf("usage: scope-profiler summary %s\n", usage);
+		cli_common_fini(&c);
+		return EXIT_OK;
+	}
+	if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0) {
+		rc = cli_usage_error(&c, "no profile file given");
+		cli_common_fini(&c);
+		return rc;
+	}
+	rc = run(&c, columns, sort);
+	cli_common_fini(&c);
+	return rc;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Entry points of the subcommands, one per tools/cmd-<name>.c. Each takes
+ * the arguments after "scope-profiler" (argv[0] = command name) and returns
+ * the process exit code.
+ */
+#ifndef SP_COMMANDS_H
+#define SP_COMMANDS_H
+
+int cmd_summary(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_events(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+#endif /* SP_COMMANDS_H */

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export chrome-trace: the Trace Event Format JSON that Perfetto and
+ * chrome://tracing load. Rank = process, thread lane = thread, each call a
+ * complete ("X") event with its MPI bytes/peer/root/tag/communicator, GPU
+ * and await times in args. Streamed rank by rank, one event per line;
+ * times are microseconds with nanosecond decimals from the first entry.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "sp-config.h"
+
+/* Per-event values written to args when present (value >= min). */
+static const struct {
+	enum sp_column col;
+	const char *key;
+	int64_t min;
+} arg_columns[] = {
+	{ SP_COL_MPI_BYTES, "mpi_bytes", 0 },
+	{ SP_COL_MPI_PEERS, "mpi_peer", 0 },
+	{ SP_COL_MPI_ROOTS, "mpi_root", 0 },
+	{ SP_COL_MPI_TAGS, "mpi_tag", 0 },
+	{ SP_COL_MPI_COMMS, "mpi_comm", 0 },
+	{ SP_COL_GPU_DURATIONS, "gpu_duration_ns", 0 },
+	{ SP_COL_AWAIT_NS, "await_ns", 1 },
+	{ SP_COL_TASK_IDS, "task_id", 0 },
+	{ SP_COL_CALLSITE_IDS, "callsite_id", 0 },
+};
+#define N_ARGS (sizeof(arg_columns) / sizeof(arg_columns[0]))
+
+/* Microseconds with exactly three decimals (ns >= 0). */
+static void micros(FILE *out, int64_t ns)
+{
+	fprintf(out, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+}
+
+/* "cat": the region's tags joined by ',', else "region". */
+static void category(FILE *out, const struct sp_row *row)
+{
+	size_t len = 0;
+	char *buf;
+
+	if (!row || row->num_tags == 0) {
+		fputs("\"region\"", out);
+		return;
+	}
+	for (size_t t = 0; t < row->num_tags; t++)
+		len += strlen(row->tags[t]) + 1;
+	buf = malloc(len + 1);
+	if (!buf) {
+		fputs("\"region\"", out);
+		return;
+	}
+	buf[0] = '\0';
+	for (size_t t = 0; t < row->num_tags; t++) {
+		if (t)
+			strcat(buf, ",");
+		strcat(buf, row->tags[t]);
+	}
+	ex_json_string(out, buf);
+	free(buf);
+}
+
+struct rank_ctx {
+	struct export_file *f;
+	FILE *out;
+	size_t n_out;            /* events written (for separators) */
+	uint32_t rank;
+	const int64_t *s, *e, *lane;
+	const int64_t *args[N_ARGS];
+	const struct sp_row **rows; /* rows of this rank, by offset */
+	size_t n_rows;
+};
+
+static void next_event(struct rank_ctx *c)
+{
+	fputs(c->n_out++ ? ",\n{" : "\n{", c->out);
+}
+
+static void meta_event(struct rank_ctx *c, const char *what, int64_t tid,
+		       const char *key, const char *name, long value)
+{
+	next_event(c);
+	fprintf(c->out, "\"name\":\"%s\",\"ph\":\"M\",\"pid\":%" PRIu32
+		",\"tid\":%" PRId64 ",\"args\":{\"%s\":", what, c->rank, tid, key);
+	if (name)
+		ex_json_string(c->out, name);
+	else
+		fprintf(c->out, "%ld", value);
+	fputs("}}", c->out);
+}
+
+static void complete_event(struct rank_ctx *c, uint64_t k,
+			   const struct sp_row *row, int64_t tid)
+{
+	FILE *out = c->out;
+	int64_t s = c->s[k], e = c->e[k];
+	bool any = false;
+
+	ex_clip(c->f, &s, &e);
+	next_event(c);
+	fputs("\"name\":", out);
+	ex_json_string(out, sp_reader_region_name(c->f->r, row->region));
+	fputs(",\"cat\":", out);
+	category(out, row);
+	fputs(",\"ph\":\"X\",\"ts\":", out);
+	micros(out, s - c->f->origin_ns);
+	fputs(",\"dur\":", out);
+	micros(out, e - s);
+	fprintf(out, ",\"pid\":%" PRIu32 ",\"tid\":%" PRId64 ",\"args\":{",
+		c->rank, tid);
+	for (size_t a = 0; a < N_ARGS; a++) {
+		if (!c->args[a] || c->args[a][k] < arg_columns[a].min)
+			continue;
+		fprintf(out, "%s\"%s\":%" PRId64, any ? "," : "",
+			arg_columns[a].key, c->args[a][k]);
+		any = true;
+	}
+	fprintf(out, "%s\"call_index\":%" PRIu64 "}}", any ? "," : "",
+		k - row->offset);
+}
+
+/* The row holding event k (binary search over the rank's rows). */
+static const struct sp_row *find_row(const struct rank_ctx *c, uint64_t k)
+{
+	size_t lo = 0, hi = c->n_rows;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->rows[mid]->offset <= k)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return c->rows[lo];
+}
+
+static void lane_name(struct rank_ctx *c, int64_t lane)
+{
+	const char *name = ex_thread_name(c->f, c->rank, lane);
+	char buf[64];
+
+	if (!name) {
+		snprintf(buf, sizeof(buf), "thread %" PRId64, lane);
+		name = buf;
+	}
+	meta_event(c, "thread_name", lane, "name", name, 0);
+}
+
+static int write_rank(struct export_ctx *x, struct rank_ctx *c)
+{
+	uint64_t *idx = NULL;
+	long n = ex_rank_events(x, c->f, c->rank, &idx);
+	bool lane_open = false;
+	int64_t cur_lane = 0;
+	char name[32];
+
+	if (n < 0)
+		return ex_reader_error(x, c->f, (int)n);
+	snprintf(name, sizeof(name), "rank %" PRIu32, c->rank);
+	meta_event(c, "process_name", 0, "name", name, 0);
+	meta_event(c, "process_sort_index", 0, "sort_index", NULL, (long)c->rank);
+	for (long i = 0; i < n; i++) {
+		uint64_t k = idx[i];
+		int64_t lane = c->lane ? c->lane[k] : 0;
+
+		if (c->lane && (!lane_open || lane != cur_lane)) {
+			lane_name(c, lane);
+			lane_open = true;
+			cur_lane = lane;
+		}
+		complete_event(c, k, find_row(c, k), lane);
+	}
+	free(idx);
+	return 0;
+}
+
+static int cmp_row_offset(const void *a, const void *b)
+{
+	const struct sp_row *x = *(const struct sp_row *const *)a;
+	const struct sp_row *y = *(const struct sp_row *const *)b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Rows of one rank that hold events, sorted by offset. */
+static void collect_rows(struct rank_ctx *c)
+{
+	size_t n = sp_reader_num_rows(c->f->r);
+
+	c->n_rows = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_row *row = sp_reader_row(c->f->r, i);
+
+		if (row->rank == c->rank && row->count && !row->has_aggregate)
+			c->rows[c->n_rows++] = row;
+	}
+	qsort(c->rows, c->n_rows, sizeof(*c->rows), cmp_row_offset);
+}
+
+int export_chrome_write(struct export_ctx *x, struct export_file *f, FILE *out)
+{
+	struct sp_reader *r = f->r;
+	const uint32_t *ranks;
+	size_t n_ranks = sp_reader_ranks(r, &ranks);
+	size_t n_rows = sp_reader_num_rows(r);
+	struct rank_ctx c = {
+		.f = f,
+		.out = out,
+		.s = sp_reader_column(r, SP_COL_START_TIMES),
+		.e = sp_reader_column(r, SP_COL_END_TIMES),
+		.lane = sp_reader_column(r, SP_COL_THREAD_IDS),
+	};
+	int rc = 0;
+
+	for (size_t a = 0; a < N_ARGS; a++)
+		c.args[a] = sp_reader_column(r, arg_columns[a].col);
+	c.rows = malloc((n_rows ? n_rows : 1) * sizeof(*c.rows));
+	if (!c.rows)
+		return ex_reader_error(x, f, -ENOMEM);
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"scope-profiler@"
+	      SP_VERSION "\",\"source\":", out);
+	ex_json_string(out, f->path);
+	fprintf(out, ",\"time_origin_ns\":%" PRId64 "},\"traceEvents\":[", f->origin_ns);
+	for (size_t k = 0; k < n_ranks && rc == 0; k++) {
+		if (!sp_selection_match_rank(x->c.sel, ranks[k]))
+			continue;
+		c.rank = ranks[k];
+		collect_rows(&c);
+		rc = write_rank(x, &c);
+	}
+	fputs(c.n_out ? "\n]}\n" : "]}\n", out);
+	free(c.rows);
+	return rc;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scope-profiler: the command-line front end. Dispatches to one function per
+ * subcommand (tools/cmd-<name>.c) through the table below.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli-common.h"
+#include "commands.h"
+#include "sp-config.h"
+
+/*
+ * The command table. To add a command X:
+ *   1. write tools/cmd-X.c with `int cmd_X(int argc, char **argv)` (argv[0]
+ *      is the command name; parse with getopt_long and CLI_COMMON_OPTIONS,
+ *      return EXIT_OK / EXIT_CHECK_FAILED / EXIT_USAGE);
+ *   2. declare it in tools/commands.h;
+ *   3. add one line here and the file name to tools/meson.build.
+ */
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "summary", cmd_summary, "per-region statistics table (or --json)" },
+	{ "tree", cmd_tree, "reconstructed call stack of one rank" },
+	{ "events", cmd_events, "one line per recorded call (table, csv, json)" },
+	{ "inspect", cmd_inspect, "metadata and region table of profiles" },
+	{ "export", cmd_export, "write region-statistics JSON documents" },
+	{ "run", cmd_run, "run a program with the profiler preloaded" },
+};
+
+static void print_help(FILE *f)
+{
+	fprintf(f, "usage: scope-profiler [--version] [--help] <command> [<args>]\n\n"
+		   "Analyse scope-profiler profiles (HDF5, JSON or .spt).\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nRun 'scope-profiler <command> --help' for the options of a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+
+	if (argc < 2) {
+		print_help(stderr);
+		return EXIT_USAGE;
+	}
+	name = argv[1];
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+		printf("scope-profiler %s\n", SP_VERSION);
+		return EXIT_OK;
+	}
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
+	    strcmp(name, "help") == 0) {
+		print_help(stdout);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "scope-profiler: invalid command '%s' (choose from ", name);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", commands[i].name);
+	fprintf(stderr, ")\n");
+	return EXIT_USAGE;
+}

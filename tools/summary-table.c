@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The framed summary table of §3.8 (newest layout): one row per call path,
+ * "name (Nx)" labels, "(own)" rows, numeric cells indented by depth, a
+ * "% session" column when a scope_profiler.session region exists.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli-common.h"
+
+enum col { C_REGION, C_RANKS, C_CALLS, C_TOTAL, C_PERCENT, C_AVG, C_MIN,
+	   C_MAX, C_FIRST, C_LAST, C_STD, C_P50, C_P95, C_P99, C_IMBALANCE,
+	   C_N };
+
+static const char *const col_keys[C_N] = {
+	"region", "ranks", "calls", "total", "percent", "avg", "min", "max",
+	"first", "last", "std", "p50", "p95", "p99", "imbalance",
+};
+static const char *const col_headers[C_N] = {
+	"region", "ranks", "n", "total [s]", "% session", "avg [s]", "min [s]",
+	"max [s]", "first [s]", "last [s]", "std [s]", "p50 [s]", "p95 [s]",
+	"p99 [s]", "imbalance [%]",
+};
+
+#define MAX_COLS 32
+#define CELL 256
+
+static int parse_columns(const struct cli_common *c, const char *spec,
+			 bool session, enum col *cols)
+{
+	char buf[512], *save = NULL, *tok;
+	int n = 0;
+
+	if (!spec) {
+		cols[n++] = C_REGION;
+		if (session)
+			cols[n++] = C_PERCENT;
+		cols[n++] = C_TOTAL;
+		return n;
+	}
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		int k;
+
+		for (k = 0; k < C_N && strcmp(tok, col_keys[k]) != 0; k++)
+			;
+		if (k == C_N) {
+			cli_usage_error(c, "unknown column '%s' (choose from region, ranks, calls, total, percent, avg, min, max, first, last, std, p50, p95, p99, imbalance)",
+					tok);
+			return -1;
+		}
+		if (n < MAX_COLS)
+			cols[n++] = (enum col)k;
+	}
+	return n;
+}
+
+static void fmt_num(char *out, int indent, const char *fmt, double v)
+{
+	int n = snprintf(out, CELL, "%*s", indent, "");
+
+	if (isnan(v))
+		snprintf(out + n, CELL - (size_t)n, "-");
+	else
+		snprintf(out + n, CELL - (size_t)n, fmt, v);
+}
+
+static void name_cell(char *out, const struct sp_summary_row *row)
+{
+	size_t len = 0;
+
+	for (int d = 1; d < row->depth; d++)
+		len += (size_t)snprintf(out + len, CELL - len, "  ");
+	if (row->depth > 0)
+		len += (size_t)snprintf(out + len, CELL - len, "└─ ");
+	if (row->own) {
+		snprintf(out + len, CELL - len, "(own)");
+		return;
+	}
+	len += (size_t)snprintf(out + len, CELL - len, "%s", row->name);
+	if (row->calls > 1 && len < CELL)
+		len += (size_t)snprintf(out + len, CELL - len, " (%llux)",
+					(unsigned long long)row->calls);
+	if (row->recursive && len < CELL)
+		snprintf(out + len, CELL - len, " ↻");
+}
+
+static void cell(char *out, const struct sp_summary_row *row, enum col col)
+{
+	int ind = row->depth ? 2 * row->depth + 1 : 0;
+
+	switch (col) {
+	case C_REGION: name_cell(out, row); return;
+	case C_RANKS: snprintf(out, CELL, "%*s%u", ind, "", row->num_ranks); return;
+	case C_CALLS: snprintf(out, CELL, "%*s%llu", ind, "",
+			       (unsigned long long)row->calls); return;
+	case C_TOTAL: fmt_num(out, ind, "%.6f", row->total); return;
+	case C_PERCENT: fmt_num(out, ind, "%.2f%%", row->percent); return;
+	case C_AVG: fmt_num(out, ind, "%.3e", row->avg); return;
+	case C_MIN: fmt_num(out, ind, "%.3e", row->min); return;
+	case C_MAX: fmt_num(out, ind, "%.3e", row->max); return;
+	case C_FIRST: fmt_num(out, ind, "%.3e", row->first); return;
+	case C_LAST: fmt_num(out, ind, "%.3e", row->last); return;
+	case C_STD: fmt_num(out, ind, "%.3e", row->std); return;
+	case C_P50: fmt_num(out, ind, "%.3e", row->p50); return;
+	case C_P95: fmt_num(out, ind, "%.3e", row->p95); return;
+	case C_P99: fmt_num(out, ind, "%.3e", row->p99); return;
+	case C_IMBALANCE: fmt_num(out, ind, "%.2f", row->imbalance); return;
+	default: out[0] = '\0';
+	}
+}
+
+static void put_padded(FILE *f, const char *s, size_t width)
+{
+	size_t w = cli_display_width(s);
+
+	fputs(s, f);
+	for (; w < width; w++)
+		fputc(' ', f);
+}
+
+static void rule(FILE *f, const char *l, const char *r, size_t inner)
+{
+	fprintf(f, "  %s", l);
+	for (size_t i = 0; i < inner + 2; i++)
+		fputs("─", f);
+	fprintf(f, "%s\n", r);
+}
+
+static void print_line(FILE *f, char (*cells)[CELL], const size_t *width,
+		       int ncols)
+{
+	fputs("  │ ", f);
+	for (int k = 0; k < ncols; k++) {
+		if (k)
+			fputs("    ", f);
+		put_padded(f, cells[k], width[k]);
+	}
+	fputs(" │\n", f);
+}
+
+static void render(FILE *f, const struct sp_summary *s, const enum col *cols,
+		   int ncols)
+{
+	size_t n = sp_summary_count(s), width[MAX_COLS] = { 0 }, inner = 0;
+	char (*cells)[CELL] = calloc((n + 1) * (size_t)ncols, CELL);
+
+	if (!cells)
+		return;
+	for (int k = 0; k < ncols; k++) {
+		snprintf(cells[k], CELL, "%s", col_headers[cols[k]]);
+		width[k] = cli_display_width(cells[k]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (int k = 0; k < ncols; k++) {
+			char *out = cells[(i + 1) * (size_t)ncols + (size_t)k];
+			size_t w;
+
+			cell(out, sp_summary_get(s, i), cols[k]);
+			w = cli_display_width(out);
+			width[k] = w > width[k] ? w : width[k];
+		}
+	}
+	for (int k = 0; k < ncols; k++)
+		inner += width[k] + (k ? 4 : 0);
+	rule(f, "╭", "╮", inner);
+	print_line(f, cells, width, ncols);
+	rule(f, "├", "┤", inner);
+	for (size_t i = 0; i < n; i++)
+		print_line(f, cells + (i + 1) * (size_t)ncols, width, ncols);
+	rule(f, "╰", "╯", inner);
+	free(cells);
+}
+
+int cli_print_summary_table(const struct cli_common *c, FILE *f,
+			    struct sp_reader *r, const char *columns,
+			    enum sp_sort_key sort)
+{
+	struct sp_summary *s;
+	enum col cols[MAX_COLS];
+	unsigned nr = sp_reader_num_ranks(r);
+	int ncols, rc;
+
+	rc = sp_summary_build(r, c->sel, sort, &s);
+	if (rc < 0) {
+		cli_error(c, "%s: %s", sp_reader_path(r), sp_reader_last_error());
+		return EXIT_USAGE;
+	}
+	ncols = parse_columns(c, columns, sp_summary_has_session(s), cols);
+	if (ncols < 0) {
+		sp_summary_destroy(s);
+		return EXIT_USAGE;
+	}
+	if (sp_summary_is_flat(s))
+		cli_error(c, "warning: %s; showing one row per region",
+			  sp_reader_nesting_problem(r) ? sp_reader_nesting_problem(r)
+						       : "no call tree");
+	fprintf(f, "%s (%u %s)\n", sp_reader_path(r), nr, nr == 1 ? "rank" : "ranks");
+	render(f, s, cols, ncols);
+	sp_summary_destroy(s);
+	return 0;
+}
