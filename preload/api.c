@@ -71,8 +71,11 @@ SP_EXPORT int sp_flush(void)
 {
 	if (sp_lifecycle_state() != SP_STATE_RECORDING)
 		return -ESHUTDOWN;
-	/* Pause so the snapshot sees settled buffers, write, resume. */
+	/* Pause so the snapshot sees settled buffers, resolve names and move
+	 * counters as finalize does (both are repeatable), write, resume. */
 	sp_recorder_stop();
+	if (sp_lifecycle_resolve_hook)
+		sp_lifecycle_resolve_hook();
 	int ret = sp_lifecycle_write_local();
 	atomic_store(&sp_recording, 1);
 	return ret;

@@ -6,8 +6,6 @@
  * timestamp, one event store. Names are resolved at finalize (see
  * recorder/functions.c for the one exception, filters).
  */
-#include <errno.h>
-
 #include "functions.h"
 #include "lifecycle.h"
 
@@ -17,17 +15,50 @@ SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site);
 SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site);
 
 /*
- * errno: the fast paths below call nothing that can set it (rdtsc or the
- * vDSO clock, loads and stores); every slow path they branch to
- * (sp_fn_thread_attach, sp_fn_cache_fill, sp_thread_enter_slow via the
- * chunk allocator) saves and restores it itself.
+ * The fast paths are leaf code: every other case leaves through a tail
+ * call, so no register is saved and no stack frame is built on the common
+ * path (the timestamp costs more than all the rest together).
+ *
+ * errno: the fast paths call nothing that can set it (rdtsc or the vDSO
+ * clock, loads and stores); every slow path saves and restores it itself.
  */
-static inline struct sp_fn_entry *probe(struct sp_fn_thread *h, uintptr_t addr)
+/* Only reached with a TSC: without one, sp_fn_mode has SP_FN_SLOW_CLOCK
+ * and every call takes the filtered path, which reads sp_ticks(). */
+static inline int64_t tsc_ticks(void)
 {
-	struct sp_fn_entry *e = &h->cache[sp_fn_slot(addr)];
-	if (SP_LIKELY(e->addr == addr))
-		return e;
-	return sp_fn_cache_fill(h, addr);
+#if SP_HAVE_TSC
+	return (int64_t)__rdtsc();
+#else
+	return 0;
+#endif
+}
+
+static __attribute__((noinline)) void enter_slow(void *fn)
+{
+	struct sp_fn_thread *h = sp_fn_tls;
+	if (!h && !(h = sp_fn_thread_attach()))
+		return;
+	if (h->t->busy)
+		return;
+	struct sp_fn_entry *e = sp_fn_cache_fill(h, (uintptr_t)fn);
+	if (!e || e->region == SP_NO_REGION)
+		return;
+	if (sp_fn_mode)
+		sp_fn_enter_filtered(h, e->region);
+	else
+		sp_rec_enter_thread(h->t, e->region);
+}
+
+static __attribute__((noinline)) void exit_slow(void *fn)
+{
+	struct sp_fn_thread *h = sp_fn_tls;
+	struct sp_fn_entry *e = sp_fn_cache_fill(h, (uintptr_t)fn);
+	if (!e || e->region == SP_NO_REGION)
+		return;
+	if (sp_fn_mode)
+		sp_fn_exit_filtered(h, e->region);
+	else
+		sp_fn_exit_unwind(h, e->region, sp_ticks());
 }
 
 SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
@@ -36,21 +67,32 @@ SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	if (SP_UNLIKELY(!atomic_load_explicit(&sp_recording, memory_order_relaxed)))
 		return;
 	struct sp_fn_thread *h = sp_fn_tls;
-	if (SP_UNLIKELY(!h) && !(h = sp_fn_thread_attach()))
-		return;
+	if (SP_UNLIKELY(!h))
+		return enter_slow(fn);
 	struct sp_thread *t = h->t;
 	if (SP_UNLIKELY(t->busy))
 		return;
-	struct sp_fn_entry *e = probe(h, (uintptr_t)fn);
-	if (SP_UNLIKELY(!e || e->region == SP_NO_REGION))
+	const struct sp_fn_entry *e = &h->cache[sp_fn_slot((uintptr_t)fn)];
+	if (SP_UNLIKELY(e->addr != (uintptr_t)fn))
+		return enter_slow(fn);
+	uint32_t region = e->region;
+	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return; /* filtered out */
-	if (SP_LIKELY(!sp_fn_mode)) {
-		sp_rec_enter_thread(t, e->region);
-		return;
-	}
-	int saved = errno; /* the filtered path may grow a chunk */
-	sp_fn_enter_filtered(h, e->region);
-	errno = saved;
+	if (SP_UNLIKELY(sp_fn_mode))
+		return sp_fn_enter_filtered(h, region);
+	/* sp_rec_enter_thread() with the TSC read inline. */
+	int64_t now = tsc_ticks();
+	struct sp_event *ev = t->pos;
+	uint32_t d = t->depth;
+	if (SP_UNLIKELY(ev == t->end || d >= SP_STACK_MAX))
+		return sp_thread_enter_slow(t, region, now);
+	t->pos = ev + 1;
+	ev->start = now;
+	ev->end = SP_OPEN;
+	ev->region = region;
+	ev->aux = 0;
+	t->depth = d + 1;
+	t->stack[d] = (struct sp_frame){ .ev = ev, .start = now, .region = region, .flags = 0 };
 }
 
 SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
@@ -64,20 +106,21 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	struct sp_thread *t = h->t;
 	if (SP_UNLIKELY(t->busy))
 		return;
-	struct sp_fn_entry *e = probe(h, (uintptr_t)fn);
-	if (SP_UNLIKELY(!e || e->region == SP_NO_REGION))
-		return;
+	const struct sp_fn_entry *e = &h->cache[sp_fn_slot((uintptr_t)fn)];
+	if (SP_UNLIKELY(e->addr != (uintptr_t)fn))
+		return exit_slow(fn);
 	uint32_t region = e->region;
-	if (SP_UNLIKELY(sp_fn_mode)) {
-		sp_fn_exit_filtered(h, region);
+	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return;
-	}
-	int64_t now = sp_ticks();
-	if (SP_LIKELY(t->depth && !t->overflow)) {
-		struct sp_frame *f = &t->stack[t->depth - 1];
+	if (SP_UNLIKELY(sp_fn_mode))
+		return sp_fn_exit_filtered(h, region);
+	int64_t now = tsc_ticks();
+	uint32_t d = t->depth;
+	if (SP_LIKELY(d && !t->overflow)) {
+		struct sp_frame *f = &t->stack[d - 1];
 		if (SP_LIKELY(f->region == region && f->ev)) {
 			f->ev->end = now;
-			t->depth--;
+			t->depth = d - 1;
 			return;
 		}
 	}

@@ -67,7 +67,7 @@ def bytes_expr(fn, spec, fortran):
         return '-1'
     kind, _, rest = spec.rpartition(':')
     c, t = rest.split('*')
-    comm = fval(fn, 'comm', fortran)
+    comm = fval(fn, 'comm', fortran) if kind else ''
     if kind == 'sum':
         return f'sp_mpi_bytes_sum({fval(fn, c, fortran)}, {fval(fn, t, fortran)}, {comm})'
     if kind == 'sumw':
@@ -114,12 +114,13 @@ def body(fn, fortran, call):
     if 'startall' in a:
         pre.append('sp_mpi_reqs_done(&c, -1, NULL, 0);')
     ival = lambda p: f'(*(const MPI_Fint *){p})' if fortran else f'*{p}'
-    test = ival(a['test']) if 'test' in a else '1'
+    test = ival(a['test']) if 'test' in a else None
+    cond = (lambda stmt: f'if ({test})\n\t\t\t{stmt}') if test else (lambda stmt: stmt)
     if 'wait' in a or 'waitall' in a:
-        post.append(f'if ({test})\n\t\t\tsp_mpi_reqs_done(&c, -1, NULL, 0);')
+        post.append(cond('sp_mpi_reqs_done(&c, -1, NULL, 0);'))
     if 'waitany' in a:
         idx = a['waitany'].split(':')[2]
-        post.append(f'if ({test})\n\t\t\tsp_mpi_reqs_done(&c, 1, (const int *){idx}, {F});')
+        post.append(cond(f'sp_mpi_reqs_done(&c, 1, (const int *){idx}, {F});'))
     if 'waitsome' in a:
         _, _, outn, idx = a['waitsome'].split(':')
         post.append(f'sp_mpi_reqs_done(&c, {ival(outn)}, (const int *){idx}, {F});')
@@ -204,7 +205,8 @@ def main():
         h.write('\tSP_MPI_FN_COUNT\n};\n\n__attribute__((visibility("hidden"))) extern const char '
                 '*const sp_mpi_fn_names[SP_MPI_FN_COUNT];\n\n#endif\n')
     with open(out_c, 'w') as c:
-        c.write(HEAD + '#include "mpi-record.h"\n\nconst char *const sp_mpi_fn_names[] = {\n')
+        c.write(HEAD + '#include "mpi-record.h"\n\n'
+                '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\nconst char *const sp_mpi_fn_names[] = {\n')
         c.writelines(f'\t"{f["name"]}",\n' for f in fns)
         c.write('};\n\n')
         for f in fns:

@@ -190,10 +190,29 @@ out:
 	return e;
 }
 
+/* Last lookup of this thread: most code uses one communicator in a row.
+ * Valid while no handle was forgotten since (generation). */
+static atomic_uint generation;
+static __thread struct {
+	const void *key;
+	struct comm_entry *e;
+	unsigned gen;
+} last __attribute__((tls_model("initial-exec")));
+
 static struct comm_entry *lookup(const void *key, int kind)
 {
+	unsigned gen = atomic_load_explicit(&generation, memory_order_acquire);
+	if (SP_LIKELY(last.key == key && last.gen == gen && last.e && last.e->kind == kind))
+		return last.e;
 	struct comm_entry *e = find(key, kind);
-	return SP_LIKELY(e != NULL) ? e : insert(key, kind);
+	if (SP_UNLIKELY(!e))
+		e = insert(key, kind);
+	if (e) {
+		last.key = key;
+		last.e = e;
+		last.gen = gen;
+	}
+	return e;
 }
 
 void sp_mpi_comms_init(void)
@@ -219,6 +238,7 @@ static void forget(const void *key, int kind)
 	struct comm_entry *e = find(key, kind);
 	if (e) {
 		atomic_store(&e->dead, 1);
+		atomic_fetch_add(&generation, 1); /* drops every thread's last-lookup cache */
 		/* Kept: world[] may still be read by a racing lookup of an
 		 * erroneous program; it is small. */
 	}

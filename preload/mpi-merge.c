@@ -229,12 +229,6 @@ static int send_big(const void *buf, uint64_t n, int tag, MPI_Comm comm)
 	return PMPI_Send(buf, (int)n, MPI_BYTE, 0, tag, comm) == MPI_SUCCESS ? 0 : -EIO;
 }
 
-static int recv_big(void *buf, uint64_t n, int src, int tag, MPI_Comm comm)
-{
-	return PMPI_Recv(buf, (int)n, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS
-		       ? 0 : -EIO;
-}
-
 /* Non-zero rank, phase A: header and names out, map back. */
 static int phase_a_send(struct local *l, MPI_Comm comm)
 {
@@ -286,7 +280,298 @@ static int phase_b_send(struct local *l, MPI_Comm comm)
 	return ret;
 }
 
-#include "mpi-merge-root.c"
+/* ---- rank 0 --------------------------------------------------------------- */
+
+struct rank_size {
+	uint64_t nrows, nevents, nthreads;
+	uint32_t ncomms;
+};
+
+struct root {
+	MPI_Comm comm;
+	struct sp_writer *w;
+	unsigned cols;
+	int ret;                   /* first failure; later data is drained, not written */
+	uint64_t row_at, ev_at, thr_at, comm_at;
+	char *chunk;               /* CHUNK events */
+	struct sp_mpi_comm_row *comms;
+	uint32_t *comm_ranks;
+};
+
+static int write_rows(struct root *R, const struct wire_row *wr, uint64_t n, const char *files,
+		      uint32_t rank)
+{
+	struct sp_writer_row *rows = calloc(n + 1, sizeof *rows);
+	if (!rows)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++)
+		rows[i] = (struct sp_writer_row){ .region = wr[i].region, .rank = rank,
+			.offset = R->ev_at + wr[i].offset, .count = wr[i].count,
+			.source_line = wr[i].source_line,
+			.source_file = wr[i].file_off == UINT64_MAX ? NULL : files + wr[i].file_off,
+			.summary = wr[i].summary, .dropped = wr[i].dropped,
+			.throttled_calls = wr[i].throttled_calls, .throttled_ns = wr[i].throttled_ns };
+	int ret = sp_writer_put_rows(R->w, R->row_at, n, rows);
+	free(rows);
+	return ret;
+}
+
+static int write_chunk(struct root *R, uint64_t n, uint64_t at)
+{
+	int64_t *start = (int64_t *)R->chunk, *end = start + n, *thr = end + n, *bytes = thr + n;
+	int32_t *peer = (int32_t *)(bytes + n), *root = peer + n, *tag = root + n, *comm = tag + n;
+	struct sp_writer_events ev = { .start = start, .end = end, .thread_ids = thr,
+		.mpi_bytes = bytes, .mpi_peers = peer, .mpi_roots = root, .mpi_tags = tag,
+		.mpi_comms = comm };
+	return sp_writer_put_events(R->w, at, n, &ev);
+}
+
+/* Receive exactly n bytes or fail. */
+static int recv_exact(struct root *R, void *buf, uint64_t n, int src, int tag)
+{
+	MPI_Status st;
+	int got = 0;
+	if (PMPI_Recv(buf, (int)n, MPI_BYTE, src, tag, R->comm, &st) != MPI_SUCCESS ||
+	    PMPI_Get_count(&st, MPI_BYTE, &got) != MPI_SUCCESS || (uint64_t)got != n)
+		return -EIO;
+	return 0;
+}
+
+static void fail(struct root *R, int ret)
+{
+	if (!R->ret)
+		R->ret = ret;
+}
+
+/* Phase B for rank 0 itself. */
+static void root_own(struct root *R, struct local *l)
+{
+	struct wire_row *rows = NULL;
+	char *files = NULL;
+	uint64_t fb;
+	fail(R, pack_rows(l, &rows, &files, &fb));
+	if (!R->ret)
+		fail(R, write_rows(R, rows, l->h.nrows, files, 0));
+	free(rows);
+	free(files);
+	for (uint64_t at = 0; !R->ret && at < l->h.nevents; at += CHUNK) {
+		uint64_t n = l->h.nevents - at < CHUNK ? l->h.nevents - at : CHUNK;
+		pack_events(&l->s, at, n, R->chunk);
+		fail(R, write_chunk(R, n, R->ev_at + at));
+	}
+	if (!R->ret && (R->cols & SP_COL_THREAD_IDS)) {
+		struct sp_writer_thread *t = calloc(l->h.nthreads + 1, sizeof *t);
+		if (!t)
+			fail(R, -ENOMEM);
+		else {
+			pack_threads(&l->s, t);
+			fail(R, sp_writer_put_threads(R->w, R->thr_at, l->h.nthreads, t));
+		}
+		free(t);
+	}
+	for (uint32_t i = 0; i < l->h.ncomms; i++) {
+		R->comms[R->comm_at + i] = l->comms[i];
+		R->comm_ranks[R->comm_at + i] = 0;
+	}
+}
+
+/* Phase B for rank r > 0: every message is received, written only if
+ * nothing failed so far. */
+static void root_remote(struct root *R, int r, const struct rank_size *z)
+{
+	int go[2] = { !R->ret, !!(R->cols & SP_COL_THREAD_IDS) };
+	if (PMPI_Send(go, 2, MPI_INT, r, TAG_GO, R->comm) != MPI_SUCCESS || !go[0]) {
+		fail(R, -EIO);
+		return;
+	}
+	uint64_t fb = 0;
+	int ret = recv_exact(R, &fb, sizeof fb, r, TAG_FILES);
+	char *files = malloc(fb + 1);
+	struct wire_row *rows = malloc((z->nrows + 1) * sizeof *rows);
+	if (!files || !rows) /* still receive, into the chunk buffer: sizes are small */
+		ret = -ENOMEM;
+	MPI_Status st;
+	PMPI_Recv(files ? files : R->chunk, (int)(files ? fb : 0), MPI_BYTE, r, TAG_FILES,
+		  R->comm, &st);
+	if (!ret)
+		ret = recv_exact(R, rows, z->nrows * sizeof *rows, r, TAG_ROWS);
+	else
+		PMPI_Recv(R->chunk, 0, MPI_BYTE, r, TAG_ROWS, R->comm, &st);
+	fail(R, ret);
+	if (!R->ret)
+		fail(R, write_rows(R, rows, z->nrows, files, (uint32_t)r));
+	free(rows);
+	free(files);
+	for (uint64_t at = 0; at < z->nevents; at += CHUNK) {
+		uint64_t n = z->nevents - at < CHUNK ? z->nevents - at : CHUNK;
+		fail(R, recv_exact(R, R->chunk, n * EV_BYTES, r, TAG_EV));
+		if (!R->ret)
+			fail(R, write_chunk(R, n, R->ev_at + at));
+	}
+	if (go[1]) {
+		struct sp_writer_thread *t = calloc(z->nthreads + 1, sizeof *t);
+		fail(R, t ? recv_exact(R, t, z->nthreads * sizeof *t, r, TAG_THR) : -ENOMEM);
+		if (!t)
+			PMPI_Recv(R->chunk, (int)(z->nthreads * sizeof *t), MPI_BYTE, r, TAG_THR,
+				  R->comm, &st);
+		if (!R->ret)
+			fail(R, sp_writer_put_threads(R->w, R->thr_at, z->nthreads, t));
+		free(t);
+	}
+	fail(R, recv_exact(R, R->comms + R->comm_at, z->ncomms * sizeof *R->comms, r, TAG_COMM));
+	for (uint32_t i = 0; i < z->ncomms; i++)
+		R->comm_ranks[R->comm_at + i] = (uint32_t)r;
+}
+
+/* Phase A on rank 0: unify names, send maps, learn sizes. */
+static int root_names(struct local *l0, MPI_Comm comm, struct names *t, struct rank_size *z,
+		      struct hdr *tot)
+{
+	int ret = 0;
+	for (int r = 0; r < sp_mpi_world_size; r++) {
+		struct hdr h = l0->h;
+		char *blob = l0->names;
+		uint32_t *map = l0->map;
+		if (r > 0) {
+			MPI_Status st;
+			if (PMPI_Recv(&h, sizeof h, MPI_BYTE, r, TAG_HDR, comm, &st) != MPI_SUCCESS)
+				return -EIO;
+			blob = malloc(h.names_bytes + 1);
+			map = calloc(h.nnames + 1, sizeof *map);
+			PMPI_Recv(blob ? blob : (char *)&st, blob ? (int)h.names_bytes : 0, MPI_BYTE, r,
+				  TAG_NAMES, comm, &st);
+			if (!blob || !map)
+				ret = ret ? ret : -ENOMEM;
+		}
+		if (!ret)
+			ret = names_map(t, blob, h.nnames, map);
+		if (r > 0) {
+			PMPI_Send(map ? map : (uint32_t *)&h, map ? (int)h.nnames : 0, MPI_UINT32_T, r,
+				  TAG_MAP, comm);
+			free(blob);
+			free(map);
+		}
+		if (!h.ok)
+			fprintf(stderr, "scope-profiler: rank %d could not take its snapshot; "
+				"its events are missing\n", r);
+		z[r] = (struct rank_size){ h.nrows, h.nevents, h.nthreads, h.ncomms };
+		tot->nrows += h.nrows;
+		tot->nevents += h.nevents;
+		tot->nthreads += h.nthreads;
+		tot->ncomms += h.ncomms;
+		tot->dropped += h.dropped;
+		tot->columns |= h.columns;
+	}
+	return ret;
+}
+
+/* /mpi_communicators, added once the file is in place (the writer has no
+ * extension groups); a failure leaves a valid file without the table. */
+static int write_comms(const char *path, const struct root *R, uint64_t n)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	if (f < 0)
+		return -EIO;
+	hid_t g = H5Gcreate2(f, SP_GROUP_MPI_COMMS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	int ret = g < 0 ? -EIO : 0;
+	int32_t *col = malloc((n + 1) * sizeof *col);
+	const char *names[] = { "ranks", "ids", "sizes", "remote_sizes", "leaders" };
+	for (int k = 0; !ret && col && k < 5; k++) {
+		for (uint64_t i = 0; i < n; i++) {
+			const struct sp_mpi_comm_row *c = &R->comms[i];
+			int32_t v[] = { (int32_t)R->comm_ranks[i], c->id, c->size, c->remote_size,
+					c->leader };
+			col[i] = v[k];
+		}
+		hsize_t dims = n;
+		hid_t sp = H5Screate_simple(1, &dims, NULL);
+		hid_t d = H5Dcreate2(g, names[k], k ? H5T_STD_I32LE : H5T_STD_U32LE, sp, H5P_DEFAULT,
+				     H5P_DEFAULT, H5P_DEFAULT);
+		if (d < 0 || (n && H5Dwrite(d, k ? H5T_NATIVE_INT32 : H5T_NATIVE_UINT32, H5S_ALL,
+					    H5S_ALL, H5P_DEFAULT, col) < 0))
+			ret = -EIO;
+		if (d >= 0)
+			H5Dclose(d);
+		H5Sclose(sp);
+	}
+	free(col);
+	if (g >= 0)
+		H5Gclose(g);
+	return H5Fclose(f) < 0 || ret ? -EIO : 0;
+}
+
+static int root_finish(struct root *R, const struct hdr *tot, int64_t t0)
+{
+	struct sp_run_info run;
+	sp_run_info_init(&run, 0, sp_mpi_world_size);
+	struct sp_meta meta = { 0 };
+	int ret = sp_meta_collect(&meta, &run);
+	if (!ret)
+		ret = sp_meta_set_int(&meta, SP_META_DROPPED, (int64_t)tot->dropped);
+	if (!ret)
+		ret = sp_meta_set_int(&meta, "mpi_merge_ns", sp_monotonic_ns() - t0);
+	if (!ret)
+		ret = sp_writer_put_metadata(R->w, &meta);
+	sp_meta_free(&meta);
+	if (!ret) {
+		ret = sp_writer_commit(R->w);
+		R->w = NULL;
+	}
+	if (!ret && write_comms(sp_config.output, R, tot->ncomms))
+		fprintf(stderr, "scope-profiler: could not add %s to %s\n", SP_GROUP_MPI_COMMS,
+			sp_config.output);
+	return ret;
+}
+
+static void merge_root(struct local *l0, MPI_Comm comm)
+{
+	int64_t t0 = sp_monotonic_ns();
+	int P = sp_mpi_world_size;
+	struct names t = { 0 };
+	struct hdr tot = { 0 };
+	struct rank_size *z = calloc((size_t)P, sizeof *z);
+	struct root R = { .comm = comm };
+	if (!z) { /* cannot even track sizes: tell nobody to send */
+		fprintf(stderr, "scope-profiler: out of memory at MPI_Finalize\n");
+		return;
+	}
+	R.ret = root_names(l0, comm, &t, z, &tot);
+	R.cols = tot.columns;
+	struct sp_writer_layout layout = { .nnames = t.n, .names = (const char *const *)t.v,
+		.nrows = tot.nrows, .nevents = tot.nevents,
+		.nthreads = (R.cols & SP_COL_THREAD_IDS) ? tot.nthreads : 0, .columns = R.cols };
+	R.chunk = malloc((size_t)CHUNK * EV_BYTES);
+	R.comms = calloc(tot.ncomms + 1, sizeof *R.comms);
+	R.comm_ranks = calloc(tot.ncomms + 1, sizeof *R.comm_ranks);
+	if (!R.chunk || !R.comms || !R.comm_ranks)
+		fail(&R, -ENOMEM);
+	if (!R.ret)
+		R.ret = sp_writer_create(sp_config.output, &layout, &R.w);
+	for (int r = 0; r < P; r++) {
+		if (r == 0 && !R.ret)
+			root_own(&R, l0);
+		else if (r > 0)
+			root_remote(&R, r, &z[r]);
+		R.row_at += z[r].nrows;
+		R.ev_at += z[r].nevents;
+		R.thr_at += (R.cols & SP_COL_THREAD_IDS) ? z[r].nthreads : 0;
+		R.comm_at += z[r].ncomms;
+	}
+	if (!R.ret)
+		R.ret = root_finish(&R, &tot, t0);
+	if (R.ret)
+		fprintf(stderr, "scope-profiler: could not write %s: %s\n", sp_config.output,
+			strerror(-R.ret));
+	else if (!sp_config.quiet)
+		fprintf(stderr, "scope-profiler: wrote %s (%d ranks, %u regions, %llu events)\n",
+			sp_config.output, P, t.n, (unsigned long long)tot.nevents);
+	sp_writer_destroy(R.w);
+	free(R.chunk);
+	free(R.comms);
+	free(R.comm_ranks);
+	free(z);
+	names_free(&t);
+}
 
 void sp_mpi_before_finalize(void)
 {

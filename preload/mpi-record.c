@@ -153,6 +153,14 @@ void sp_mpi_store(struct sp_mpi_call *c)
 		free(c->saved);
 	if (!c->ev || !sp_tls)
 		return;
+	const struct sp_mpi_rec *r = &c->rec;
+	if (r->bytes == -1 && r->peer == -1 && r->root == -1 && r->tag == -1 &&
+	    r->comm < (int32_t)SP_MPI_AUX_INLINE - 1) {
+		/* No message data: the communicator id fits in aux itself, no
+		 * record memory (most calls: Comm_rank, Barrier, Type_*, ...). */
+		c->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(r->comm + 1);
+		return;
+	}
 	struct mpi_thread *th = my;
 	if (SP_UNLIKELY(!th)) {
 		th = my = attach(sp_tls->index);
@@ -172,6 +180,12 @@ void sp_mpi_columns(const struct sp_snapshot *s, uint64_t first, uint64_t n, int
 		uint64_t e = first + i;
 		uint32_t aux = s->aux ? s->aux[e] : 0, t = s->thread[e];
 		const struct sp_mpi_rec *r = NULL;
+		if (aux & SP_MPI_AUX_INLINE) {
+			bytes[i] = -1;
+			peer[i] = root[i] = tag[i] = -1;
+			comm[i] = (int32_t)(aux & ~SP_MPI_AUX_INLINE) - 1;
+			continue;
+		}
 		if (aux && t < nby_index && by_index[t] && aux <= by_index[t]->n)
 			r = &by_index[t]->recs[aux - 1];
 		bytes[i] = r ? r->bytes : -1;

@@ -31,6 +31,10 @@ struct sp_mpi_rec {
 	int32_t comm;   /* communicator id of this rank (world 0, self 1) */
 };
 
+/* aux of an MPI event: 1 + index into the thread's records, or, with this
+ * bit set, a call without message data whose low bits are comm id + 1. */
+#define SP_MPI_AUX_INLINE 0x80000000u
+
 #define SP_MPI_SAVED 16
 
 /* State of one wrapped call, on the wrapper's stack. */
@@ -60,7 +64,7 @@ SP_HIDDEN void sp_mpi_store(struct sp_mpi_call *c);
 /* Start a call: returns true when it is recorded (then fill c->bytes etc.).
  * MPI calls made inside another MPI call (ROMIO, callbacks) are not
  * recorded: the guard is per thread. */
-static inline bool sp_mpi_begin(struct sp_mpi_call *c, enum sp_mpi_fn fn)
+static inline __attribute__((always_inline)) bool sp_mpi_begin(struct sp_mpi_call *c, enum sp_mpi_fn fn)
 {
 	c->err = errno;
 	c->active = 0;
@@ -84,7 +88,7 @@ static inline bool sp_mpi_begin(struct sp_mpi_call *c, enum sp_mpi_fn fn)
 }
 
 /* Open the call's event (timestamp) and give errno back to the call. */
-static inline void sp_mpi_enter(struct sp_mpi_call *c)
+static inline __attribute__((always_inline)) void sp_mpi_enter(struct sp_mpi_call *c)
 {
 	if (c->active) {
 		struct sp_thread *t = sp_thread_get();
@@ -99,7 +103,7 @@ static inline void sp_mpi_enter(struct sp_mpi_call *c)
 
 /* Close the call's event (timestamp). True if completion bookkeeping is
  * wanted. */
-static inline bool sp_mpi_leave(struct sp_mpi_call *c)
+static inline __attribute__((always_inline)) bool sp_mpi_leave(struct sp_mpi_call *c)
 {
 	c->err = errno;
 	if (c->active) {
@@ -111,7 +115,7 @@ static inline bool sp_mpi_leave(struct sp_mpi_call *c)
 }
 
 /* Store the call's data and restore errno. */
-static inline void sp_mpi_end(struct sp_mpi_call *c)
+static inline __attribute__((always_inline)) void sp_mpi_end(struct sp_mpi_call *c)
 {
 	if (c->active)
 		sp_mpi_store(c);

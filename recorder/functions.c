@@ -204,7 +204,9 @@ struct sp_fn_thread *sp_fn_thread_attach(void)
 
 /* ---- filtered paths ------------------------------------------------------ */
 
-void sp_fn_enter_filtered(struct sp_fn_thread *h, uint32_t region)
+/* errno: both filtered paths may reach the chunk allocator; the caller
+ * (a hook) relies on them to keep errno. */
+static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 {
 	struct sp_thread *t = h->t;
 	int64_t now = sp_ticks();
@@ -273,6 +275,13 @@ static void close_frame(struct sp_fn_thread *h, struct sp_frame *f, int64_t now)
 	}
 }
 
+void sp_fn_enter_filtered(struct sp_fn_thread *h, uint32_t region)
+{
+	int saved = errno;
+	enter_filtered(h, region);
+	errno = saved;
+}
+
 void sp_fn_exit_filtered(struct sp_fn_thread *h, uint32_t region)
 {
 	struct sp_thread *t = h->t;
@@ -338,6 +347,8 @@ int sp_fn_setup(void)
 		sp_fn_thr_ticks = (int64_t)llround((double)sp_config.throttle_mean_ns * ticks_per_ns);
 		mode |= SP_FN_THROTTLE;
 	}
+	if (!sp_clock_tsc)
+		mode |= SP_FN_SLOW_CLOCK;
 	sp_fn_mode = mode;
 	return ret;
 }

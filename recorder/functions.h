@@ -24,6 +24,7 @@ enum {
 	SP_FN_MIN_DURATION = 1u << 0,
 	SP_FN_MAX_DEPTH = 1u << 1,
 	SP_FN_THROTTLE = 1u << 2,
+	SP_FN_SLOW_CLOCK = 1u << 3, /* no TSC: the fast path reads only rdtsc */
 };
 
 /* One cache slot. region == SP_NO_REGION: the function is filtered out
@@ -73,9 +74,13 @@ SP_HIDDEN extern int64_t sp_fn_thr_ticks;   /* THROTTLE_MEAN in ticks */
 SP_HIDDEN extern __thread struct sp_fn_thread *sp_fn_tls
 	__attribute__((tls_model("initial-exec")));
 
+/* Cache slot of a function address. An instrumented function is longer
+ * than 16 bytes, so addr >> 4 differs for neighbours; folding in the bits
+ * above 64 KiB spreads distant modules. Two shifts and a xor: cheaper on
+ * the hot path than a multiplicative hash. */
 static inline uint32_t sp_fn_slot(uintptr_t addr)
 {
-	return (uint32_t)(((uint64_t)addr * 0x9E3779B97F4A7C15ull) >> (64 - SP_FN_CACHE_BITS));
+	return (uint32_t)((addr >> 4) ^ (addr >> (4 + SP_FN_CACHE_BITS))) & (SP_FN_CACHE_SIZE - 1);
 }
 
 /* Attach the calling thread (first hook call). NULL if recording cannot
@@ -97,8 +102,6 @@ SP_HIDDEN int sp_fn_setup(void);
  * regions' throttled_calls/throttled_ns and resolve every function region's
  * name and source. */
 SP_HIDDEN void sp_fn_finalize(void);
-/* Forget all state (tests, fork child). */
-SP_HIDDEN void sp_fn_reset(void);
 
 /* ---- filters (filter.c) ------------------------------------------------ */
 

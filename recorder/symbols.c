@@ -21,12 +21,20 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A function definition's DIE by entry address (module addresses). */
+struct subprogram {
+	Dwarf_Addr pc;
+	Dwarf_Off off;
+};
+
 struct module {
 	char *path;
 	uintptr_t bias;       /* link_map l_addr */
 	Dwfl *dwfl;           /* opened on first resolve, one per module */
 	Dwfl_Module *mod;     /* NULL if the file could not be read */
-	bool opened;
+	bool opened, indexed;
+	struct subprogram *subs; /* sorted by pc, built on the first lookup */
+	size_t nsubs, capsubs;
 };
 
 static struct module *modules;
@@ -216,36 +224,129 @@ static char *absolute_file(const char *file, Dwarf_Die *cu)
 	return s ? s : strdup(file);
 }
 
-/* The definition's file and line: the subprogram DIE around addr
- * (decl_file/decl_line follow abstract_origin and specification), else
- * the line table entry of the function's first instruction. */
-static void find_source(Dwfl_Module *mod, Dwarf_Addr addr, struct sp_symbol *sym)
+/* The unit holding addr. libdw's lookup needs .debug_aranges, which clang
+ * does not emit by default; then walk the units' address ranges. */
+static Dwarf_Die *find_cu(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *ret_bias)
 {
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
-	if (cu) {
-		Dwarf_Die *scopes = NULL;
-		int n = dwarf_getscopes(cu, addr - bias, &scopes);
-		for (int i = 0; i < n; i++) {
-			if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
-				continue;
-			int line;
-			const char *file = dwarf_decl_file(&scopes[i]);
-			if (file && dwarf_decl_line(&scopes[i], &line) == 0) {
-				sym->file = absolute_file(file, cu);
-				sym->line = line;
-			}
-			break;
-		}
-		free(scopes);
-		if (sym->file)
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, ret_bias);
+	if (cu)
+		return cu;
+	while ((cu = dwfl_module_nextcu(mod, cu, ret_bias)) != NULL)
+		if (dwarf_haspc(cu, addr - *ret_bias) > 0)
+			return cu;
+	return NULL;
+}
+
+/* DW_AT_decl_file. libdw 0.188 rejects index 0, which DWARF 5 (clang's
+ * default) uses for the unit's primary file: look it up in the unit's file
+ * table, else take the unit's name. */
+static const char *decl_file(Dwarf_Die *die, Dwarf_Die *cu)
+{
+	const char *file = dwarf_decl_file(die);
+	Dwarf_Attribute attr;
+	Dwarf_Word idx;
+	if (file || dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_file, &attr), &idx) != 0)
+		return file;
+	Dwarf_Files *files;
+	size_t n;
+	if (dwarf_getsrcfiles(cu, &files, &n) == 0 && idx < n)
+		file = dwarf_filesrc(files, idx, NULL, NULL);
+	return file ? file : idx == 0 ? dwarf_diename(cu) : NULL;
+}
+
+static void add_subprogram(struct module *m, Dwarf_Die *die)
+{
+	Dwarf_Addr pc, end;
+	ptrdiff_t it;
+	if (dwarf_lowpc(die, &pc) != 0) {
+		Dwarf_Addr base;
+		if ((it = dwarf_ranges(die, 0, &base, &pc, &end)) <= 0)
 			return;
 	}
-	Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+	if (m->nsubs == m->capsubs) {
+		size_t cap = m->capsubs ? m->capsubs * 2 : 256;
+		struct subprogram *v = realloc(m->subs, cap * sizeof *v);
+		if (!v)
+			return;
+		m->subs = v;
+		m->capsubs = cap;
+	}
+	m->subs[m->nsubs++] = (struct subprogram){ .pc = pc, .off = dwarf_dieoffset(die) };
+}
+
+/* Every DIE below `die` and its siblings (namespaces, classes, functions:
+ * lambdas and local classes live inside functions). */
+static void walk_dies(struct module *m, Dwarf_Die *die)
+{
+	do {
+		if (dwarf_tag(die) == DW_TAG_subprogram)
+			add_subprogram(m, die);
+		Dwarf_Die child;
+		if (dwarf_haschildren(die) > 0 && dwarf_child(die, &child) == 0)
+			walk_dies(m, &child);
+	} while (dwarf_siblingof(die, die) == 0);
+}
+
+static int cmp_subprogram(const void *a, const void *b)
+{
+	Dwarf_Addr x = ((const struct subprogram *)a)->pc, y = ((const struct subprogram *)b)->pc;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The DIE of the function that starts at addr. One walk over the module's
+ * units builds a sorted index, so resolving n functions costs one pass, not
+ * n (dwarf_getscopes finds nothing inside clang's namespaces in libdw 0.188).
+ */
+static bool find_subprogram(struct module *m, Dwarf_Addr addr, Dwarf_Die *ret_die, Dwarf_Die *ret_cu)
+{
+	Dwarf_Addr bias;
+	if (!m->indexed) {
+		m->indexed = true;
+		Dwarf_Die *cu = NULL, child;
+		while ((cu = dwfl_module_nextcu(m->mod, cu, &bias)) != NULL)
+			if (dwarf_child(cu, &child) == 0)
+				walk_dies(m, &child);
+		if (m->nsubs)
+			qsort(m->subs, m->nsubs, sizeof *m->subs, cmp_subprogram);
+	}
+	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
+	size_t lo = 0, hi = m->nsubs;
+	while (dw && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->subs[mid].pc < addr - bias) {
+			lo = mid + 1;
+		} else if (m->subs[mid].pc > addr - bias) {
+			hi = mid;
+		} else {
+			return dwarf_offdie(dw, m->subs[mid].off, ret_die) &&
+			       dwarf_diecu(ret_die, ret_cu, NULL, NULL);
+		}
+	}
+	return false;
+}
+
+/* The definition's file and line: the function's DIE (decl_file/decl_line
+ * follow abstract_origin and specification), else the line table entry of
+ * its first instruction. */
+static void find_source(struct module *m, Dwarf_Addr addr, struct sp_symbol *sym)
+{
+	Dwarf_Die die, cudie;
 	int line;
-	const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
-	if (file) {
-		sym->file = cu ? absolute_file(file, cu) : strdup(file);
+	if (find_subprogram(m, addr, &die, &cudie)) {
+		const char *file = decl_file(&die, &cudie);
+		if (file && dwarf_decl_line(&die, &line) == 0) {
+			sym->file = absolute_file(file, &cudie);
+			sym->line = line;
+			return;
+		}
+	}
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = find_cu(m->mod, addr, &bias);
+	Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, addr - bias) : NULL;
+	const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (file && dwarf_lineno(l, &line) == 0) {
+		sym->file = absolute_file(file, cu);
 		sym->line = line;
 	}
 }
@@ -261,7 +362,7 @@ int sp_sym_resolve(int module, uintptr_t addr, bool want_source, struct sp_symbo
 		if (raw && *raw)
 			sym.name = sp_sym_demangle(raw);
 		if (want_source)
-			find_source(mod, addr, &sym);
+			find_source(&modules[module], addr, &sym);
 	}
 	if (!sym.name)
 		sym.name = unresolved_name(module, addr);
@@ -288,5 +389,9 @@ void sp_sym_close_all(void)
 		modules[i].dwfl = NULL;
 		modules[i].mod = NULL;
 		modules[i].opened = false;
+		free(modules[i].subs);
+		modules[i].subs = NULL;
+		modules[i].nsubs = modules[i].capsubs = 0;
+		modules[i].indexed = false;
 	}
 }

@@ -173,22 +173,34 @@ static int emit_bins(struct timeline *t, size_t *cap, const struct bin *bins,
 	return 0;
 }
 
-/* Aggregate the calls (sorted by depth, start) of one lane per pixel. */
+/*
+ * Aggregate the calls (sorted by depth, start) of one lane per pixel. The
+ * bins of all lanes together stay below AGG_CELLS (wider bins for many
+ * deep lanes), which bounds the size of the drawing.
+ */
+#define AGG_CELLS 100000
+
 static int aggregate_lane(struct timeline *t, size_t *cap,
 			  const struct tl_call *c, size_t n, int32_t rows,
 			  double width)
 {
 	size_t w = width >= 1 ? (size_t)width : 1;
-	double bin_ns = (double)(t->t1_ns - t->t0_ns) / (double)w;
-	struct bin *bins = malloc(w * sizeof(*bins));
+	size_t per_lane = AGG_CELLS / (t->ranks_drawn ? t->ranks_drawn : 1) / (size_t)rows;
+	double bin_ns;
+	struct bin *bins;
 	size_t i = 0;
 	int rc = 0;
 
+	if (per_lane < w)
+		w = per_lane > 50 ? per_lane : 50;
+	bin_ns = (double)(t->t1_ns - t->t0_ns) / (double)w;
+	bins = malloc(w * sizeof(*bins));
 	if (!bins)
 		return -ENOMEM;
 	if (!(bin_ns > 0))
 		bin_ns = 1;
-	t->bin_seconds = bin_ns / 1e9;
+	if (bin_ns / 1e9 > t->bin_seconds)
+		t->bin_seconds = bin_ns / 1e9;
 	for (int32_t d = 0; d < rows && rc == 0; d++) {
 		for (size_t b = 0; b < w; b++)
 			bins[b] = (struct bin){ NONE, NONE, 0, 0, 0 };
@@ -359,7 +371,7 @@ void timeline_free(struct timeline *t)
 	memset(t, 0, sizeof(*t));
 }
 
-void timeline_note(const struct timeline *t, char *buf, size_t size)
+void timeline_note(const struct timeline *t, bool problem, char *buf, size_t size)
 {
 	char bin[32];
 	size_t len = 0;
@@ -368,15 +380,15 @@ void timeline_note(const struct timeline *t, char *buf, size_t size)
 	if (t->aggregated) {
 		fmt_seconds(bin, sizeof(bin), t->bin_seconds);
 		len += (size_t)snprintf(buf + len, size - len,
-			"%" PRIu64 " calls aggregated per pixel (1 px = %s; each bar "
-			"shows the region that covers most of its pixels). ",
+			"%" PRIu64 " calls aggregated per pixel (bins of %s; each bar "
+			"shows the region that covers most of its bins). ",
 			t->n_calls, bin);
 	}
 	if (len < size && t->ranks_drawn < t->ranks_total)
 		len += (size_t)snprintf(buf + len, size - len,
 			"Showing the first %zu of %zu ranks (choose with --ranks). ",
 			t->ranks_drawn, t->ranks_total);
-	if (len < size && t->problem)
+	if (len < size && t->problem && problem)
 		snprintf(buf + len, size - len,
 			 "Calls are not properly nested, rows show regions: %s", t->problem);
 }

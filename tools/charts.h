@@ -112,8 +112,11 @@ void gantt_render(FILE *f, const struct chart_file *files,
 void flame_render(FILE *f, const struct chart_file *cf, const struct timeline *t,
 		  const struct chart_opts *o);
 
-/** A sentence describing the aggregation / lane cap, or "" (into buf). */
-void timeline_note(const struct timeline *t, char *buf, size_t size);
+/**
+ * Sentences on the aggregation, the rank cap and (problem) the nesting
+ * problem, or "" (into buf).
+ */
+void timeline_note(const struct timeline *t, bool problem, char *buf, size_t size);
 
 /* ---- durations and imbalance bars ----------------------------------------- */
 
@@ -166,11 +169,12 @@ void imbalance_render(FILE *f, const struct chart_file *files, size_t n,
 
 /* ---- speedup and weak scaling (several files) --------------------------- */
 
-struct scaling {
+struct scale_chart {
 	bool weak;            /* normalized runtime instead of speedup */
 	bool numeric;         /* x values are numbers (sorted, duplicates averaged) */
 	bool ideal;           /* draw the ideal line (the three scaling fields) */
 	char x_field[64];
+	size_t n_runs;        /* input files (allocation size of x, x_labels) */
 	size_t n_x;
 	double *x;            /* numeric x values (input positions when !numeric) */
 	char **x_labels;      /* printable x values */
@@ -188,10 +192,10 @@ struct scaling {
  *         value, no common region) or -ENOMEM.
  */
 int scaling_build(const struct chart_file *files, size_t n, const char *x_field,
-		  bool weak, const struct chart_opts *o, struct scaling *ret,
+		  bool weak, const struct chart_opts *o, struct scale_chart *ret,
 		  char *errbuf, size_t errsize);
-void scaling_free(struct scaling *s);
-void scaling_render(FILE *f, const struct scaling *s,
+void scaling_free(struct scale_chart *s);
+void scaling_render(FILE *f, const struct scale_chart *s,
 		    const struct sp_color_map *colors, const struct chart_opts *o);
 
 #endif /* SP_CHARTS_H */

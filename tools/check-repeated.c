@@ -101,7 +101,7 @@ static size_t samples_of(const struct runs *runs, const char *name, double *v)
 static void judge(struct region_result *res, const double *b, const double *c,
 		  const struct check_opts *o)
 {
-	double budget = o->max_regression / 100, alpha = (1 - o->confidence) / 2;
+	double budget = o->max_regression / 100, alpha = (100 - o->confidence) / 200;
 	double tb[res->nb + 1], tc[res->nc + 1]; /* medians reorder */
 
 	memcpy(tb, b, res->nb * sizeof(*b));
@@ -117,7 +117,7 @@ static void judge(struct region_result *res, const double *b, const double *c,
 	if (res->nb < 2 || res->nc < 2 || res->base_median == 0)
 		return;
 	if (cmp_bootstrap_ratio(b, res->nb, c, res->nc, o->resamples,
-				o->confidence, cmp_hash(res->name) ^ 0x5c09e,
+				o->confidence / 100, cmp_hash(res->name) ^ 0x5c09e,
 				&res->lo, &res->hi) < 0 ||
 	    cmp_mann_whitney(b, res->nb, c, res->nc, 1 + budget, &res->u,
 			     &res->p, &res->exact) < 0)
@@ -242,8 +242,8 @@ static void print_text(const struct runs *base, const struct runs *cand,
 	       cand->title ? cand->title : "");
 	printf("Regression budget: +%g%% (%s), noise-aware: %g%% bootstrap CI of the\n"
 	       "  median ratio (%u resamples) + one-sided Mann-Whitney U (alpha %g)\n%s\n\n",
-	       o->max_regression, cmp_metric_name(o->metric), o->confidence * 100,
-	       o->resamples, (1 - o->confidence) / 2, eq);
+	       o->max_regression, cmp_metric_name(o->metric), o->confidence,
+	       o->resamples, (100 - o->confidence) / 200, eq);
 	printf("Regression check: %s\n", failures ? "FAIL" : "PASS");
 	if (n == 0) {
 		printf("  (no regions to compare)\n");
@@ -251,9 +251,10 @@ static void print_text(const struct runs *base, const struct runs *cand,
 	}
 	snprintf(h_mb, sizeof(h_mb), "median %s (b)", cmp_metric_label(o->metric));
 	snprintf(h_mc, sizeof(h_mc), "median %s (c)", cmp_metric_label(o->metric));
-	snprintf(h_ci, sizeof(h_ci), "%g%% CI", o->confidence * 100);
+	snprintf(h_ci, sizeof(h_ci), "%g%% CI", o->confidence);
 	if (cmp_table_init(&t, 8, headers) < 0)
 		return;
+	t.left |= 1ul << 7;
 	for (size_t i = 0; i < n; i++)
 		add_row(&t, &res[i], o->metric);
 	cmp_table_print(&t, stdout);
@@ -323,7 +324,7 @@ static void emit_json(char **bf, size_t nb, char **cf, size_t nc,
 	jw_key(&w, "metric"); jw_string(&w, cmp_metric_name(o->metric));
 	jw_key(&w, "max_regression"); jw_double(&w, o->max_regression);
 	jw_key(&w, "confidence"); jw_double(&w, o->confidence);
-	jw_key(&w, "alpha"); jw_double(&w, (1 - o->confidence) / 2);
+	jw_key(&w, "alpha"); jw_double(&w, (100 - o->confidence) / 200);
 	jw_key(&w, "resamples"); jw_int(&w, o->resamples);
 	jw_key(&w, "fail_on_new"); jw_bool(&w, o->fail_on_new);
 	json_files(&w, "baseline", bf, nb);

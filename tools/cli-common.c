@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli-common.h"
+#include "cli-progress.h"
 
 static void verror(const struct cli_common *c, const char *fmt, va_list ap)
 {
@@ -133,8 +134,10 @@ int cli_collect_files(struct cli_common *c, int argc, char **argv, int first)
 int cli_open(const struct cli_common *c, const char *path,
 	     struct sp_reader **ret)
 {
+	struct cli_progress *progress = cli_progress_start(path);
 	int rc = sp_reader_open(path, ret);
 
+	cli_progress_stop(progress);
 	if (rc < 0) {
 		const char *msg = sp_reader_last_error();
 

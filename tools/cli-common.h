@@ -111,5 +111,9 @@ void jw_finish(struct json_writer *w);
 int cli_print_summary_table(const struct cli_common *c, FILE *f,
 			    struct sp_reader *r, const char *columns,
 			    enum sp_sort_key sort);
+/* The same table under a title line of the caller's (NULL: "FILE (N ranks)"). */
+int cli_print_region_table(const struct cli_common *c, FILE *f,
+			   struct sp_reader *r, const char *columns,
+			   enum sp_sort_key sort, const char *title);
 
 #endif /* SP_CLI_COMMON_H */

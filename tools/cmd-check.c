@@ -293,9 +293,7 @@ static int parse_option(struct cli_common *c, int opt, const char *arg,
 		o->fail_on_new = true;
 		return 0;
 	case OPT_CONFIDENCE:
-		rc = parse_number(c, "confidence", arg, 50, 99.9, &v);
-		o->confidence = v / 100;
-		return rc;
+		return parse_number(c, "confidence", arg, 50, 99.9, &o->confidence);
 	case OPT_RESAMPLES:
 		rc = parse_number(c, "resamples", arg, 100, 10000000, &v);
 		o->resamples = (unsigned)v;
@@ -351,7 +349,7 @@ static int dispatch(struct cli_common *c, const struct check_opts *o,
 
 int cmd_check(int argc, char **argv)
 {
-	struct check_opts o = { CMP_TOTAL, 0, false, 0.95, 10000 };
+	struct check_opts o = { CMP_TOTAL, 0, false, 95, 10000 };
 	struct file_list base = { 0 }, cand = { 0 };
 	char **args = calloc((size_t)argc + 1, sizeof(*args));
 	struct cli_common c;

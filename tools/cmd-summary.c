@@ -17,18 +17,31 @@ static const char usage[] =
 	"       [--sort start|total|calls|avg|min|max|first|last|std|p50|p95|p99|imbalance|name]\n"
 	"       [--columns region,ranks,calls,total,percent,avg,min,max,first,last,std,p50,p95,p99,imbalance]";
 
-static void emit_region(struct json_writer *w, struct sp_reader *r,
+static void emit_region(struct json_writer *w, struct sp_reader *r, const struct sp_selection *sel,
 			uint32_t id, const struct sp_stats *st)
 {
-	const struct sp_row *first = NULL;
+	const struct sp_row *first = NULL, *src = NULL;
 	const uint32_t *ranks;
 	size_t n = sp_reader_ranks(r, &ranks);
+	/* Our extension columns, summed over the selected ranks (-1: absent). */
+	int64_t dropped = -1, throttled = -1, throttled_ns = -1;
 
-	for (size_t k = 0; k < n && !first; k++) {
-		long row = sp_reader_row_find(r, id, ranks[k]);
+	for (size_t k = 0; k < n; k++) {
+		long i = sp_reader_row_find(r, id, ranks[k]);
+		const struct sp_row *row = i >= 0 ? sp_reader_row(r, (size_t)i) : NULL;
 
-		if (row >= 0 && sp_reader_row(r, (size_t)row)->num_tags)
-			first = sp_reader_row(r, (size_t)row);
+		if (!row || !sp_selection_match_rank(sel, ranks[k]))
+			continue;
+		if (!first && row->num_tags)
+			first = row;
+		if (!src && row->source_file && row->source_file[0])
+			src = row;
+		if (row->dropped_count >= 0)
+			dropped = (dropped < 0 ? 0 : dropped) + row->dropped_count;
+		if (row->throttled_count >= 0) {
+			throttled = (throttled < 0 ? 0 : throttled) + row->throttled_count;
+			throttled_ns = (throttled_ns < 0 ? 0 : throttled_ns) + row->throttled_total_ns;
+		}
 	}
 	jw_begin_object(w);
 	jw_key(w, "name"); jw_string(w, sp_reader_region_name(r, id));
@@ -61,6 +74,23 @@ static void emit_region(struct json_writer *w, struct sp_reader *r,
 	jw_key(w, "p95"); jw_double(w, st->p95);
 	jw_key(w, "p99"); jw_double(w, st->p99);
 	jw_key(w, "imbalance"); jw_double(w, st->rank_imbalance_pct);
+	/* Extra keys (not upstream's): where the region is defined, and the
+	 * calls that are counted but not on the timeline. */
+	jw_key(w, "source_file"); src ? jw_string(w, src->source_file) : jw_null(w);
+	jw_key(w, "source_lineno");
+	src && src->source_lineno >= 0 ? jw_int(w, src->source_lineno) : jw_null(w);
+	if (dropped >= 0) {
+		jw_key(w, "dropped_calls"); jw_int(w, dropped);
+	}
+	if (throttled >= 0) {
+		jw_key(w, "throttled_calls"); jw_int(w, throttled);
+		jw_key(w, "throttled_total_duration"); jw_double(w, (double)throttled_ns / 1e9);
+	}
+	if (dropped >= 0 || throttled >= 0) {
+		jw_key(w, "all_calls");
+		jw_int(w, (long long)st->num_calls + (dropped > 0 ? dropped : 0) +
+			       (throttled > 0 ? throttled : 0));
+	}
 	jw_end_object(w);
 }
 
@@ -85,7 +115,7 @@ static int emit_file_json(struct cli_common *c, struct json_writer *w,
 			cli_error(c, "%s: out of memory", sp_reader_path(r));
 			return EXIT_USAGE;
 		}
-		emit_region(w, r, ids[i], &st);
+		emit_region(w, r, c->sel, ids[i], &st);
 	}
 	jw_end_array(w);
 	free(ids);

@@ -1,14 +1,353 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * scope-profiler tree (placeholder while the command is being written).
+ * scope-profiler tree: the reconstructed call stack of one rank (or one
+ * thread lane), as an indented tree or, with --json, the Python
+ * call_stack() list. Filtering re-nests: the stack is rebuilt from the
+ * selected regions only, so a call whose parent was filtered out hangs under
+ * its nearest surviving ancestor.
  */
-#include <stdio.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli-common.h"
+#include "cli-origin.h"
 #include "commands.h"
+
+enum { OPT_RANK = OPT_FIRST_COMMAND_SPECIFIC, OPT_THREAD, OPT_MAX_DEPTH,
+       OPT_ORIGIN };
+
+static const char usage[] =
+	"FILE [--rank R] [--thread T] [--max-depth N] [--origin " CLI_ORIGIN_HELP "]\n"
+	"       [--include RE]... [--exclude RE]... [--json]";
+
+struct tree_opts {
+	bool has_rank, has_thread;
+	uint32_t rank;
+	int64_t thread;
+	int max_depth;           /* levels shown; 0 = all */
+	struct cli_origin origin;
+};
+
+static bool shown(const struct tree_opts *o, const struct sp_call *call)
+{
+	return o->max_depth <= 0 || call->depth < o->max_depth;
+}
+
+static void print_list(FILE *f, const int64_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%lld", i ? ", " : "", (long long)v[i]);
+	fputs(n ? "\n" : "(none)\n", f);
+}
+
+/* Distinct thread ids of a rank's events (sorted). NULL without lanes. */
+static int64_t *rank_lanes(struct sp_reader *r, uint32_t rank, size_t *ret_n)
+{
+	const int64_t *t = sp_reader_column(r, SP_COL_THREAD_IDS);
+	size_t n = 0, cap = 8;
+	int64_t *lanes;
+
+	*ret_n = 0;
+	if (!t || !(lanes = malloc(cap * sizeof(*lanes))))
+		return NULL;
+	for (size_t i = 0; i < sp_reader_num_rows(r); i++) {
+		const struct sp_row *row = sp_reader_row(r, i);
+
+		for (uint64_t k = 0; row->rank == rank && k < row->count; k++) {
+			int64_t id = t[row->offset + k];
+			size_t j = 0;
+
+			while (j < n && lanes[j] < id)
+				j++;
+			if (j < n && lanes[j] == id)
+				continue;
+			if (n == cap) {
+				int64_t *grown = realloc(lanes, 2 * cap * sizeof(*lanes));
+
+				if (!grown)
+					break;
+				lanes = grown;
+				cap *= 2;
+			}
+			memmove(lanes + j + 1, lanes + j, (n - j) * sizeof(*lanes));
+			lanes[j] = id;
+			n++;
+		}
+	}
+	*ret_n = n;
+	return lanes;
+}
+
+/* Check --rank / --thread against the file. 0 or EXIT_USAGE (reported). */
+static int check_target(const struct cli_common *c, struct sp_reader *r,
+			struct tree_opts *o)
+{
+	const uint32_t *ranks;
+	size_t n = sp_reader_ranks(r, &ranks), n_lanes;
+	bool found = false;
+	int64_t *lanes;
+
+	if (n == 0) {
+		cli_error(c, "%s: no recorded calls", sp_reader_path(r));
+		return EXIT_USAGE;
+	}
+	if (!o->has_rank)
+		o->rank = ranks[0];
+	for (size_t i = 0; i < n; i++)
+		found |= ranks[i] == o->rank;
+	if (!found) {
+		fprintf(stderr, "scope-profiler tree: %s: no rank %u; available ranks: ",
+			sp_reader_path(r), o->rank);
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "%s%u", i ? ", " : "", ranks[i]);
+		fputc('\n', stderr);
+		return EXIT_USAGE;
+	}
+	if (!o->has_thread)
+		return 0;
+	lanes = rank_lanes(r, o->rank, &n_lanes);
+	if (!sp_reader_column(r, SP_COL_THREAD_IDS)) {
+		cli_error(c, "%s: no thread lanes recorded (no thread_ids column); drop --thread",
+			  sp_reader_path(r));
+		return EXIT_USAGE;
+	}
+	found = false;
+	for (size_t i = 0; i < n_lanes; i++)
+		found |= lanes[i] == o->thread;
+	if (!found) {
+		fprintf(stderr, "scope-profiler tree: %s: rank %u has no thread %lld; available threads: ",
+			sp_reader_path(r), o->rank, (long long)o->thread);
+		print_list(stderr, lanes, n_lanes);
+	}
+	free(lanes);
+	return found ? 0 : EXIT_USAGE;
+}
+
+static void emit_json_call(struct json_writer *w, struct sp_reader *r,
+			   const struct sp_call_stack *cs, size_t i,
+			   const struct sp_call *call, double origin, bool lanes)
+{
+	const struct sp_row *row =
+		sp_reader_row(r, (size_t)sp_reader_row_find(r, call->region, call->rank));
+	char stack_buf[1024], *path = stack_buf;
+	int len = sp_call_stack_path(cs, r, i, stack_buf, sizeof(stack_buf));
+	double dur = (double)(call->end_ns - call->start_ns) / 1e9;
+
+	if (len >= (int)sizeof(stack_buf) && (path = malloc((size_t)len + 1)))
+		sp_call_stack_path(cs, r, i, path, (size_t)len + 1);
+	else if (len >= (int)sizeof(stack_buf))
+		path = stack_buf; /* out of memory: clipped path */
+	jw_begin_object(w);
+	jw_key(w, "call_id"); jw_int(w, (long long)i);
+	jw_key(w, "name"); jw_string(w, sp_reader_region_name(r, call->region));
+	jw_key(w, "call_index"); jw_int(w, (long long)call->call_index);
+	jw_key(w, "start"); jw_double(w, (double)call->start_ns / 1e9 - origin);
+	jw_key(w, "end"); jw_double(w, (double)call->end_ns / 1e9 - origin);
+	jw_key(w, "duration"); jw_double(w, dur);
+	jw_key(w, "inclusive_duration"); jw_double(w, dur);
+	jw_key(w, "exclusive_duration"); jw_double(w, (double)call->exclusive_ns / 1e9);
+	jw_key(w, "depth"); jw_int(w, call->depth);
+	jw_key(w, "parent");
+	if (call->parent < 0)
+		jw_null(w);
+	else
+		jw_int(w, call->parent);
+	jw_key(w, "call_path"); jw_string(w, path);
+	jw_key(w, "source_file");
+	if (row && row->source_file && row->source_file[0])
+		jw_string(w, row->source_file);
+	else
+		jw_null(w);
+	jw_key(w, "source_lineno");
+	if (row && row->source_lineno >= 0)
+		jw_int(w, row->source_lineno);
+	else
+		jw_null(w);
+	if (lanes) {
+		jw_key(w, "thread_id");
+		jw_int(w, call->lane);
+	}
+	jw_end_object(w);
+	if (path != stack_buf)
+		free(path);
+}
+
+/* The indented tree: name, start, duration, exclusive (seconds). */
+static void print_tree(struct sp_reader *r, const struct sp_call_stack *cs,
+		       const struct tree_opts *o, double origin, bool lanes)
+{
+	size_t n = sp_call_stack_count(cs), width = 6;
+	int64_t lane = INT64_MIN;
+	struct sp_call call;
+	bool new_lane;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t w;
+
+		sp_call_stack_get(cs, i, &call);
+		if (!shown(o, &call))
+			continue;
+		w = 2 * (size_t)call.depth +
+		    cli_display_width(sp_reader_region_name(r, call.region));
+		if (w > width)
+			width = w;
+	}
+	printf("%s: rank %u (%zu call%s)\n", sp_reader_path(r), o->rank, n,
+	       n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		size_t pad;
+
+		sp_call_stack_get(cs, i, &call);
+		new_lane = lanes && call.lane != lane;
+		if (new_lane) {
+			lane = call.lane;
+			printf("%sthread %lld\n", i ? "\n" : "", (long long)lane);
+		}
+		if (i == 0 || new_lane)
+			printf("%-*s %15s %15s %15s\n", (int)width, "region",
+			       "start [s]", "duration [s]", "exclusive [s]");
+		if (!shown(o, &call))
+			continue;
+		name = sp_reader_region_name(r, call.region);
+		pad = width - 2 * (size_t)call.depth - cli_display_width(name);
+		printf("%*s%s%*s %15.9f %15.9f %15.9f\n", 2 * call.depth, "", name,
+		       (int)pad, "", (double)call.start_ns / 1e9 - origin,
+		       (double)(call.end_ns - call.start_ns) / 1e9,
+		       (double)call.exclusive_ns / 1e9);
+	}
+}
+
+static int run(struct cli_common *c, struct tree_opts *o)
+{
+	struct sp_call_stack *cs = NULL;
+	struct sp_reader *r;
+	bool lanes;
+	double origin;
+	int rc;
+
+	rc = cli_open(c, c->files[0], &r);
+	if (rc)
+		return rc;
+	rc = check_target(c, r, o);
+	lanes = sp_reader_column(r, SP_COL_THREAD_IDS) != NULL;
+	if (rc == 0 && sp_call_stack_build(r, o->rank, o->has_thread ? o->thread : INT64_MIN,
+					   c->sel, &cs) < 0) {
+		cli_error(c, "%s", sp_reader_last_error());
+		rc = EXIT_USAGE;
+	}
+	origin = cli_origin_resolve(&o->origin, r);
+	if (rc == 0 && c->json) {
+		struct json_writer w;
+		struct sp_call call;
+
+		jw_init(&w, stdout, true);
+		jw_begin_array(&w);
+		for (size_t i = 0; i < sp_call_stack_count(cs); i++) {
+			sp_call_stack_get(cs, i, &call);
+			if (shown(o, &call))
+				emit_json_call(&w, r, cs, i, &call, origin, lanes);
+		}
+		jw_end_array(&w);
+		jw_finish(&w);
+	} else if (rc == 0) {
+		print_tree(r, cs, o, origin, lanes);
+	}
+	sp_call_stack_destroy(cs);
+	sp_reader_destroy(r);
+	return rc;
+}
+
+static int parse_int(const char *arg, long long lo, long long hi, long long *ret)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (end == arg || *end || errno || v < lo || v > hi)
+		return -1;
+	*ret = v;
+	return 0;
+}
+
+/* One command-specific option. 0 or EXIT_USAGE (reported). */
+static int own_option(struct cli_common *c, struct tree_opts *o, int opt,
+		      const char *arg)
+{
+	long long v;
+
+	switch (opt) {
+	case OPT_RANK:
+		if (parse_int(arg, 0, UINT32_MAX, &v) < 0)
+			return cli_usage_error(c, "invalid --rank '%s'", arg);
+		o->has_rank = true;
+		o->rank = (uint32_t)v;
+		return 0;
+	case OPT_THREAD:
+		if (parse_int(arg, INT64_MIN + 1, INT64_MAX, &v) < 0)
+			return cli_usage_error(c, "invalid --thread '%s'", arg);
+		o->has_thread = true;
+		o->thread = v;
+		return 0;
+	case OPT_MAX_DEPTH:
+		if (parse_int(arg, 1, INT32_MAX, &v) < 0)
+			return cli_usage_error(c, "invalid --max-depth '%s' (a positive number of levels)",
+					       arg);
+		o->max_depth = (int)v;
+		return 0;
+	case OPT_ORIGIN:
+		if (cli_origin_parse(arg, &o->origin) < 0)
+			return cli_usage_error(c, "invalid --origin '%s' (seconds, run, first or absolute)",
+					       arg);
+		return 0;
+	}
+	return cli_usage_error(c, "invalid option");
+}
 
 int cmd_tree(int argc, char **argv)
 {
-	fprintf(stderr, "scope-profiler tree: not implemented yet\n");
-	return EXIT_USAGE;
+	static const struct option options[] = {
+		CLI_COMMON_OPTIONS,
+		{ "rank", required_argument, NULL, OPT_RANK },
+		{ "thread", required_argument, NULL, OPT_THREAD },
+		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "origin", required_argument, NULL, OPT_ORIGIN },
+		{ 0 },
+	};
+	struct tree_opts o = { 0 };
+	struct cli_common c;
+	int opt, rc = EXIT_OK;
+
+	if (cli_common_init(&c, "tree", usage) < 0)
+		return EXIT_USAGE;
+	optind = 1;
+	while (rc == EXIT_OK &&
+	       (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		int h = cli_common_option(&c, opt == 'h' ? OPT_HELP : opt, optarg);
+
+		if (h < 0)
+			rc = EXIT_USAGE;
+		else if (h == 0)
+			rc = own_option(&c, &o, opt, optarg);
+	}
+	if (rc == EXIT_OK && c.help) {
+		printf("usage: scope-profiler tree %s\n\n"
+		       "--rank defaults to the lowest rank; --thread picks one lane of a file\n"
+		       "with thread_ids (default: every lane). --max-depth N shows N levels.\n",
+		       usage);
+	} else if (rc == EXIT_OK) {
+		if (sp_selection_has_ranks(c.sel))
+			rc = cli_usage_error(&c, "tree shows one rank; use --rank R");
+		else if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0)
+			rc = cli_usage_error(&c, "no profile file given");
+		else if (c.n_files > 1)
+			rc = cli_usage_error(&c, "tree takes one profile (got %zu)", c.n_files);
+		else
+			rc = run(&c, &o);
+	}
+	cli_common_fini(&c);
+	return rc;
 }

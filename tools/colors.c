@@ -28,7 +28,7 @@ PALETTE(tab10, "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
 PALETTE(tab20b, "#393b79", "#5254a3", "#6b6ecf", "#9c9ede", "#637939",
 	"#8ca252", "#b5cf6b", "#cedb9c", "#8c6d31", "#bd9e39", "#e7ba52",
 	"#e7cb94", "#843c39", "#ad494a", "#d6616b", "#e7969c", "#7b4173",
-	"#a55194", "#ce6dce", "#de9ed6");
+	"#a55194", "#ce6dbd", "#de9ed6");
 PALETTE(tab20c, "#3182bd", "#6baed6", "#9ecae1", "#c6dbef", "#e6550d",
 	"#fd8d3c", "#fdae6b", "#fdd0a2", "#31a354", "#74c476", "#a1d99b",
 	"#c7e9c0", "#756bb1", "#9e9ac8", "#bcbddc", "#dadaeb", "#636363",

@@ -8,10 +8,17 @@
 #define SP_COMMANDS_H
 
 int cmd_summary(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_scaling(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_tui(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_comm(int argc, char **argv);
 
 #endif /* SP_COMMANDS_H */

@@ -344,6 +344,7 @@ int cmp_table_init(struct cmp_table *t, size_t ncols,
 {
 	memset(t, 0, sizeof(*t));
 	t->ncols = ncols;
+	t->left = 1;
 	return cmp_table_add(t, headers);
 }
 
@@ -403,7 +404,7 @@ void cmp_table_print(const struct cmp_table *t, FILE *f)
 			const char *s = t->cells[r * t->ncols + c];
 			int pad = (int)(w[c] - cli_display_width(s));
 
-			if (c == 0 || r == 0)
+			if ((t->left >> c & 1) || r == 0)
 				fprintf(f, " %s%*s │", s, pad, "");
 			else
 				fprintf(f, " %*s%s │", pad, "", s);

@@ -110,6 +110,7 @@ void cmp_json_run(struct json_writer *w, const char *key,
 struct cmp_table {
 	size_t ncols, nrows, cap;
 	char **cells; /* row-major, header row first */
+	unsigned long left; /* bit c: column c left-aligned (init: column 0) */
 };
 
 /** @return 0 or -ENOMEM. headers: ncols strings. */
@@ -117,7 +118,7 @@ int cmp_table_init(struct cmp_table *t, size_t ncols,
 		   const char *const *headers);
 /** Append a row of ncols strings (copied). @return 0 or -ENOMEM. */
 int cmp_table_add(struct cmp_table *t, const char *const *cells);
-/** Rounded frame; first column left-aligned, the others right-aligned. */
+/** Rounded frame; columns in t->left left-aligned, others right-aligned. */
 void cmp_table_print(const struct cmp_table *t, FILE *f);
 void cmp_table_free(struct cmp_table *t);
 
@@ -159,7 +160,7 @@ struct check_opts {
 	enum cmp_metric metric;
 	double max_regression; /* percent, >= 0 */
 	bool fail_on_new;
-	double confidence;     /* repeated runs: two-sided level, e.g. 0.95 */
+	double confidence;     /* repeated runs: two-sided level in %, e.g. 95 */
 	unsigned resamples;    /* repeated runs: bootstrap resamples */
 };
 

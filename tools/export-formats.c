@@ -86,6 +86,27 @@ static int own_option(struct export_ctx *x, int opt, const char *arg)
 	return 0;
 }
 
+/* Keep --include/--exclude/--ranks as given, for export_region_stats_run. */
+static int remember_filter(struct export_ctx *x, int opt, const char *arg)
+{
+	const char *name = opt == OPT_INCLUDE ? "include" : opt == OPT_EXCLUDE
+			   ? "exclude" : opt == OPT_RANKS ? "ranks" : NULL;
+	char **v;
+
+	if (!name)
+		return 0;
+	v = realloc(x->filter_args, (x->n_filter_args + 1) * sizeof(*v));
+	if (!v || asprintf(&v[x->n_filter_args], "--%s=%s", name, arg) < 0) {
+		if (v)
+			x->filter_args = v;
+		cli_error(&x->c, "out of memory");
+		return -1;
+	}
+	x->filter_args = v;
+	x->n_filter_args++;
+	return 0;
+}
+
 static int parse_options(struct export_ctx *x, int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -113,6 +134,8 @@ static int parse_options(struct export_ctx *x, int argc, char **argv)
 			opt = opt == 'h' ? OPT_HELP : opt == 'i' ? OPT_INCLUDE
 			      : opt == 'e' ? OPT_EXCLUDE : OPT_RANKS;
 		h = cli_common_option(&x->c, opt, optarg);
+		if (h > 0 && remember_filter(x, opt, optarg) < 0)
+			h = -1;
 		if (h == 0)
 			h = own_option(x, opt, optarg);
 		if (h < 0)
@@ -233,6 +256,14 @@ static int write_per_input(struct export_ctx *x)
 		return cli_usage_error(&x->c, "-o - (stdout) takes a single input file");
 	if (strcmp(x->output, "-") == 0)
 		dir = false;
+	for (size_t i = 0; i < x->n_files; i++)
+		if (x->format->write_one != export_json_write &&
+		    sp_reader_layout(x->files[i].r) == SP_LAYOUT_AGGREGATE) {
+			cli_error(&x->c, "%s: no timeline (aggregate layout) for %s; "
+				  "export json or plot-data durations instead",
+				  x->files[i].path, x->format->name);
+			return EXIT_USAGE;
+		}
 	if (dir && (rc = ex_make_dir(x, x->output)))
 		return rc;
 	for (size_t i = 0; i < x->n_files && rc == 0; i++) {
@@ -299,6 +330,9 @@ int export_formats_run(int argc, char **argv)
 		free(x.files[i].label);
 	}
 	free(x.files);
+	for (size_t i = 0; i < x.n_filter_args; i++)
+		free(x.filter_args[i]);
+	free(x.filter_args);
 	cli_common_fini(&x.c);
 	return rc;
 }

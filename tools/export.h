@@ -56,6 +56,8 @@ struct export_ctx {
 	int64_t start_ns, end_ns; /* relative to each file's origin */
 	bool merge_ranks;      /* folded: one stack set for all ranks */
 	struct plot_data_opts pd;
+	char **filter_args;    /* "--include=RE"... as given (for region-statistics) */
+	size_t n_filter_args;
 	struct export_file *files;
 	size_t n_files;
 };

@@ -27,8 +27,15 @@ static const struct command {
 	{ "tree", cmd_tree, "reconstructed call stack of one rank" },
 	{ "events", cmd_events, "one line per recorded call (table, csv, json)" },
 	{ "inspect", cmd_inspect, "metadata and region table of profiles" },
+	{ "diff", cmd_diff, "compare one metric per region between two runs" },
+	{ "check", cmd_check, "regression gate: exit 1 when a region got slower" },
+	{ "scaling", cmd_scaling, "speedup, efficiency and weak scaling over runs" },
 	{ "export", cmd_export, "write region-statistics JSON documents" },
+	{ "tui", cmd_tui, "interactive terminal browser (ncurses)" },
 	{ "run", cmd_run, "run a program with the profiler preloaded" },
+	{ "plot", cmd_plot, "SVG charts: gantt, flame, durations, imbalance, speedup" },
+	{ "report", cmd_report, "self-contained HTML report with charts" },
+	{ "comm", cmd_comm, "MPI bytes per function and rank x rank matrix" },
 };
 
 static void print_help(FILE *f)

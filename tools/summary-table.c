@@ -178,6 +178,13 @@ int cli_print_summary_table(const struct cli_common *c, FILE *f,
 			    struct sp_reader *r, const char *columns,
 			    enum sp_sort_key sort)
 {
+	return cli_print_region_table(c, f, r, columns, sort, NULL);
+}
+
+int cli_print_region_table(const struct cli_common *c, FILE *f,
+			   struct sp_reader *r, const char *columns,
+			   enum sp_sort_key sort, const char *title)
+{
 	struct sp_summary *s;
 	enum col cols[MAX_COLS];
 	unsigned nr = sp_reader_num_ranks(r);
@@ -197,7 +204,10 @@ int cli_print_summary_table(const struct cli_common *c, FILE *f,
 		cli_error(c, "warning: %s; showing one row per region",
 			  sp_reader_nesting_problem(r) ? sp_reader_nesting_problem(r)
 						       : "no call tree");
-	fprintf(f, "%s (%u %s)\n", sp_reader_path(r), nr, nr == 1 ? "rank" : "ranks");
+	if (title)
+		fprintf(f, "%s\n", title);
+	else
+		fprintf(f, "%s (%u %s)\n", sp_reader_path(r), nr, nr == 1 ? "rank" : "ranks");
 	render(f, s, cols, ncols);
 	sp_summary_destroy(s);
 	return 0;

@@ -24,7 +24,8 @@ const char svg_css[] =
 	"svg.sp-chart .ideal{stroke:#888;stroke-width:1.2;stroke-dasharray:5 4;fill:none}\n"
 	"svg.sp-chart .series{fill:none;stroke-width:2}\n"
 	"svg.sp-chart .lane-bg{fill:#f6f6f6}\n"
-	"svg.sp-chart .hot{stroke:#d00;stroke-width:1.5}\n"
+	"svg.sp-chart rect.bar{stroke:#fff;stroke-width:.4}\n"
+	"svg.sp-chart rect.hot{stroke:#d00;stroke-width:1.5}\n"
 	"svg.sp-chart .dim{opacity:.12}\n";
 
 void svg_escape(FILE *f, const char *s)

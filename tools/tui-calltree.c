@@ -197,7 +197,7 @@ static void calltree_draw(struct tui *t, int y, int height)
 		tui_put(t, y + 1, 0, COLS, "(no call tree for this rank)", false);
 		return;
 	}
-	nw = nw < 20 ? 20 : nw;
+	nw = nw < 20 ? 20 : nw > 60 ? 60 : nw;
 	attron(A_BOLD | A_UNDERLINE);
 	tui_put(t, y + 1, 0, nw, "region", true);
 	x = nw;
@@ -213,8 +213,14 @@ static void calltree_draw(struct tui *t, int y, int height)
 
 		if (v >= c->n_vis)
 			break;
-		if (v == c->cur.cur)
+		if (v == c->cur.cur) {
+			struct sp_call call;
+
+			sp_call_stack_get(c->cs, c->vis[v], &call);
+			t->has_region = true;
+			t->region = call.region;
 			attron(A_REVERSE);
+		}
 		draw_line(t, c, y + 2 + line, v, nw);
 		if (v == c->cur.cur)
 			attroff(A_REVERSE);
@@ -238,10 +244,12 @@ static bool calltree_key(struct tui *t, int ch, int height)
 		else if (has_kids(c, i) && expand(c, v) < 0)
 			tui_message(t, "out of memory");
 	} else if (ch == KEY_RIGHT || ch == 'l') {
-		if (has_kids(c, i) && !c->expanded[i] && expand(c, v) < 0)
-			tui_message(t, "out of memory");
-		else if (c->expanded[i] && v + 1 < c->n_vis)
+		if (has_kids(c, i) && !c->expanded[i]) {
+			if (expand(c, v) < 0)
+				tui_message(t, "out of memory");
+		} else if (c->expanded[i] && v + 1 < c->n_vis) {
 			c->cur.cur++;
+		}
 	} else if (ch == KEY_LEFT || ch == 'h') {
 		if (c->expanded[i]) {
 			collapse(c, v);
@@ -253,7 +261,6 @@ static bool calltree_key(struct tui *t, int ch, int height)
 	} else {
 		return false;
 	}
-	t->has_region = true;
 	return true;
 }
 
@@ -280,9 +287,22 @@ static long calltree_csv(struct tui *t, FILE *f)
 	return (long)c->n_vis;
 }
 
+static bool calltree_ready(const struct tui *t)
+{
+	return t->calltree && (t->calltree->cs || t->calltree->failed);
+}
+
+static void calltree_prepare(struct tui *t)
+{
+	get(t);
+}
+
 const struct tui_pane tui_calltree_pane = {
 	.title = "Call tree",
 	.draw = calltree_draw,
 	.key = calltree_key,
 	.export_csv = calltree_csv,
+	.ready = calltree_ready,
+	.prepare = calltree_prepare,
+	.busy = "reconstructing the call stack",
 };

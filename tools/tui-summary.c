@@ -488,9 +488,22 @@ static long summary_csv(struct tui *t, FILE *f)
 	return (long)m->n_vis;
 }
 
+static bool summary_ready(const struct tui *t)
+{
+	return t->summary && (t->summary->s || t->summary->failed);
+}
+
+static void summary_prepare(struct tui *t)
+{
+	get(t);
+}
+
 const struct tui_pane tui_summary_pane = {
 	.title = "Summary",
 	.draw = summary_draw,
 	.key = summary_key,
 	.export_csv = summary_csv,
+	.ready = summary_ready,
+	.prepare = summary_prepare,
+	.busy = "building the call-path summary",
 };

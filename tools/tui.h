@@ -41,6 +41,12 @@ struct tui_pane {
 	bool (*key)(struct tui *t, int ch, int height);
 	/* Write the pane's current rows as CSV. Returns rows written or < 0. */
 	long (*export_csv)(struct tui *t, FILE *f);
+	/* Optional: ready() says whether draw() has what it needs; if not,
+	 * prepare() computes it on a worker thread while the screen shows
+	 * `busy` (prepare() must not call ncurses). */
+	bool (*ready)(const struct tui *t);
+	void (*prepare)(struct tui *t);
+	const char *busy;
 };
 
 enum tui_pane_id { TUI_SUMMARY, TUI_CALLTREE, TUI_RANKS, TUI_META,
@@ -63,6 +69,8 @@ struct tui {
 	int64_t lane;              /* TUI_ALL_LANES or a thread id */
 	struct sp_selection *sel;  /* filter + rank (summary) */
 	struct sp_selection *names;/* filter only (call tree, timeline) */
+	char *const *excludes;     /* --exclude patterns, kept in both */
+	size_t n_excludes;
 	bool has_region;           /* region chosen in the summary */
 	uint32_t region;
 	char msg[512];             /* one-line status message */
@@ -87,6 +95,11 @@ void tui_ranks_reset(struct tui *t);
 void tui_meta_destroy(struct tui *t);
 void tui_timeline_destroy(struct tui *t);
 void tui_timeline_reset(struct tui *t);
+
+/* Choose the rank (or TUI_ALL_RANKS) and recompute what depends on it. */
+void tui_set_rank(struct tui *t, long rank);
+/* Name of the Summary pane's sort key. */
+const char *tui_summary_sort_name(const struct tui *t);
 
 /* The rank the call tree and the timeline show (the chosen one, else the
  * first rank). Returns -1 when the profile has no rows. */

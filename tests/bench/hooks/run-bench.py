@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Cost of one instrumented call (enter + exit) of a tiny function, in ns:
+uninstrumented build, glibc's empty __cyg_profile_func_* hooks, our preload
+(recording every call), and `uftrace record` on the same binary. Median of
+RUNS runs each; prints a table, one JSON line per metric, and the verdict
+against the issue's targets (<= 30 ns, <= 0.22 x uftrace).
+A fifth variant, "floor_rdtsc_records", links the simplest possible recording
+hooks (rdtsc + a 16-byte record per hook): the hardware floor of any design
+that timestamps enter and exit.
+usage: run-bench.py PLAIN_EXE INSTRUMENTED_EXE LIBSCOPE_PROFILER [FLOOR_EXE] [--check]
+"""
+import json, os, shutil, statistics, subprocess, sys, tempfile
+
+CALLS = int(os.environ.get("SP_BENCH_CALLS", "5000000"))
+RUNS = int(os.environ.get("SP_BENCH_RUNS", "7"))
+TARGET_NS, TARGET_RATIO = 30.0, 0.22
+
+
+def once(cmd, env):
+    out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         text=True, check=True).stdout
+    return float(out.split()[0])
+
+
+def median(cmd, env):
+    return statistics.median(once(cmd, env) for _ in range(RUNS))
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    plain, instr, lib = args[:3]
+    floor = args[3] if len(args) > 3 else None
+    base = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD" and not k.startswith("SCOPE_PROFILER_")}
+    tmp = tempfile.mkdtemp(prefix="sp-bench-hooks-")
+    try:
+        res = {}
+        res["uninstrumented"] = median([plain, str(CALLS)], base)
+        res["glibc_empty_hooks"] = median([instr, str(CALLS)], base)
+        ours = dict(base, LD_PRELOAD=os.path.abspath(lib), SCOPE_PROFILER_QUIET="1",
+                    SCOPE_PROFILER_OUTPUT=os.path.join(tmp, "bench.h5"))
+        res["scope_profiler"] = median([instr, str(CALLS)], ours)
+        if floor:
+            res["floor_rdtsc_records"] = median([floor, str(CALLS)], dict(base, SP_BENCH_CALLS=str(CALLS)))
+        if shutil.which("uftrace"):
+            res["uftrace_record"] = median(["uftrace", "record", "-d", os.path.join(tmp, "uftrace.data"),
+                                            instr, str(CALLS)], base)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    print("%-22s %10s" % ("variant", "ns/call"))
+    for k, v in res.items():
+        print("%-22s %10.2f" % (k, v))
+    ratio = res["scope_profiler"] / res["uftrace_record"] if "uftrace_record" in res else None
+    if ratio is not None:
+        print("%-22s %10.3f" % ("ratio ours/uftrace", ratio))
+    for k, v in res.items():
+        print(json.dumps({"benchmark": "hooks", "metric": "ns_per_call", "variant": k,
+                          "value": round(v, 3), "unit": "ns", "calls": CALLS, "runs": RUNS}))
+    if ratio is not None:
+        print(json.dumps({"benchmark": "hooks", "metric": "ratio_to_uftrace", "value": round(ratio, 4)}))
+    ok = res["scope_profiler"] <= TARGET_NS and (ratio is None or ratio <= TARGET_RATIO)
+    print("target <= %.0f ns and <= %.2fx uftrace: %s" % (TARGET_NS, TARGET_RATIO, "met" if ok else "MISSED"))
+    return 1 if (not ok and "--check" in sys.argv) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+#!/bin/bash
+# MPI benchmark: (1) ns added per call by the wrappers (2 ranks, best of 3,
+# with minus without the preload) for MPI_Comm_rank, an 8-byte
+# MPI_Allreduce and one Isend+Irecv+Waitall exchange (3 wrapped calls);
+# (2) MPI_Finalize time (the merge) against ranks 1..16 (oversubscribed)
+# and recorded calls per rank. Prints a table and one JSON line per metric.
+set -euo pipefail
+build=${SP_BUILD_DIR:-$(dirname "$0")/../../..}
+bin="$build/tests/bench/mpi/bench-mpi"
+lib="$build/preload/libscope-profiler.so"
+command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+calls=${SP_BENCH_MPI_CALLS:-2000000}
+
+best() { # best-of-3 ns per op: best PRELOAD(0/1)
+  for i in 1 2 3; do
+    if [ "$1" = 1 ]; then
+      SCOPE_PROFILER_OUTPUT="$work/b.h5" SCOPE_PROFILER_QUIET=1 mpirun --oversubscribe -n 2 \
+        -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x SCOPE_PROFILER_QUIET "$bin" calls "$calls"
+    else
+      mpirun --oversubscribe -n 2 "$bin" calls "$calls"
+    fi
+  done | awk '{ if (!($1 in m) || $2 < m[$1]) m[$1] = $2 } END { for (k in m) print k, m[k] }' | sort
+}
+best 0 > "$work/base.txt"
+best 1 > "$work/prof.txt"
+echo "ns per call, 2 ranks, $calls MPI_Comm_rank calls (best of 3)"
+printf "%-22s %12s %12s %10s\n" operation without with added
+join "$work/base.txt" "$work/prof.txt" | while read -r op a b; do
+  printf "%-22s %12.1f %12.1f %10.1f\n" "$op" "$a" "$b" "$(echo "$b - $a" | bc -l)"
+  echo "{\"metric\": \"mpi_added_ns\", \"op\": \"$op\", \"without_ns\": $a, \"with_ns\": $b, \"added_ns\": $(echo "$b - $a" | bc -l)}"
+done
+
+echo
+echo "MPI_Finalize wall time on rank 0 [s] (merge included), by ranks and recorded calls per rank"
+printf "%6s %10s %12s %12s\n" ranks calls without with
+for np in 1 2 4 8 16; do
+  for k in 1000 100000 1000000; do
+    [ "$np" -ge 8 ] && [ "$k" -ge 1000000 ] && continue
+    a=$(mpirun --oversubscribe -n $np "$bin" finalize $k | awk '/finalize_s/ { print $2 }')
+    b=$(SCOPE_PROFILER_OUTPUT="$work/f.h5" SCOPE_PROFILER_QUIET=1 mpirun --oversubscribe -n $np \
+      -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x SCOPE_PROFILER_QUIET "$bin" finalize $k |
+      awk '/finalize_s/ { print $2 }')
+    size=$(stat -c %s "$work/f.h5")
+    printf "%6d %10d %12.4f %12.4f   file %d bytes\n" $np $k "$a" "$b" "$size"
+    echo "{\"metric\": \"mpi_finalize_s\", \"ranks\": $np, \"calls_per_rank\": $k, \"without_s\": $a, \"with_s\": $b, \"file_bytes\": $size}"
+  done
+done

@@ -1,0 +1,72 @@
+#!/bin/bash
+# End to end under real mpirun with NP ranks (argument): the known-calls C
+# program, the Jacobi example and the Fortran programs, each run with and
+# without the profiler. Checks: identical application output, one merged
+# file, exact counts / bytes / peers per rank (h5py and the CLI's --json).
+# NP=2 uses `mpirun scope-profiler run --`, NP=4 the LD_PRELOAD form.
+set -euo pipefail
+np=${1:?NP}
+build=${SP_BUILD_DIR:?}
+src=${SP_SOURCE_DIR:?}
+py=/usr/bin/python3
+command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 77; }
+$py -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
+cli="$build/tools/scope-profiler"
+lib="$build/preload/libscope-profiler.so"
+[ -x "$cli" ] || { echo "FAIL: CLI not built ($cli)"; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+# run NAME PROGRAM ARGS...: plain run, then profiled run into NAME.h5.
+run() {
+  local name=$1; shift
+  timeout 120 mpirun --oversubscribe -n "$np" "$@" > "$name.plain" 2> "$name.plain.err" ||
+    { cat "$name.plain.err"; echo "FAIL: $name without profiler"; exit 1; }
+  if [ "$np" = 2 ]; then
+    timeout 120 mpirun --oversubscribe -n "$np" "$cli" run -o "$work/$name.h5" -- "$@" \
+      > "$name.prof" 2> "$name.prof.err" || { cat "$name.prof.err"; echo "FAIL: $name"; exit 1; }
+  else
+    SCOPE_PROFILER_OUTPUT="$work/$name.h5" timeout 120 mpirun --oversubscribe -n "$np" \
+      -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT "$@" \
+      > "$name.prof" 2> "$name.prof.err" || { cat "$name.prof.err"; echo "FAIL: $name"; exit 1; }
+  fi
+  cmp "$name.plain" "$name.prof" || { echo "FAIL: $name output changed under the profiler"; exit 1; }
+  grep -q "scope-profiler: wrote $work/$name.h5 ($np ranks" "$name.prof.err" ||
+    { cat "$name.prof.err"; echo "FAIL: $name: no merged file reported"; exit 1; }
+  [ "$(ls "$work" | grep -c "^$name.h5")" = 1 ] || { ls "$work"; echo "FAIL: stray files"; exit 1; }
+}
+
+run known "$build/tests/e2e/mpi/mpi-known"
+$py "$src/tests/e2e/mpi/check_mpi.py" known.h5 "$np" known "$cli"
+
+run jacobi "$build/examples/jacobi/jacobi" 96 40 5
+grep -q "^jacobi: N=96 ranks=$np" jacobi.prof
+# Per rank: 40 halo exchanges of 4 Isend/Irecv each, 8 residuals, 1 checksum.
+for r in $(seq 0 $((np - 1))); do
+  "$cli" summary jacobi.h5 --json --ranks "$r" > "j$r.json"
+  $py - "j$r.json" <<'PY'
+import json, sys
+from collections import Counter
+c = Counter()
+for row in json.load(open(sys.argv[1])):
+    c[row['name']] += row['num_calls']
+want = {'MPI_Isend': 160, 'MPI_Irecv': 160, 'MPI_Waitall': 40, 'MPI_Allreduce': 8,
+        'MPI_Reduce': 1, 'MPI_Cart_create': 1, 'exchange_halo': 40, 'jacobi_sweep': 40}
+bad = {k: (c.get(k), v) for k, v in want.items() if c.get(k) != v}
+sys.exit(f'jacobi counts (got, want): {bad}' if bad else 0)
+PY
+done
+"$cli" comm jacobi.h5 > comm.txt
+grep -q "point-to-point bytes sent" comm.txt
+
+if [ -x "$build/examples/fortran/ring-usempi" ]; then
+  run usempi "$build/examples/fortran/ring-usempi"
+  $py "$src/tests/e2e/mpi/check_mpi.py" usempi.h5 "$np" usempi "$cli"
+  run mpifh "$build/examples/fortran/ring-mpifh"
+  $py "$src/tests/e2e/mpi/check_mpi.py" mpifh.h5 "$np" mpifh "$cli"
+else
+  echo "FAIL: Fortran examples not built (gfortran + Open MPI Fortran bindings expected)"; exit 1
+fi
+echo "mpi e2e with $np ranks: OK"

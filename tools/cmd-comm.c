@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scope-profiler comm: MPI message statistics from the optional event
+ * columns events/mpi_*: bytes per MPI function (calls, total, min, mean,
+ * max) and the rank x rank matrix of point-to-point sends (bytes and
+ * messages, sender row, receiver column).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli-common.h"
+#include "commands.h"
+
+static const char usage[] =
+	"FILE... [--json] [--include RE]... [--exclude RE]... [--ranks 0,2,4-7]";
+
+/* Calls whose bytes go from the calling rank to its peer: the matrix. */
+static const char *const send_calls[] = {
+	"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Isend", "MPI_Ibsend",
+	"MPI_Issend", "MPI_Irsend", "MPI_Sendrecv", "MPI_Sendrecv_replace", NULL,
+};
+
+struct fn_stats {
+	uint32_t region;
+	uint64_t calls, with_bytes;
+	int64_t total, min, max;
+};
+
+struct comm_result {
+	struct fn_stats *fns;
+	size_t nfns;
+	unsigned nranks;
+	int64_t *bytes;       /* nranks x nranks */
+	uint64_t *messages;
+};
+
+static bool is_send(const char *name)
+{
+	for (size_t i = 0; send_calls[i]; i++)
+		if (strcmp(name, send_calls[i]) == 0)
+			return true;
+	return false;
+}
+
+static int collect(const struct cli_common *c, struct sp_reader *r, struct comm_result *res)
+{
+	const int64_t *bytes = sp_reader_column(r, SP_COL_MPI_BYTES);
+	const int64_t *peers = sp_reader_column(r, SP_COL_MPI_PEERS);
+	size_t nreg = sp_reader_num_regions(r), nrows = sp_reader_num_rows(r);
+	res->nranks = sp_reader_num_ranks(r);
+	res->fns = calloc(nreg + 1, sizeof *res->fns);
+	res->bytes = calloc((size_t)res->nranks * res->nranks + 1, sizeof *res->bytes);
+	res->messages = calloc((size_t)res->nranks * res->nranks + 1, sizeof *res->messages);
+	long *slot = malloc((nreg + 1) * sizeof *slot);
+	if (!res->fns || !res->bytes || !res->messages || !slot) {
+		free(slot);
+		cli_error(c, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < nreg; i++)
+		slot[i] = -1;
+	for (size_t i = 0; i < nrows; i++) {
+		const struct sp_row *row = sp_reader_row(r, i);
+		const char *name = sp_reader_region_name(r, row->region);
+		if (strncmp(name, "MPI_", 4) != 0 || !sp_selection_match_name(c->sel, name) ||
+		    !sp_selection_match_rank(c->sel, row->rank))
+			continue;
+		if (slot[row->region] < 0) {
+			slot[row->region] = (long)res->nfns;
+			res->fns[res->nfns++] = (struct fn_stats){ .region = row->region,
+				.min = INT64_MAX, .max = INT64_MIN };
+		}
+		struct fn_stats *f = &res->fns[slot[row->region]];
+		bool send = is_send(name);
+		f->calls += row->count;
+		for (uint64_t e = row->offset; bytes && e < row->offset + row->count; e++) {
+			if (bytes[e] < 0)
+				continue;
+			f->with_bytes++;
+			f->total += bytes[e];
+			f->min = bytes[e] < f->min ? bytes[e] : f->min;
+			f->max = bytes[e] > f->max ? bytes[e] : f->max;
+			if (send && peers && peers[e] >= 0 && (uint64_t)peers[e] < res->nranks &&
+			    row->rank < res->nranks) {
+				size_t at = (size_t)row->rank * res->nranks + (size_t)peers[e];
+				res->bytes[at] += bytes[e];
+				res->messages[at]++;
+			}
+		}
+	}
+	free(slot);
+	return 0;
+}
+
+static void print_json(struct json_writer *w, struct sp_reader *r, const struct comm_result *res)
+{
+	jw_begin_object(w);
+	jw_key(w, "file");
+	jw_string(w, sp_reader_path(r));
+	jw_key(w, "num_ranks");
+	jw_int(w, res->nranks);
+	jw_key(w, "functions");
+	jw_begin_array(w);
+	for (size_t i = 0; i < res->nfns; i++) {
+		const struct fn_stats *f = &res->fns[i];
+		jw_begin_object(w);
+		jw_key(w, "name");
+		jw_string(w, sp_reader_region_name(r, f->region));
+		jw_key(w, "num_calls");
+		jw_int(w, (long long)f->calls);
+		jw_key(w, "num_calls_with_bytes");
+		jw_int(w, (long long)f->with_bytes);
+		jw_key(w, "total_bytes");
+		jw_int(w, f->total);
+		jw_key(w, "min_bytes");
+		f->with_bytes ? jw_int(w, f->min) : jw_null(w);
+		jw_key(w, "max_bytes");
+		f->with_bytes ? jw_int(w, f->max) : jw_null(w);
+		jw_key(w, "mean_bytes");
+		f->with_bytes ? jw_double(w, (double)f->total / (double)f->with_bytes) : jw_null(w);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	const char *keys[] = { "bytes", "messages" };
+	jw_key(w, "matrix");
+	jw_begin_object(w);
+	jw_key(w, "sent_by");
+	jw_begin_array(w);
+	for (size_t i = 0; send_calls[i]; i++)
+		jw_string(w, send_calls[i]);
+	jw_end_array(w);
+	for (int k = 0; k < 2; k++) {
+		jw_key(w, keys[k]);
+		jw_begin_array(w);
+		for (unsigned s = 0; s < res->nranks; s++) {
+			jw_begin_array(w);
+			for (unsigned d = 0; d < res->nranks; d++) {
+				size_t at = (size_t)s * res->nranks + d;
+				jw_int(w, k ? (long long)res->messages[at] : res->bytes[at]);
+			}
+			jw_end_array(w);
+		}
+		jw_end_array(w);
+	}
+	jw_end_object(w);
+	jw_end_object(w);
+}
+
+static void print_text(struct sp_reader *r, const struct comm_result *res)
+{
+	printf("%s (%u ranks)\n\n", sp_reader_path(r), res->nranks);
+	printf("  %-28s %10s %14s %12s %14s %12s\n", "MPI function", "calls", "total bytes",
+	       "min", "mean", "max");
+	for (size_t i = 0; i < res->nfns; i++) {
+		const struct fn_stats *f = &res->fns[i];
+		printf("  %-28s %10llu ", sp_reader_region_name(r, f->region),
+		       (unsigned long long)f->calls);
+		if (f->with_bytes)
+			printf("%14lld %12lld %14.1f %12lld\n", (long long)f->total, (long long)f->min,
+			       (double)f->total / (double)f->with_bytes, (long long)f->max);
+		else
+			printf("%14s %12s %14s %12s\n", "-", "-", "-", "-");
+	}
+	printf("\n  point-to-point bytes sent (row: sender, column: receiver)\n  %6s", "");
+	for (unsigned d = 0; d < res->nranks; d++)
+		printf(" %12u", d);
+	printf("\n");
+	for (unsigned s = 0; s < res->nranks; s++) {
+		printf("  %6u", s);
+		for (unsigned d = 0; d < res->nranks; d++)
+			printf(" %12lld", (long long)res->bytes[(size_t)s * res->nranks + d]);
+		printf("\n");
+	}
+}
+
+static int run(const struct cli_common *c)
+{
+	struct json_writer w;
+	int rc = EXIT_OK;
+	if (c->json) {
+		jw_init(&w, stdout, true);
+		if (c->n_files > 1)
+			jw_begin_array(&w);
+	}
+	for (size_t i = 0; rc == EXIT_OK && i < c->n_files; i++) {
+		struct sp_reader *r = NULL;
+		struct comm_result res = { 0 };
+		rc = cli_open(c, c->files[i], &r);
+		if (rc == EXIT_OK && !sp_reader_column(r, SP_COL_MPI_BYTES)) {
+			cli_error(c, "%s has no MPI columns (events/mpi_bytes): not an MPI run "
+				  "recorded by scope-profiler", c->files[i]);
+			rc = EXIT_USAGE;
+		}
+		if (rc == EXIT_OK && collect(c, r, &res) < 0)
+			rc = EXIT_USAGE;
+		if (rc == EXIT_OK && c->json)
+			print_json(&w, r, &res);
+		else if (rc == EXIT_OK)
+			print_text(r, &res);
+		free(res.fns);
+		free(res.bytes);
+		free(res.messages);
+		sp_reader_destroy(r);
+	}
+	if (c->json && rc == EXIT_OK) {
+		if (c->n_files > 1)
+			jw_end_array(&w);
+		jw_finish(&w);
+	}
+	return rc;
+}
+
+int cmd_comm(int argc, char **argv)
+{
+	static const struct option options[] = { CLI_COMMON_OPTIONS, { 0 } };
+	struct cli_common c;
+	int opt, rc = EXIT_OK;
+
+	if (cli_common_init(&c, "comm", usage) < 0)
+		return EXIT_USAGE;
+	optind = 1;
+	while (rc == EXIT_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		int h = cli_common_option(&c, opt == 'h' ? OPT_HELP : opt, optarg);
+		if (h < 0)
+			rc = EXIT_USAGE;
+		else if (h == 0)
+			rc = cli_usage_error(&c, "invalid option");
+	}
+	if (rc == EXIT_OK && c.help) {
+		printf("usage: scope-profiler comm %s\n\n"
+		       "Bytes per MPI function (count x type size at post time; waits carry the\n"
+		       "bytes of the requests they completed) and the rank x rank matrix of\n"
+		       "point-to-point sends. --ranks selects the calling ranks.\n", usage);
+	} else if (rc == EXIT_OK) {
+		if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0)
+			rc = cli_usage_error(&c, "no profile file given");
+		else
+			rc = run(&c);
+	}
+	cli_common_fini(&c);
+	return rc;
+}
