@@ -155,7 +155,7 @@ void sp_mpi_store(struct sp_mpi_call *c)
 		return;
 	const struct sp_mpi_rec *r = &c->rec;
 	if (r->bytes == -1 && r->peer == -1 && r->root == -1 && r->tag == -1 &&
-	    r->comm < (int32_t)SP_MPI_AUX_INLINE - 1) {
+	    r->comm < 0x3fffffff) {
 		/* No message data: the communicator id fits in aux itself, no
 		 * record memory (most calls: Comm_rank, Barrier, Type_*, ...). */
 		c->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(r->comm + 1);

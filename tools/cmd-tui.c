@@ -165,6 +165,23 @@ static void prompt_rank(struct tui *t)
 	tui_set_rank(t, rank);
 }
 
+/* " (name)" of a thread from the thread table, or "". */
+static const char *thread_label(const struct tui *t, long rank, int64_t lane)
+{
+	static char buf[128];
+
+	for (size_t i = 0; i < sp_reader_num_threads(t->r); i++) {
+		const struct sp_thread *th = sp_reader_thread(t->r, i);
+
+		if ((long)th->rank == rank && th->index == lane && th->name &&
+		    th->name[0]) {
+			snprintf(buf, sizeof(buf), " (%s)", th->name);
+			return buf;
+		}
+	}
+	return "";
+}
+
 /* Cycle the thread lane: all, then each thread id of the rank, then all. */
 static void next_lane(struct tui *t)
 {
@@ -192,7 +209,8 @@ static void next_lane(struct tui *t)
 	if (t->lane == TUI_ALL_LANES)
 		tui_message(t, "all threads");
 	else
-		tui_message(t, "thread %lld", (long long)t->lane);
+		tui_message(t, "thread %lld%s", (long long)t->lane,
+			    thread_label(t, rank, t->lane));
 }
 
 static void export_csv(struct tui *t)

@@ -39,13 +39,14 @@ for i in $(seq "$runs"); do
 	t2=$(now)
 	tmux -L "$sock" kill-server 2>/dev/null
 	sleep 0.5
-	frame=$(echo "$t1 - $t0" | bc) rows=$(echo "$t2 - $t0" | bc)
+	frame=$(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }")
+	rows=$(awk "BEGIN { printf \"%.3f\", $t2 - $t0 }")
 	echo "run $i: first frame ${frame} s, summary rows ${rows} s"
-	(( $(echo "$frame < $best_frame" | bc) )) && best_frame=$frame
-	(( $(echo "$rows < $best_rows" | bc) )) && best_rows=$rows
+	best_frame=$(awk "BEGIN { print ($frame < $best_frame) ? $frame : $best_frame }")
+	best_rows=$(awk "BEGIN { print ($rows < $best_rows) ? $rows : $best_rows }")
 done
 echo "tui first screen on $events events: frame ${best_frame} s, summary rows ${best_rows} s (best of $runs)"
-if (( $(echo "$best_rows > $max" | bc) )); then
+if awk "BEGIN { exit !($best_rows > $max) }"; then
 	echo "FAIL: summary rows after ${best_rows} s > ${max} s"
 	exit 1
 fi

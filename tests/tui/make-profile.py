@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # Write schema-2 columnar scope-profiler files for the TUI tests.
 #   make-profile.py known OUT   small 2-rank file with known contents
+#   make-profile.py threads OUT one rank, two thread lanes (thread_ids)
 #   make-profile.py big OUT N   N events on 4 ranks (speed measurement)
 import sys
 
@@ -10,8 +11,10 @@ import numpy as np
 S = 1_000_000_000  # ns per second
 
 
-def write(path, names, rows, meta):
-    """rows: list of (region_id, rank, starts, ends) in rank, region order."""
+def write(path, names, rows, meta, lanes=None, threads=None):
+    """rows: list of (region_id, rank, starts, ends) in rank, region order;
+    lanes: per row, the thread id of its events; threads: thread_table rows
+    (rank, index, name)."""
     starts = [np.asarray(r[2], dtype=np.int64) for r in rows]
     ends = [np.asarray(r[3], dtype=np.int64) for r in rows]
     counts = np.array([len(s) for s in starts], dtype=np.uint64)
@@ -44,6 +47,15 @@ def write(path, names, rows, meta):
         ev = f.create_group("events")
         ev["start_times"] = np.concatenate(starts)
         ev["end_times"] = np.concatenate(ends)
+        if lanes is not None:
+            ev["thread_ids"] = np.concatenate(
+                [np.full(len(st), ln, dtype=np.int64)
+                 for st, ln in zip(starts, lanes)])
+        if threads:
+            tt = f.create_group("thread_table")
+            tt["ranks"] = np.array([t[0] for t in threads], dtype=np.uint32)
+            tt["index"] = np.array([t[1] for t in threads], dtype=np.int64)
+            tt.create_dataset("name", data=[t[2] for t in threads], dtype=s)
 
 
 def meta_common(ranks):
@@ -92,6 +104,17 @@ def known(path):
     write(path, names, rows, meta_common(2))
 
 
+def threads(path):
+    # rank 0: main thread (0) runs "main_loop" [0, 10 s]; thread 1 runs
+    # "worker" twice, each with a nested "compute".
+    names = ["main_loop", "worker", "compute"]
+    rows = [(0, 0, [0], [10 * S]),
+            (1, 0, [1 * S, 4 * S], [3 * S, 6 * S]),
+            (2, 0, [int(1.5 * S), int(4.5 * S)], [int(2.5 * S), int(5.5 * S)])]
+    write(path, names, rows, meta_common(1), lanes=[0, 1, 1],
+          threads=[(0, 0, "main-0"), (0, 1, "thread-1")])
+
+
 def big(path, total):
     # 4 ranks; per rank a session, then steps of (compute > kernel x8, comm).
     ranks = 4
@@ -122,7 +145,9 @@ def big(path, total):
 if __name__ == "__main__":
     if sys.argv[1] == "known":
         known(sys.argv[2])
+    elif sys.argv[1] == "threads":
+        threads(sys.argv[2])
     elif sys.argv[1] == "big":
         big(sys.argv[2], int(sys.argv[3]))
     else:
-        sys.exit("usage: make-profile.py known OUT | big OUT N")
+        sys.exit("usage: make-profile.py known OUT | threads OUT | big OUT N")

@@ -28,7 +28,9 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-"$py" "$here/make-profile.py" known "$work/known.h5" || { echo "FAIL: make-profile.py"; exit 1; }
+"$py" "$here/make-profile.py" known "$work/known.h5" &&
+	"$py" "$here/make-profile.py" threads "$work/threads.h5" ||
+	{ echo "FAIL: make-profile.py"; exit 1; }
 
 fail() {
 	echo "FAIL: $*"
@@ -66,11 +68,11 @@ order() {
 		prev=$n
 	done
 }
-start() { # start LOCALE: a fresh server and session running the TUI
-	sock="sp-tui-test-$$-$1"
+start() { # start LOCALE [FILE]: a fresh server and session running the TUI
+	sock="sp-tui-test-$$-$1-${2:-known}"
 	sockets+=("$sock")
 	tmux -L "$sock" new-session -d -s tui -x 160 -y 48 \
-		"cd '$work' && env LANG=$1 LC_ALL=$1 '$bin' tui known.h5; echo TUI-EXIT=\$?; sleep 600"
+		"cd '$work' && env LANG=$1 LC_ALL=$1 '$bin' tui ${2:-known}.h5; echo TUI-EXIT=\$?; sleep 600"
 }
 
 start C.UTF-8
@@ -224,6 +226,30 @@ has '^solve +\| +[.:=]?#+'
 if screen | LC_ALL=C grep -q '[^[:print:][:space:]]'; then
 	fail "non-ASCII output in the C locale"
 fi
+keys q
+wait_for 'TUI-EXIT=0'
+
+# -- t chooses the thread lane (call tree and timeline) ----------------------
+start C.UTF-8 threads
+wait_for '^  main_loop +1 +1 '
+keys 2
+wait_for 'rank 0, thread all: 5 calls'
+order '^  main_loop +0 ' '^▸ worker +0 ' '^▸ worker +1 '
+keys t
+wait_for 'rank 0, thread 0: 1 calls'
+has 'thread 0 \(main-0\)'
+hasnt 'worker'
+keys t
+wait_for 'rank 0, thread 1: 4 calls'
+has 'thread 1 \(thread-1\)'
+order '^▸ worker +0 +1\.000000 +2\.000000 +1\.000000' '^▸ worker +1 '
+hasnt 'main_loop'
+keys 5
+wait_for 'rank 0, thread 1: 0\.000000 s'
+has '^main_loop +│ +│ +0 +0\.0%'
+keys t
+wait_for 'rank 0, thread all: '
+has '^main_loop +│█+│ +1 +100\.0%'
 keys q
 wait_for 'TUI-EXIT=0'
 
