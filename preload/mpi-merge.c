@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "lifecycle.h"
+#include "mpi-names-table.h"
 #include "mpi-record.h"
 #include "output.h"
 #include "snapshot.h"
@@ -47,79 +48,6 @@ struct local {
 	uint32_t *map;         /* local name -> global id */
 	struct sp_mpi_comm_row *comms;
 };
-
-/* ---- rank 0's global name table (open addressing over the names) -------- */
-
-struct names {
-	char **v;
-	uint32_t n, cap;
-	uint32_t *slots;
-	size_t nslots;
-};
-
-static uint32_t names_add(struct names *t, const char *s)
-{
-	if (2 * (size_t)(t->n + 1) > t->nslots) {
-		size_t ns = t->nslots ? 2 * t->nslots : 1024;
-		uint32_t *sl = malloc(ns * sizeof *sl);
-		if (!sl)
-			return UINT32_MAX;
-		memset(sl, 0xff, ns * sizeof *sl);
-		free(t->slots);
-		t->slots = sl;
-		t->nslots = ns;
-		for (uint32_t i = 0; i < t->n; i++) {
-			uint64_t h = 1469598103934665603ull;
-			for (const char *p = t->v[i]; *p; p++)
-				h = (h ^ (unsigned char)*p) * 1099511628211ull;
-			size_t k = h & (ns - 1);
-			while (sl[k] != UINT32_MAX)
-				k = (k + 1) & (ns - 1);
-			sl[k] = i;
-		}
-	}
-	uint64_t h = 1469598103934665603ull;
-	for (const char *p = s; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	size_t k = h & (t->nslots - 1);
-	while (t->slots[k] != UINT32_MAX) {
-		if (strcmp(t->v[t->slots[k]], s) == 0)
-			return t->slots[k];
-		k = (k + 1) & (t->nslots - 1);
-	}
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? 2 * t->cap : 256;
-		char **v = realloc(t->v, cap * sizeof *v);
-		if (!v)
-			return UINT32_MAX;
-		t->v = v;
-		t->cap = cap;
-	}
-	if (!(t->v[t->n] = strdup(s)))
-		return UINT32_MAX;
-	t->slots[k] = t->n;
-	return t->n++;
-}
-
-static void names_free(struct names *t)
-{
-	for (uint32_t i = 0; i < t->n; i++)
-		free(t->v[i]);
-	free(t->v);
-	free(t->slots);
-}
-
-/* Map a rank's names blob; returns 0 or -ENOMEM. */
-static int names_map(struct names *t, const char *blob, uint32_t n, uint32_t *map)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		map[i] = names_add(t, blob);
-		if (map[i] == UINT32_MAX)
-			return -ENOMEM;
-		blob += strlen(blob) + 1;
-	}
-	return 0;
-}
 
 /* ---- this rank's contribution ------------------------------------------- */
 
@@ -424,7 +352,7 @@ static void root_remote(struct root *R, int r, const struct rank_size *z)
 }
 
 /* Phase A on rank 0: unify names, send maps, learn sizes. */
-static int root_names(struct local *l0, MPI_Comm comm, struct names *t, struct rank_size *z,
+static int root_names(struct local *l0, MPI_Comm comm, struct sp_mpi_names *t, struct rank_size *z,
 		      struct hdr *tot)
 {
 	int ret = 0;
@@ -444,7 +372,7 @@ static int root_names(struct local *l0, MPI_Comm comm, struct names *t, struct r
 				ret = ret ? ret : -ENOMEM;
 		}
 		if (!ret)
-			ret = names_map(t, blob, h.nnames, map);
+			ret = sp_mpi_names_map(t, blob, h.nnames, map);
 		if (r > 0) {
 			PMPI_Send(map ? map : (uint32_t *)&h, map ? (int)h.nnames : 0, MPI_UINT32_T, r,
 				  TAG_MAP, comm);
@@ -527,7 +455,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 {
 	int64_t t0 = sp_monotonic_ns();
 	int P = sp_mpi_world_size;
-	struct names t = { 0 };
+	struct sp_mpi_names t = { 0 };
 	struct hdr tot = { 0 };
 	struct rank_size *z = calloc((size_t)P, sizeof *z);
 	struct root R = { .comm = comm };
@@ -570,7 +498,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 	free(R.comms);
 	free(R.comm_ranks);
 	free(z);
-	names_free(&t);
+	sp_mpi_names_free(&t);
 }
 
 void sp_mpi_before_finalize(void)

@@ -245,7 +245,7 @@ has 'thread 1 \(thread-1\)'
 order '^▸ worker +0 +1\.000000 +2\.000000 +1\.000000' '^▸ worker +1 '
 hasnt 'main_loop'
 keys 5
-wait_for 'rank 0, thread 1: 0\.000000 s'
+wait_for 'rank 0, thread 1: 1\.000000 s \.\. 6\.000000 s'
 has '^main_loop +│ +│ +0 +0\.0%'
 keys t
 wait_for 'rank 0, thread all: '

@@ -69,4 +69,13 @@ if [ -x "$build/examples/fortran/ring-usempi" ]; then
 else
   echo "FAIL: Fortran examples not built (gfortran + Open MPI Fortran bindings expected)"; exit 1
 fi
+# Rank 0 cannot write: every rank still returns from MPI_Finalize, exit 0,
+# same output, one line on stderr, no file.
+SCOPE_PROFILER_OUTPUT="$work/missing/dir/x.h5" timeout 120 mpirun --oversubscribe -n "$np" \
+  -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT "$build/tests/e2e/mpi/mpi-known" \
+  > fail.out 2> fail.err || { cat fail.err; echo "FAIL: a failed write broke the run"; exit 1; }
+cmp known.plain fail.out
+grep -q "scope-profiler: could not write $work/missing/dir/x.h5" fail.err
+[ ! -e "$work/missing" ]
+
 echo "mpi e2e with $np ranks: OK"

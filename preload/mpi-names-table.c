@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The merge's global name table: FNV-1a hash, open addressing, grown by
+ * doubling. Only rank 0 has one.
+ */
+#define _GNU_SOURCE
+#include "mpi-names-table.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t names_add(struct sp_mpi_names *t, const char *s)
+{
+	if (2 * (size_t)(t->n + 1) > t->nslots) {
+		size_t ns = t->nslots ? 2 * t->nslots : 1024;
+		uint32_t *sl = malloc(ns * sizeof *sl);
+		if (!sl)
+			return UINT32_MAX;
+		memset(sl, 0xff, ns * sizeof *sl);
+		free(t->slots);
+		t->slots = sl;
+		t->nslots = ns;
+		for (uint32_t i = 0; i < t->n; i++) {
+			uint64_t h = 1469598103934665603ull;
+			for (const char *p = t->v[i]; *p; p++)
+				h = (h ^ (unsigned char)*p) * 1099511628211ull;
+			size_t k = h & (ns - 1);
+			while (sl[k] != UINT32_MAX)
+				k = (k + 1) & (ns - 1);
+			sl[k] = i;
+		}
+	}
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = s; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	size_t k = h & (t->nslots - 1);
+	while (t->slots[k] != UINT32_MAX) {
+		if (strcmp(t->v[t->slots[k]], s) == 0)
+			return t->slots[k];
+		k = (k + 1) & (t->nslots - 1);
+	}
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? 2 * t->cap : 256;
+		char **v = realloc(t->v, cap * sizeof *v);
+		if (!v)
+			return UINT32_MAX;
+		t->v = v;
+		t->cap = cap;
+	}
+	if (!(t->v[t->n] = strdup(s)))
+		return UINT32_MAX;
+	t->slots[k] = t->n;
+	return t->n++;
+}
+
+void sp_mpi_names_free(struct sp_mpi_names *t)
+{
+	for (uint32_t i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	free(t->slots);
+}
+
+/* Map a rank's names blob; returns 0 or -ENOMEM. */
+int sp_mpi_names_map(struct sp_mpi_names *t, const char *blob, uint32_t n, uint32_t *map)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		map[i] = names_add(t, blob);
+		if (map[i] == UINT32_MAX)
+			return -ENOMEM;
+		blob += strlen(blob) + 1;
+	}
+	return 0;
+}
+
