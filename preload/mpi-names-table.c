@@ -10,6 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (const char *p = s; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
 static uint32_t names_add(struct sp_mpi_names *t, const char *s)
 {
 	if (2 * (size_t)(t->n + 1) > t->nslots) {
@@ -22,19 +30,13 @@ static uint32_t names_add(struct sp_mpi_names *t, const char *s)
 		t->slots = sl;
 		t->nslots = ns;
 		for (uint32_t i = 0; i < t->n; i++) {
-			uint64_t h = 1469598103934665603ull;
-			for (const char *p = t->v[i]; *p; p++)
-				h = (h ^ (unsigned char)*p) * 1099511628211ull;
-			size_t k = h & (ns - 1);
+			size_t k = hash_name(t->v[i]) & (ns - 1);
 			while (sl[k] != UINT32_MAX)
 				k = (k + 1) & (ns - 1);
 			sl[k] = i;
 		}
 	}
-	uint64_t h = 1469598103934665603ull;
-	for (const char *p = s; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	size_t k = h & (t->nslots - 1);
+	size_t k = hash_name(s) & (t->nslots - 1);
 	while (t->slots[k] != UINT32_MAX) {
 		if (strcmp(t->v[t->slots[k]], s) == 0)
 			return t->slots[k];

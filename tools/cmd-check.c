@@ -39,7 +39,7 @@ static const char help_text[] =
 	"Mann-Whitney U rank test rejects 'cand = base * (1 + PCT/100)' at level\n"
 	"(1 - confidence) / 2 (exact p-value without ties). A slowdown above the\n"
 	"budget that is not significant is reported as 'inconclusive' and passes.\n"
-	"Use at least 5 runs per side (4 is the minimum that can ever fail at 95%%),\n"
+	"Use at least 5 runs per side (4 is the minimum that can ever fail at 95%),\n"
 	"interleave base and candidate runs; see docs/COMPARE.md.\n\n"
 	"  --max-regression PCT  allowed slowdown in percent (default 0)\n"
 	"  --metric M            " CMP_METRIC_NAMES " (default total)\n"
@@ -90,13 +90,10 @@ static void emit_json(struct sp_reader *ra, struct sp_reader *rb,
 
 		jw_begin_object(&w);
 		jw_key(&w, "name"); jw_string(&w, r->name);
-		jw_key(&w, "a");
-		r->has_a ? jw_double(&w, r->a) : jw_null(&w);
-		jw_key(&w, "b");
-		r->has_b ? jw_double(&w, r->b) : jw_null(&w);
-		jw_key(&w, "delta"); jw_double(&w, r->delta);
-		jw_key(&w, "pct");
-		r->has_pct ? jw_double(&w, r->pct) : jw_null(&w);
+		jw_key(&w, "a"); cmp_json_value(&w, r->has_a, r->a, o->metric);
+		jw_key(&w, "b"); cmp_json_value(&w, r->has_b, r->b, o->metric);
+		jw_key(&w, "delta"); cmp_json_value(&w, true, r->delta, o->metric);
+		jw_key(&w, "pct"); cmp_json_value(&w, r->has_pct, r->pct, CMP_TOTAL);
 		jw_key(&w, "failed"); jw_bool(&w, r->failed);
 		jw_end_object(&w);
 	}

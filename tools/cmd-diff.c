@@ -40,17 +40,6 @@ struct diff_opts {
 	double threshold; /* NAN: none */
 };
 
-static void json_number_or_null(struct json_writer *w, bool has, double v,
-				enum cmp_metric m)
-{
-	if (!has)
-		jw_null(w);
-	else if (m == CMP_CALLS)
-		jw_int(w, (long long)v);
-	else
-		jw_double(w, v);
-}
-
 static void json_only_in(struct json_writer *w, const struct cmp_diff *d,
 			 bool in_a)
 {
@@ -82,10 +71,10 @@ static void emit_json(struct sp_reader *ra, struct sp_reader *rb,
 
 		jw_begin_object(&w);
 		jw_key(&w, "name"); jw_string(&w, r->name);
-		jw_key(&w, "a"); json_number_or_null(&w, r->has_a, r->a, o->metric);
-		jw_key(&w, "b"); json_number_or_null(&w, r->has_b, r->b, o->metric);
-		jw_key(&w, "delta"); json_number_or_null(&w, true, r->delta, o->metric);
-		jw_key(&w, "pct"); json_number_or_null(&w, r->has_pct, r->pct, CMP_TOTAL);
+		jw_key(&w, "a"); cmp_json_value(&w, r->has_a, r->a, o->metric);
+		jw_key(&w, "b"); cmp_json_value(&w, r->has_b, r->b, o->metric);
+		jw_key(&w, "delta"); cmp_json_value(&w, true, r->delta, o->metric);
+		jw_key(&w, "pct"); cmp_json_value(&w, r->has_pct, r->pct, CMP_TOTAL);
 		jw_end_object(&w);
 	}
 	jw_end_array(&w);

@@ -22,12 +22,10 @@
 
 enum { OPT_RANK = OPT_FIRST_COMMAND_SPECIFIC, OPT_ASCII };
 
-static const char usage[] =
-	"FILE [--include RE] [--exclude RE]... [--rank N] [--ascii]";
+static const char usage[] = "FILE [--include RE] [--exclude RE]... [--rank N] [--ascii]";
 
 static const struct tui_pane *const panes[TUI_N_PANES] = {
-	&tui_summary_pane, &tui_calltree_pane, &tui_ranks_pane, &tui_meta_pane,
-	&tui_timeline_pane,
+    &tui_summary_pane, &tui_calltree_pane, &tui_ranks_pane, &tui_meta_pane, &tui_timeline_pane,
 };
 
 struct options {
@@ -126,8 +124,7 @@ static void prompt_filter(struct tui *t)
 	char buf[sizeof(t->filter)];
 
 	snprintf(buf, sizeof(buf), "%s", t->filter);
-	if (!tui_prompt(t, "filter (regex, as --include; empty = all): ", buf,
-			sizeof(buf)))
+	if (!tui_prompt(t, "filter (regex, as --include; empty = all): ", buf, sizeof(buf)))
 		return;
 	if (make_selections(t, buf, t->rank) < 0) {
 		tui_message(t, "bad filter: %s", sp_reader_last_error());
@@ -148,8 +145,7 @@ static void prompt_rank(struct tui *t)
 
 	if (n == 0)
 		return;
-	snprintf(label, sizeof(label), "rank (%u-%u, or 'all'): ", ranks[0],
-		 ranks[n - 1]);
+	snprintf(label, sizeof(label), "rank (%u-%u, or 'all'): ", ranks[0], ranks[n - 1]);
 	if (!tui_prompt(t, label, buf, sizeof(buf)))
 		return;
 	if (buf[0] == '\0' || strcmp(buf, "all") == 0 || strcmp(buf, "a") == 0) {
@@ -158,8 +154,7 @@ static void prompt_rank(struct tui *t)
 	}
 	rank = strtol(buf, &end, 10);
 	if (*end || end == buf || !rank_exists(t, rank)) {
-		tui_message(t, "no rank '%s' (ranks %u-%u)", buf, ranks[0],
-			    ranks[n - 1]);
+		tui_message(t, "no rank '%s' (ranks %u-%u)", buf, ranks[0], ranks[n - 1]);
 		return;
 	}
 	tui_set_rank(t, rank);
@@ -173,8 +168,7 @@ static const char *thread_label(const struct tui *t, long rank, int64_t lane)
 	for (size_t i = 0; i < sp_reader_num_threads(t->r); i++) {
 		const struct sp_thread *th = sp_reader_thread(t->r, i);
 
-		if ((long)th->rank == rank && th->index == lane && th->name &&
-		    th->name[0]) {
+		if ((long)th->rank == rank && th->index == lane && th->name && th->name[0]) {
 			snprintf(buf, sizeof(buf), " (%s)", th->name);
 			return buf;
 		}
@@ -199,8 +193,7 @@ static void next_lane(struct tui *t)
 		if ((long)row->rank != rank)
 			continue;
 		for (uint64_t e = row->offset; e < row->offset + row->count; e++)
-			if ((t->lane == TUI_ALL_LANES || lanes[e] > t->lane) &&
-			    lanes[e] < next)
+			if ((t->lane == TUI_ALL_LANES || lanes[e] > t->lane) && lanes[e] < next)
 				next = lanes[e];
 	}
 	t->lane = next == INT64_MAX ? TUI_ALL_LANES : next;
@@ -209,14 +202,13 @@ static void next_lane(struct tui *t)
 	if (t->lane == TUI_ALL_LANES)
 		tui_message(t, "all threads");
 	else
-		tui_message(t, "thread %lld%s", (long long)t->lane,
-			    thread_label(t, rank, t->lane));
+		tui_message(t, "thread %lld%s", (long long)t->lane, thread_label(t, rank, t->lane));
 }
 
 static void export_csv(struct tui *t)
 {
 	static const char *const names[TUI_N_PANES] = {
-		"summary", "calltree", "ranks", "metadata", "timeline",
+	    "summary", "calltree", "ranks", "metadata", "timeline",
 	};
 	const char *base = strrchr(t->path, '/');
 	char buf[1024], stem[512];
@@ -253,10 +245,10 @@ static void draw_title(struct tui *t, bool busy)
 	if (t->lane != TUI_ALL_LANES)
 		snprintf(lane, sizeof(lane), "  thread: %lld", (long long)t->lane);
 	snprintf(buf, sizeof(buf),
-		 " scope-profiler  %s  |  %u rank%s, %zu events  |  rank: %s%s  |  filter: %s  |  sort: %s",
-		 t->path, nr, nr == 1 ? "" : "s", sp_reader_num_events(t->r), rank,
-		 lane, t->filter[0] ? t->filter : "-",
-		 busy ? "..." : tui_summary_sort_name(t));
+		 " scope-profiler  %s  |  %u rank%s, %zu events  |  rank: %s%s  |  filter: %s  |  "
+		 "sort: %s",
+		 t->path, nr, nr == 1 ? "" : "s", sp_reader_num_events(t->r), rank, lane,
+		 t->filter[0] ? t->filter : "-", busy ? "..." : tui_summary_sort_name(t));
 	attron(A_REVERSE);
 	tui_put(t, 0, 0, COLS, buf, true);
 	attroff(A_REVERSE);
@@ -281,7 +273,8 @@ static void draw_tabs(struct tui *t)
 /* Draw the screen; busy: what a worker is computing (seconds so far). */
 static void draw(struct tui *t, const char *busy, double secs)
 {
-	const char *hint = "?:help  q:quit  Tab/1-5:pane  /:filter  s:sort  r:rank  t:thread  e:export CSV";
+	const char *hint =
+	    "?:help  q:quit  Tab/1-5:pane  /:filter  s:sort  r:rank  t:thread  e:export CSV";
 	char buf[256];
 
 	erase();
@@ -291,8 +284,8 @@ static void draw(struct tui *t, const char *busy, double secs)
 		return;
 	}
 	if (busy) {
-		snprintf(buf, sizeof(buf), "%s of %zu events ... %.1f s  (q quits)",
-			 busy, sp_reader_num_events(t->r), secs);
+		snprintf(buf, sizeof(buf), "%s of %zu events ... %.1f s  (q quits)", busy,
+			 sp_reader_num_events(t->r), secs);
 		tui_put(t, 3, 2, COLS - 2, buf, false);
 	} else {
 		panes[t->pane]->draw(t, 2, LINES - 3);
@@ -309,15 +302,33 @@ static void draw(struct tui *t, const char *busy, double secs)
 static int global_key(struct tui *t, int ch)
 {
 	switch (ch) {
-	case 'q': case 'Q': return -1;
-	case '?': tui_help(t); return 0;
-	case '/': prompt_filter(t); return 0;
-	case 'r': prompt_rank(t); return 0;
-	case 't': next_lane(t); return 0;
-	case 'e': export_csv(t); return 0;
-	case '\t': t->pane = (t->pane + 1) % TUI_N_PANES; return 0;
-	case KEY_BTAB: t->pane = (t->pane + TUI_N_PANES - 1) % TUI_N_PANES; return 0;
-	case KEY_RESIZE: clear(); return 0;
+	case 'q':
+	case 'Q':
+		return -1;
+	case '?':
+		tui_help(t);
+		return 0;
+	case '/':
+		prompt_filter(t);
+		return 0;
+	case 'r':
+		prompt_rank(t);
+		return 0;
+	case 't':
+		next_lane(t);
+		return 0;
+	case 'e':
+		export_csv(t);
+		return 0;
+	case '\t':
+		t->pane = (t->pane + 1) % TUI_N_PANES;
+		return 0;
+	case KEY_BTAB:
+		t->pane = (t->pane + TUI_N_PANES - 1) % TUI_N_PANES;
+		return 0;
+	case KEY_RESIZE:
+		clear();
+		return 0;
 	default:
 		if (ch >= '1' && ch < '1' + TUI_N_PANES) {
 			t->pane = (enum tui_pane_id)(ch - '1');
@@ -360,7 +371,7 @@ static double now(void)
 static bool prepare_pane(struct tui *t)
 {
 	const struct tui_pane *p = panes[t->pane];
-	struct job j = { .t = t, .pane = p };
+	struct job j = {.t = t, .pane = p};
 	double t0 = now();
 	struct timespec deadline;
 	pthread_t worker;
@@ -382,7 +393,7 @@ static bool prepare_pane(struct tui *t)
 	}
 	if (pthread_timedjoin_np(worker, NULL, &deadline) == 0)
 		return true;
-	timeout(50);
+	timeout(10); /* poll: getch cannot wait for the worker */
 	while (!atomic_load(&j.done) && !quit) {
 		int ch;
 
@@ -451,12 +462,12 @@ static int run(struct tui *t, const struct options *o)
 static int parse(int argc, char **argv, struct cli_common *c, struct options *o)
 {
 	static const struct option options[] = {
-		{ "include", required_argument, NULL, OPT_INCLUDE },
-		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-		{ "rank", required_argument, NULL, OPT_RANK },
-		{ "ascii", no_argument, NULL, OPT_ASCII },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ 0 },
+	    {"include", required_argument, NULL, OPT_INCLUDE},
+	    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+	    {"rank", required_argument, NULL, OPT_RANK},
+	    {"ascii", no_argument, NULL, OPT_ASCII},
+	    {"help", no_argument, NULL, OPT_HELP},
+	    {0},
 	};
 	int opt;
 
@@ -465,7 +476,9 @@ static int parse(int argc, char **argv, struct cli_common *c, struct options *o)
 		char *end, **p;
 
 		switch (opt) {
-		case OPT_INCLUDE: o->include = optarg; break;
+		case OPT_INCLUDE:
+			o->include = optarg;
+			break;
 		case OPT_EXCLUDE:
 			p = realloc(o->excludes, (o->n_excludes + 1) * sizeof(*p));
 			if (!p)
@@ -478,9 +491,15 @@ static int parse(int argc, char **argv, struct cli_common *c, struct options *o)
 			if (*end || end == optarg || o->rank < 0)
 				return cli_usage_error(c, "bad rank '%s'", optarg);
 			break;
-		case OPT_ASCII: o->ascii = true; break;
-		case 'h': case OPT_HELP: c->help = true; break;
-		default: return cli_usage_error(c, "invalid option");
+		case OPT_ASCII:
+			o->ascii = true;
+			break;
+		case 'h':
+		case OPT_HELP:
+			c->help = true;
+			break;
+		default:
+			return cli_usage_error(c, "invalid option");
 		}
 	}
 	if (c->help)
@@ -489,7 +508,7 @@ static int parse(int argc, char **argv, struct cli_common *c, struct options *o)
 		return cli_usage_error(c, "out of memory");
 	if (c->n_files != 1)
 		return cli_usage_error(c, c->n_files ? "one profile file at a time"
-					      : "no profile file given");
+						     : "no profile file given");
 	return 0;
 }
 
@@ -522,9 +541,9 @@ static int setup(struct cli_common *c, struct tui *t, const struct options *o)
 
 int cmd_tui(int argc, char **argv)
 {
-	struct options o = { .rank = TUI_ALL_RANKS };
+	struct options o = {.rank = TUI_ALL_RANKS};
 	struct cli_common c;
-	struct tui t = { 0 };
+	struct tui t = {0};
 	int rc;
 
 	if (cli_common_init(&c, "tui", usage) < 0)

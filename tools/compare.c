@@ -317,6 +317,17 @@ void cmp_run_title(const struct sp_reader *r, char *buf, size_t size)
 		 label ? " - " : "", path, n, n == 1 ? "rank" : "ranks");
 }
 
+void cmp_json_value(struct json_writer *w, bool has, double v,
+		    enum cmp_metric m)
+{
+	if (!has)
+		jw_null(w);
+	else if (m == CMP_CALLS)
+		jw_int(w, (long long)v);
+	else
+		jw_double(w, v);
+}
+
 void cmp_json_run(struct json_writer *w, const char *key,
 		  const struct sp_reader *r)
 {

@@ -101,6 +101,9 @@ void cmp_print_diff(FILE *f, const struct cmp_diff *d, enum cmp_metric m,
 void cmp_run_title(const struct sp_reader *r, char *buf, size_t size);
 /** The metadata label, or NULL. */
 const char *cmp_run_label(const struct sp_reader *r);
+/** A metric value: null when !has, an integer for calls, else a float. */
+void cmp_json_value(struct json_writer *w, bool has, double v,
+		    enum cmp_metric m);
 /** "key": {file, label, num_ranks, title} of one run. */
 void cmp_json_run(struct json_writer *w, const char *key,
 		  const struct sp_reader *r);

@@ -15,12 +15,12 @@ struct tui_calltree {
 	struct sp_call_stack *cs;
 	bool failed;
 	size_t n;
-	int32_t *depth;     /* per call */
-	uint8_t *expanded;  /* per call */
-	size_t *vis;        /* visible call ids */
+	int32_t *depth;	   /* per call */
+	uint8_t *expanded; /* per call */
+	size_t *vis;	   /* visible call ids */
 	size_t n_vis, cap_vis;
 	struct tui_cursor cur;
-	double origin;      /* seconds subtracted from start times */
+	double origin; /* seconds subtracted from start times */
 };
 
 static void calltree_free(struct tui_calltree *c)
@@ -66,8 +66,7 @@ static int expand(struct tui_calltree *c, size_t v)
 		c->vis = p;
 		c->cap_vis = cap;
 	}
-	memmove(c->vis + v + 1 + nk, c->vis + v + 1,
-		(c->n_vis - v - 1) * sizeof(*c->vis));
+	memmove(c->vis + v + 1 + nk, c->vis + v + 1, (c->n_vis - v - 1) * sizeof(*c->vis));
 	nk = 0;
 	for (j = i + 1; j < c->n && c->depth[j] > d; j++)
 		if (c->depth[j] == d + 1)
@@ -143,8 +142,7 @@ static struct tui_calltree *get(struct tui *t)
 	return c;
 }
 
-static void cells(const struct tui_calltree *c, const struct sp_call *call,
-		  char out[4][32])
+static void cells(const struct tui_calltree *c, const struct sp_call *call, char out[4][32])
 {
 	snprintf(out[0], 32, "%llu", (unsigned long long)call->call_index);
 	snprintf(out[1], 32, "%.6f", (double)call->start_ns / 1e9 - c->origin);
@@ -152,18 +150,17 @@ static void cells(const struct tui_calltree *c, const struct sp_call *call,
 	snprintf(out[3], 32, "%.6f", (double)call->exclusive_ns / 1e9);
 }
 
-static const char *const heads[4] = { "call #", "start [s]", "duration [s]",
-				      "exclusive [s]" };
-static const int widths[4] = { 9, 14, 14, 14 };
+static const char *const heads[4] = {"call #", "start [s]", "duration [s]", "exclusive [s]"};
+static const int widths[4] = {9, 14, 14, 14};
 
-static void draw_line(struct tui *t, const struct tui_calltree *c, int y,
-		      size_t v, int nw)
+static void draw_line(struct tui *t, const struct tui_calltree *c, int y, size_t v, int nw)
 {
 	struct sp_call call;
 	char buf[512], num[4][32];
 	size_t i = c->vis[v];
-	const char *mark = !has_kids(c, i) ? t->g->leaf
-			   : c->expanded[i] ? t->g->open : t->g->closed;
+	const char *mark = !has_kids(c, i)  ? t->g->leaf
+			   : c->expanded[i] ? t->g->open
+					    : t->g->closed;
 	int x = nw;
 
 	sp_call_stack_get(c->cs, i, &call);
@@ -298,11 +295,11 @@ static void calltree_prepare(struct tui *t)
 }
 
 const struct tui_pane tui_calltree_pane = {
-	.title = "Call tree",
-	.draw = calltree_draw,
-	.key = calltree_key,
-	.export_csv = calltree_csv,
-	.ready = calltree_ready,
-	.prepare = calltree_prepare,
-	.busy = "reconstructing the call stack",
+    .title = "Call tree",
+    .draw = calltree_draw,
+    .key = calltree_key,
+    .export_csv = calltree_csv,
+    .ready = calltree_ready,
+    .prepare = calltree_prepare,
+    .busy = "reconstructing the call stack",
 };

@@ -15,19 +15,25 @@
 #include "tui.h"
 
 static const struct tui_glyphs utf8_glyphs = {
-	.open = "▾ ", .closed = "▸ ", .leaf = "  ",
-	.sort_mark = "▼", .hline = "─",
-	.shade = { " ", "░", "▒", "▓", "█" },
-	.eighths = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█" },
-	.mean_mark = "┆",
+    .open = "▾ ",
+    .closed = "▸ ",
+    .leaf = "  ",
+    .sort_mark = "▼",
+    .hline = "─",
+    .shade = {" ", "░", "▒", "▓", "█"},
+    .eighths = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"},
+    .mean_mark = "┆",
 };
 
 static const struct tui_glyphs ascii_glyphs = {
-	.open = "- ", .closed = "+ ", .leaf = "  ",
-	.sort_mark = "v", .hline = "-",
-	.shade = { " ", ".", ":", "=", "#" },
-	.eighths = { "", "", "", "", "", "", "", "", "#" },
-	.mean_mark = "|",
+    .open = "- ",
+    .closed = "+ ",
+    .leaf = "  ",
+    .sort_mark = "v",
+    .hline = "-",
+    .shade = {" ", ".", ":", "=", "#"},
+    .eighths = {"", "", "", "", "", "", "", "", "#"},
+    .mean_mark = "|",
 };
 
 const struct tui_glyphs *tui_glyphs(bool utf8)
@@ -69,8 +75,7 @@ int tui_width(const struct tui *t, const char *s)
 	return total;
 }
 
-int tui_put(const struct tui *t, int y, int x, int width, const char *s,
-	    bool pad)
+int tui_put(const struct tui *t, int y, int x, int width, const char *s, bool pad)
 {
 	char buf[1024];
 	size_t n = 0;
@@ -102,8 +107,7 @@ int tui_put(const struct tui *t, int y, int x, int width, const char *s,
 	return used;
 }
 
-void tui_put_right(const struct tui *t, int y, int x, int width,
-		   const char *s)
+void tui_put_right(const struct tui *t, int y, int x, int width, const char *s)
 {
 	int w = tui_width(t, s);
 
@@ -144,8 +148,7 @@ static void prompt_draw(struct tui *t, const char *label, const char *buf)
 }
 
 /* Append the wide character wc to buf (UTF-8 or ASCII). */
-static void prompt_append(const struct tui *t, char *buf, size_t size,
-			  wint_t wc)
+static void prompt_append(const struct tui *t, char *buf, size_t size, wint_t wc)
 {
 	char mb[16];
 	size_t len = strlen(buf), n;
@@ -210,22 +213,22 @@ bool tui_prompt(struct tui *t, const char *label, char *buf, size_t size)
 }
 
 static const char *const help_lines[] = {
-	"scope-profiler tui: keys",
-	"",
-	"  Tab / S-Tab, 1-5  switch pane (Summary, Call tree, Ranks, Metadata, Timeline)",
-	"  Up/Down, j/k      move      PgUp/PgDn, Home/End, g/G  page, first, last",
-	"  Enter             expand/collapse a tree node (Summary, Call tree);",
-	"                    open the region's Ranks (Summary leaf); pick a rank (Ranks)",
-	"  Right/l, Left/h   expand / collapse (trees); pan (Timeline)",
-	"  +/-, 0            zoom in / out / reset (Timeline)",
-	"  /                 filter regions by regex (as --include; empty clears)",
-	"  s / S             next / previous sort key (Summary); sort (Ranks)",
-	"  r                 choose the rank (number, or 'all' / empty)",
-	"  t                 next thread lane (Call tree, Timeline)",
-	"  e                 export the current pane's rows to CSV",
-	"  ?                 this help          q  quit",
-	"",
-	"Press any key to return.",
+    "scope-profiler tui: keys",
+    "",
+    "  Tab / S-Tab, 1-5  switch pane (Summary, Call tree, Ranks, Metadata, Timeline)",
+    "  Up/Down, j/k      move      PgUp/PgDn, Home/End, g/G  page, first, last",
+    "  Enter             expand/collapse a tree node (Summary, Call tree);",
+    "                    open the region's Ranks (Summary leaf); pick a rank (Ranks)",
+    "  Right/l, Left/h   expand / collapse (trees); pan (Timeline)",
+    "  +/-, 0            zoom in / out / reset (Timeline)",
+    "  /                 filter regions by regex (as --include; empty clears)",
+    "  s / S             next / previous sort key (Summary); sort (Ranks)",
+    "  r                 choose the rank (number, or 'all' / empty)",
+    "  t                 next thread lane (Call tree, Timeline)",
+    "  e                 export the current pane's rows to CSV",
+    "  ?                 this help          q  quit",
+    "",
+    "Press any key to return.",
 };
 
 void tui_help(struct tui *t)
@@ -247,8 +250,8 @@ void tui_help(struct tui *t)
 
 			attrset(y == 0 || y == h - 1 ? A_REVERSE : A_NORMAL);
 			tui_put(t, y0 + y, x0, COLS - x0, "  ", false);
-			tui_put(t, y0 + y, x0 + 2, w - 2 < COLS - x0 - 2 ? w - 2 : COLS - x0 - 2,
-				s, true);
+			tui_put(t, y0 + y, x0 + 2, w - 2 < COLS - x0 - 2 ? w - 2 : COLS - x0 - 2, s,
+				true);
 			if (y == 1)
 				mvchgat(y0 + y, x0 + 2, w - 2, A_BOLD, 0, NULL);
 		}
@@ -265,24 +268,29 @@ bool tui_cursor_key(struct tui_cursor *c, int ch, size_t n, int height)
 	size_t page = height > 1 ? (size_t)height - 1 : 1;
 
 	switch (ch) {
-	case KEY_UP: case 'k':
+	case KEY_UP:
+	case 'k':
 		if (c->cur > 0)
 			c->cur--;
 		break;
-	case KEY_DOWN: case 'j':
+	case KEY_DOWN:
+	case 'j':
 		if (c->cur + 1 < n)
 			c->cur++;
 		break;
 	case KEY_PPAGE:
 		c->cur = c->cur > page ? c->cur - page : 0;
 		break;
-	case KEY_NPAGE: case ' ':
+	case KEY_NPAGE:
+	case ' ':
 		c->cur = c->cur + page < n ? c->cur + page : (n ? n - 1 : 0);
 		break;
-	case KEY_HOME: case 'g':
+	case KEY_HOME:
+	case 'g':
 		c->cur = 0;
 		break;
-	case KEY_END: case 'G':
+	case KEY_END:
+	case 'G':
 		c->cur = n ? n - 1 : 0;
 		break;
 	default:

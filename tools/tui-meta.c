@@ -11,23 +11,28 @@
 
 #include "tui.h"
 
-enum group { G_RUN, G_SYSTEM, G_PARALLEL, G_SLURM, G_ENV, G_OTHER, G_MODULES,
-	     G_N };
+enum group { G_RUN, G_SYSTEM, G_PARALLEL, G_SLURM, G_ENV, G_OTHER, G_MODULES, G_N };
 
 static const char *const group_names[G_N] = {
-	"Run", "System", "Parallelism", "Slurm", "Environment", "Other", "Modules",
+    "Run", "System", "Parallelism", "Slurm", "Environment", "Other", "Modules",
 };
 
 /* Keys of the fixed groups, in display order. */
 static const char *const run_keys[] = {
-	"timestamp", "start_time_ns", "user", "hostname", "working_directory",
-	"scope_profiler_version", "python_version", NULL,
+    "timestamp",	 "start_time_ns",	   "user",	     "hostname",
+    "working_directory", "scope_profiler_version", "python_version", NULL,
 };
 static const char *const system_keys[] = {
-	"platform", "uname", "chip_information", NULL,
+    "platform",
+    "uname",
+    "chip_information",
+    NULL,
 };
 static const char *const parallel_keys[] = {
-	"mpi_size", "omp_num_threads", "total_cores", NULL,
+    "mpi_size",
+    "omp_num_threads",
+    "total_cores",
+    NULL,
 };
 
 struct meta_line {
@@ -123,8 +128,7 @@ static char *value_text(const struct sp_meta *m)
 	return s;
 }
 
-static int add(struct tui_meta *m, enum group g, bool header, const char *key,
-	       char *value)
+static int add(struct tui_meta *m, enum group g, bool header, const char *key, char *value)
 {
 	struct meta_line *l;
 
@@ -151,8 +155,10 @@ static int add(struct tui_meta *m, enum group g, bool header, const char *key,
  * order. */
 static int add_group(struct tui *t, struct tui_meta *m, enum group g)
 {
-	const char *const *list = g == G_RUN ? run_keys : g == G_SYSTEM ? system_keys
-				  : g == G_PARALLEL ? parallel_keys : NULL;
+	const char *const *list = g == G_RUN	    ? run_keys
+				  : g == G_SYSTEM   ? system_keys
+				  : g == G_PARALLEL ? parallel_keys
+						    : NULL;
 	size_t n = sp_reader_num_metadata(t->r), first = m->n;
 	char title[64];
 
@@ -229,8 +235,7 @@ static void headline(struct tui *t, int y)
 	snprintf(buf, sizeof(buf),
 		 "%s: %u rank%s, %zu region%s, %zu events, %.1f MiB, %.3f s wall clock",
 		 sp_reader_path(t->r), nr, nr == 1 ? "" : "s", ng, ng == 1 ? "" : "s",
-		 sp_reader_num_events(t->r),
-		 (double)sp_reader_file_size(t->r) / (1024.0 * 1024.0),
+		 sp_reader_num_events(t->r), (double)sp_reader_file_size(t->r) / (1024.0 * 1024.0),
 		 times.time_span);
 	attron(A_BOLD);
 	tui_put(t, y, 0, COLS, buf, true);
@@ -266,8 +271,7 @@ static void meta_draw(struct tui *t, int y, int height)
 		if (!l->key[0]) /* a module: no key column */
 			x = 2;
 		if (x < COLS)
-			tui_put(t, y + 1 + line, x, COLS - x, l->value ? l->value : "",
-				false);
+			tui_put(t, y + 1 + line, x, COLS - x, l->value ? l->value : "", false);
 	}
 	attrset(A_NORMAL);
 }
@@ -300,8 +304,8 @@ static long meta_csv(struct tui *t, FILE *f)
 }
 
 const struct tui_pane tui_meta_pane = {
-	.title = "Metadata",
-	.draw = meta_draw,
-	.key = meta_key,
-	.export_csv = meta_csv,
+    .title = "Metadata",
+    .draw = meta_draw,
+    .key = meta_key,
+    .export_csv = meta_csv,
 };

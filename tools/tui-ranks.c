@@ -22,9 +22,9 @@ struct tui_ranks {
 	uint32_t region;
 	struct rank_stat *rows;
 	size_t n;
-	double mean, max;   /* of the per-rank totals */
-	double imbalance;   /* percent, as the reader's rank_imbalance_pct */
-	bool by_total;      /* sort by total (descending), else by rank */
+	double mean, max; /* of the per-rank totals */
+	double imbalance; /* percent, as the reader's rank_imbalance_pct */
+	bool by_total;	  /* sort by total (descending), else by rank */
 	struct tui_cursor cur;
 };
 
@@ -125,8 +125,8 @@ static struct tui_ranks *get(struct tui *t)
 }
 
 /* The bar of one rank: total against the slowest rank, mean marked. */
-static void bar(const struct tui *t, const struct tui_ranks *k, double v,
-		char *buf, size_t size, int width)
+static void bar(const struct tui *t, const struct tui_ranks *k, double v, char *buf, size_t size,
+		int width)
 {
 	int eighths = k->max > 0 ? (int)lround(v / k->max * width * 8) : 0;
 	int mean_col = k->max > 0 ? (int)(k->mean / k->max * width) : -1;
@@ -137,8 +137,7 @@ static void bar(const struct tui *t, const struct tui_ranks *k, double v,
 	buf[0] = '\0';
 	for (int c = 0; c < width && len + 8 < size; c++) {
 		int f = eighths - 8 * c;
-		const char *g = f >= 8 ? t->g->eighths[8]
-				: f > 0 ? t->g->eighths[f] : "";
+		const char *g = f >= 8 ? t->g->eighths[8] : f > 0 ? t->g->eighths[f] : "";
 
 		if (!*g)
 			g = c == mean_col ? t->g->mean_mark : " ";
@@ -146,13 +145,12 @@ static void bar(const struct tui *t, const struct tui_ranks *k, double v,
 	}
 }
 
-static const char *const heads[] = { "rank", "calls", "total [s]", "avg [s]",
-				     "min [s]", "max [s]", "excl [s]", "vs mean" };
-static const int widths[] = { 6, 9, 12, 10, 10, 10, 12, 9 };
+static const char *const heads[] = {"rank",    "calls",	  "total [s]", "avg [s]",
+				    "min [s]", "max [s]", "excl [s]",  "vs mean"};
+static const int widths[] = {6, 9, 12, 10, 10, 10, 12, 9};
 #define N_COLS 8
 
-static void cells(const struct tui_ranks *k, const struct rank_stat *rs,
-		  char out[N_COLS][32])
+static void cells(const struct tui_ranks *k, const struct rank_stat *rs, char out[N_COLS][32])
 {
 	snprintf(out[0], 32, "%u", rs->rank);
 	snprintf(out[1], 32, "%llu", (unsigned long long)rs->st.num_calls);
@@ -169,10 +167,11 @@ static void draw_title(struct tui *t, const struct tui_ranks *k, int y)
 {
 	char buf[512];
 
-	snprintf(buf, sizeof(buf),
-		 "region %s: %zu ranks, mean total %.6f s, slowest %.6f s, imbalance %.2f%% (%s = mean)",
-		 sp_reader_region_name(t->r, k->region), k->n, k->mean, k->max,
-		 k->imbalance, t->g->mean_mark);
+	snprintf(
+	    buf, sizeof(buf),
+	    "region %s: %zu ranks, mean total %.6f s, slowest %.6f s, imbalance %.2f%% (%s = mean)",
+	    sp_reader_region_name(t->r, k->region), k->n, k->mean, k->max, k->imbalance,
+	    t->g->mean_mark);
 	attron(A_BOLD);
 	tui_put(t, y, 0, COLS, buf, true);
 	attroff(A_BOLD);
@@ -195,8 +194,7 @@ static void ranks_draw(struct tui *t, int y, int height)
 		x += widths[c] + 2;
 	}
 	bw = COLS - x - 1;
-	tui_put(t, y + 1, x, COLS - x, k->by_total ? "bar (sorted by total)" : "bar",
-		true);
+	tui_put(t, y + 1, x, COLS - x, k->by_total ? "bar (sorted by total)" : "bar", true);
 	attroff(A_BOLD | A_UNDERLINE);
 	tui_cursor_fix(&k->cur, k->n, height - 2);
 	for (int line = 0; line < height - 2; line++) {
@@ -234,8 +232,7 @@ static bool ranks_key(struct tui *t, int ch, int height)
 		return true;
 	if (ch == 's' || ch == 'S') {
 		k->by_total = !k->by_total;
-		qsort(k->rows, k->n, sizeof(*k->rows),
-		      k->by_total ? cmp_total : cmp_rank);
+		qsort(k->rows, k->n, sizeof(*k->rows), k->by_total ? cmp_total : cmp_rank);
 		tui_message(t, "ranks sorted by %s", k->by_total ? "total" : "rank");
 		return true;
 	}
@@ -259,8 +256,7 @@ static long ranks_csv(struct tui *t, FILE *f)
 		bool calls = st->num_calls > 0;
 
 		tui_csv_field(f, true, sp_reader_region_name(t->r, k->region));
-		fprintf(f, ",%u,%llu", k->rows[i].rank,
-			(unsigned long long)st->num_calls);
+		fprintf(f, ",%u,%llu", k->rows[i].rank, (unsigned long long)st->num_calls);
 		tui_csv_double(f, st->total);
 		tui_csv_double(f, calls ? st->average : NAN);
 		tui_csv_double(f, calls ? st->min : NAN);
@@ -269,8 +265,7 @@ static long ranks_csv(struct tui *t, FILE *f)
 		tui_csv_double(f, calls && st->has_percentiles ? st->p50 : NAN);
 		tui_csv_double(f, calls && st->has_percentiles ? st->p95 : NAN);
 		tui_csv_double(f, calls && st->has_percentiles ? st->p99 : NAN);
-		tui_csv_double(f, k->mean > 0 ? (st->total - k->mean) / k->mean * 100
-					      : NAN);
+		tui_csv_double(f, k->mean > 0 ? (st->total - k->mean) / k->mean * 100 : NAN);
 		fputc('\n', f);
 	}
 	return (long)k->n;
@@ -278,8 +273,7 @@ static long ranks_csv(struct tui *t, FILE *f)
 
 static bool ranks_ready(const struct tui *t)
 {
-	return !t->has_region ||
-	       (t->ranks && t->ranks->valid && t->ranks->region == t->region);
+	return !t->has_region || (t->ranks && t->ranks->valid && t->ranks->region == t->region);
 }
 
 static void ranks_prepare(struct tui *t)
@@ -288,11 +282,11 @@ static void ranks_prepare(struct tui *t)
 }
 
 const struct tui_pane tui_ranks_pane = {
-	.title = "Ranks",
-	.draw = ranks_draw,
-	.key = ranks_key,
-	.export_csv = ranks_csv,
-	.ready = ranks_ready,
-	.prepare = ranks_prepare,
-	.busy = "computing per-rank statistics",
+    .title = "Ranks",
+    .draw = ranks_draw,
+    .key = ranks_key,
+    .export_csv = ranks_csv,
+    .ready = ranks_ready,
+    .prepare = ranks_prepare,
+    .busy = "computing per-rank statistics",
 };

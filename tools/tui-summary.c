@@ -18,64 +18,93 @@ struct tui_summary {
 	struct sp_summary *s;
 	size_t n;
 	bool failed;
-	size_t *parent;     /* row index, n = the (virtual) root */
-	size_t *kids;       /* children of p: kids[off[p] .. off[p + 1]) */
-	size_t *off;        /* n + 2 entries */
+	size_t *parent; /* row index, n = the (virtual) root */
+	size_t *kids;	/* children of p: kids[off[p] .. off[p + 1]) */
+	size_t *off;	/* n + 2 entries */
 	bool *collapsed;
-	size_t *vis;        /* shown rows, in display order */
+	size_t *vis; /* shown rows, in display order */
 	size_t n_vis;
 	enum sp_sort_key sort;
 	struct tui_cursor cur;
 };
 
 static const char *const sort_names[] = {
-	"start", "total", "calls", "avg", "min", "max", "first", "last", "std",
-	"p50", "p95", "p99", "imbalance", "name",
+    "start", "total", "calls", "avg", "min", "max",	  "first",
+    "last",  "std",   "p50",   "p95", "p99", "imbalance", "name",
 };
 #define N_SORT ((int)(sizeof(sort_names) / sizeof(sort_names[0])))
 
 /* Numeric columns; the region column comes first. */
-enum { K_RANKS, K_CALLS, K_PERCENT, K_TOTAL, K_AVG, K_MIN, K_MAX, K_STD,
-       K_P50, K_P95, K_P99, K_FIRST, K_LAST, K_IMBALANCE, K_N };
+enum {
+	K_RANKS,
+	K_CALLS,
+	K_PERCENT,
+	K_TOTAL,
+	K_AVG,
+	K_MIN,
+	K_MAX,
+	K_STD,
+	K_P50,
+	K_P95,
+	K_P99,
+	K_FIRST,
+	K_LAST,
+	K_IMBALANCE,
+	K_N
+};
 
 static const struct column {
 	const char *head, *csv;
 	int width;
 	int sort; /* enum sp_sort_key or -1 */
 } columns[K_N] = {
-	{ "ranks", "ranks", 6, -1 },
-	{ "n", "calls", 9, SP_SORT_CALLS },
-	{ "% session", "percent", 10, -1 },
-	{ "total [s]", "total", 12, SP_SORT_TOTAL },
-	{ "avg [s]", "avg", 10, SP_SORT_AVG },
-	{ "min [s]", "min", 10, SP_SORT_MIN },
-	{ "max [s]", "max", 10, SP_SORT_MAX },
-	{ "std [s]", "std", 10, SP_SORT_STD },
-	{ "p50 [s]", "p50", 10, SP_SORT_P50 },
-	{ "p95 [s]", "p95", 10, SP_SORT_P95 },
-	{ "p99 [s]", "p99", 10, SP_SORT_P99 },
-	{ "first [s]", "first", 10, SP_SORT_FIRST },
-	{ "last [s]", "last", 10, SP_SORT_LAST },
-	{ "imbalance [%]", "imbalance", 13, SP_SORT_IMBALANCE },
+    {"ranks", "ranks", 6, -1},
+    {"n", "calls", 9, SP_SORT_CALLS},
+    {"% session", "percent", 10, -1},
+    {"total [s]", "total", 12, SP_SORT_TOTAL},
+    {"avg [s]", "avg", 10, SP_SORT_AVG},
+    {"min [s]", "min", 10, SP_SORT_MIN},
+    {"max [s]", "max", 10, SP_SORT_MAX},
+    {"std [s]", "std", 10, SP_SORT_STD},
+    {"p50 [s]", "p50", 10, SP_SORT_P50},
+    {"p95 [s]", "p95", 10, SP_SORT_P95},
+    {"p99 [s]", "p99", 10, SP_SORT_P99},
+    {"first [s]", "first", 10, SP_SORT_FIRST},
+    {"last [s]", "last", 10, SP_SORT_LAST},
+    {"imbalance [%]", "imbalance", 13, SP_SORT_IMBALANCE},
 };
 
 static double sort_value(const struct sp_summary_row *row, enum sp_sort_key key)
 {
 	switch (key) {
-	case SP_SORT_START: return row->first_start;
-	case SP_SORT_TOTAL: return row->calls ? row->total : NAN;
-	case SP_SORT_CALLS: return row->calls ? (double)row->calls : NAN;
-	case SP_SORT_AVG: return row->avg;
-	case SP_SORT_MIN: return row->min;
-	case SP_SORT_MAX: return row->max;
-	case SP_SORT_FIRST: return row->first;
-	case SP_SORT_LAST: return row->last;
-	case SP_SORT_STD: return row->std;
-	case SP_SORT_P50: return row->p50;
-	case SP_SORT_P95: return row->p95;
-	case SP_SORT_P99: return row->p99;
-	case SP_SORT_IMBALANCE: return row->imbalance;
-	default: return 0;
+	case SP_SORT_START:
+		return row->first_start;
+	case SP_SORT_TOTAL:
+		return row->calls ? row->total : NAN;
+	case SP_SORT_CALLS:
+		return row->calls ? (double)row->calls : NAN;
+	case SP_SORT_AVG:
+		return row->avg;
+	case SP_SORT_MIN:
+		return row->min;
+	case SP_SORT_MAX:
+		return row->max;
+	case SP_SORT_FIRST:
+		return row->first;
+	case SP_SORT_LAST:
+		return row->last;
+	case SP_SORT_STD:
+		return row->std;
+	case SP_SORT_P50:
+		return row->p50;
+	case SP_SORT_P95:
+		return row->p95;
+	case SP_SORT_P99:
+		return row->p99;
+	case SP_SORT_IMBALANCE:
+		return row->imbalance;
+	default:
+		return 0;
 	}
 }
 
@@ -125,8 +154,7 @@ static int link_rows(struct tui_summary *m)
 	m->collapsed = calloc(n + 1, sizeof(*m->collapsed));
 	m->vis = calloc(n + 1, sizeof(*m->vis));
 	fill = calloc(n + 2, sizeof(*fill));
-	if (!stack || !m->parent || !m->kids || !m->off || !m->collapsed ||
-	    !m->vis || !fill) {
+	if (!stack || !m->parent || !m->kids || !m->off || !m->collapsed || !m->vis || !fill) {
 		free(stack);
 		free(fill);
 		return -1;
@@ -222,8 +250,8 @@ static struct tui_summary *get(struct tui *t)
 	make_visible(m);
 	if (sp_summary_is_flat(m->s))
 		tui_message(t, "no call tree (%s): one row per region",
-			    sp_reader_nesting_problem(t->r) ?
-			    sp_reader_nesting_problem(t->r) : "not nested");
+			    sp_reader_nesting_problem(t->r) ? sp_reader_nesting_problem(t->r)
+							    : "not nested");
 	return m;
 }
 
@@ -254,12 +282,13 @@ const char *tui_summary_sort_name(const struct tui *t)
 }
 
 /* The tree label of a row: indent, node marker, name, call count. */
-static void label(const struct tui *t, const struct tui_summary *m, size_t i,
-		  char *buf, size_t size)
+static void label(const struct tui *t, const struct tui_summary *m, size_t i, char *buf,
+		  size_t size)
 {
 	const struct sp_summary_row *row = sp_summary_get(m->s, i);
-	const char *mark = !has_kids(m, i) ? t->g->leaf
-			   : m->collapsed[i] ? t->g->closed : t->g->open;
+	const char *mark = !has_kids(m, i)   ? t->g->leaf
+			   : m->collapsed[i] ? t->g->closed
+					     : t->g->open;
 	int len = snprintf(buf, size, "%*s%s", 2 * row->depth, "", mark);
 
 	if (row->own)
@@ -276,21 +305,50 @@ static void label(const struct tui *t, const struct tui_summary *m, size_t i,
 static void cell(const struct sp_summary_row *row, int k, char *buf, size_t size)
 {
 	switch (k) {
-	case K_RANKS: snprintf(buf, size, "%u", row->num_ranks); return;
-	case K_CALLS: snprintf(buf, size, "%llu", (unsigned long long)row->calls); return;
-	case K_PERCENT: tui_fmt(buf, size, "%.2f%%", row->percent); return;
-	case K_TOTAL: tui_fmt(buf, size, "%.6f", row->total); return;
-	case K_AVG: tui_fmt(buf, size, "%.3e", row->avg); return;
-	case K_MIN: tui_fmt(buf, size, "%.3e", row->min); return;
-	case K_MAX: tui_fmt(buf, size, "%.3e", row->max); return;
-	case K_STD: tui_fmt(buf, size, "%.3e", row->std); return;
-	case K_P50: tui_fmt(buf, size, "%.3e", row->p50); return;
-	case K_P95: tui_fmt(buf, size, "%.3e", row->p95); return;
-	case K_P99: tui_fmt(buf, size, "%.3e", row->p99); return;
-	case K_FIRST: tui_fmt(buf, size, "%.3e", row->first); return;
-	case K_LAST: tui_fmt(buf, size, "%.3e", row->last); return;
-	case K_IMBALANCE: tui_fmt(buf, size, "%.2f", row->imbalance); return;
-	default: buf[0] = '\0';
+	case K_RANKS:
+		snprintf(buf, size, "%u", row->num_ranks);
+		return;
+	case K_CALLS:
+		snprintf(buf, size, "%llu", (unsigned long long)row->calls);
+		return;
+	case K_PERCENT:
+		tui_fmt(buf, size, "%.2f%%", row->percent);
+		return;
+	case K_TOTAL:
+		tui_fmt(buf, size, "%.6f", row->total);
+		return;
+	case K_AVG:
+		tui_fmt(buf, size, "%.3e", row->avg);
+		return;
+	case K_MIN:
+		tui_fmt(buf, size, "%.3e", row->min);
+		return;
+	case K_MAX:
+		tui_fmt(buf, size, "%.3e", row->max);
+		return;
+	case K_STD:
+		tui_fmt(buf, size, "%.3e", row->std);
+		return;
+	case K_P50:
+		tui_fmt(buf, size, "%.3e", row->p50);
+		return;
+	case K_P95:
+		tui_fmt(buf, size, "%.3e", row->p95);
+		return;
+	case K_P99:
+		tui_fmt(buf, size, "%.3e", row->p99);
+		return;
+	case K_FIRST:
+		tui_fmt(buf, size, "%.3e", row->first);
+		return;
+	case K_LAST:
+		tui_fmt(buf, size, "%.3e", row->last);
+		return;
+	case K_IMBALANCE:
+		tui_fmt(buf, size, "%.2f", row->imbalance);
+		return;
+	default:
+		buf[0] = '\0';
 	}
 }
 
@@ -338,15 +396,14 @@ static int region_width(const struct tui *t, const struct tui_summary *m)
 	return w > COLS / 2 ? (COLS / 2 > 24 ? COLS / 2 : 24) : w;
 }
 
-static void draw_header(const struct tui *t, const struct tui_summary *m,
-			int y, int rw, const int *cols, int nc)
+static void draw_header(const struct tui *t, const struct tui_summary *m, int y, int rw,
+			const int *cols, int nc)
 {
 	char buf[64];
 	int x = rw;
 
 	attron(A_BOLD | A_UNDERLINE);
-	snprintf(buf, sizeof(buf), "region%s",
-		 m->sort == SP_SORT_NAME ? t->g->sort_mark : "");
+	snprintf(buf, sizeof(buf), "region%s", m->sort == SP_SORT_NAME ? t->g->sort_mark : "");
 	tui_put(t, y, 0, rw, buf, true);
 	for (int i = 0; i < nc; i++) {
 		const struct column *c = &columns[cols[i]];
@@ -469,8 +526,8 @@ static long summary_csv(struct tui *t, FILE *f)
 
 		fprintf(f, "%d", row->depth);
 		tui_csv_field(f, false, row->name);
-		fprintf(f, ",%d,%d,%u,%llu", row->own, row->recursive,
-			row->num_ranks, (unsigned long long)row->calls);
+		fprintf(f, ",%d,%d,%u,%llu", row->own, row->recursive, row->num_ranks,
+			(unsigned long long)row->calls);
 		tui_csv_double(f, row->percent);
 		tui_csv_double(f, row->total);
 		tui_csv_double(f, row->avg);
@@ -499,11 +556,11 @@ static void summary_prepare(struct tui *t)
 }
 
 const struct tui_pane tui_summary_pane = {
-	.title = "Summary",
-	.draw = summary_draw,
-	.key = summary_key,
-	.export_csv = summary_csv,
-	.ready = summary_ready,
-	.prepare = summary_prepare,
-	.busy = "building the call-path summary",
+    .title = "Summary",
+    .draw = summary_draw,
+    .key = summary_key,
+    .export_csv = summary_csv,
+    .ready = summary_ready,
+    .prepare = summary_prepare,
+    .busy = "building the call-path summary",
 };

@@ -16,10 +16,10 @@
 struct tl_line {
 	uint32_t region;
 	const struct sp_row *row;
-	bool sorted;        /* starts non-decreasing */
-	int64_t max_dur;    /* longest event (ns) */
-	uint64_t calls;     /* in the window (last draw) */
-	double busy;        /* ns in the window (last draw) */
+	bool sorted;	 /* starts non-decreasing */
+	int64_t max_dur; /* longest event (ns) */
+	uint64_t calls;	 /* in the window (last draw) */
+	double busy;	 /* ns in the window (last draw) */
 };
 
 struct tui_timeline {
@@ -27,9 +27,9 @@ struct tui_timeline {
 	long rank;
 	struct tl_line *lines;
 	size_t n;
-	int64_t t0, t1;     /* the rank's extent (ns) */
-	double v0, v1;      /* the window (ns) */
-	double origin;      /* seconds */
+	int64_t t0, t1; /* the rank's extent (ns) */
+	double v0, v1;	/* the window (ns) */
+	double origin;	/* seconds */
 	struct tui_cursor cur;
 };
 
@@ -54,8 +54,7 @@ static bool lane_ok(const struct tui *t, const int64_t *lanes, uint64_t e)
 }
 
 /* Scan a row once: sortedness, longest event, extent. */
-static void scan_row(const struct tui *t, struct tui_timeline *m,
-		     struct tl_line *l)
+static void scan_row(const struct tui *t, struct tui_timeline *m, struct tl_line *l)
 {
 	const int64_t *s = sp_reader_column(t->r, SP_COL_START_TIMES);
 	const int64_t *e = sp_reader_column(t->r, SP_COL_END_TIMES);
@@ -84,8 +83,7 @@ static int load(struct tui *t, struct tui_timeline *m)
 	struct sp_times times;
 
 	m->rank = tui_single_rank(t);
-	if (n < 0 || m->rank < 0 ||
-	    !(m->lines = calloc((size_t)n + 1, sizeof(*m->lines)))) {
+	if (n < 0 || m->rank < 0 || !(m->lines = calloc((size_t)n + 1, sizeof(*m->lines)))) {
 		free(ids);
 		return -1;
 	}
@@ -144,8 +142,7 @@ static uint64_t first_event(const int64_t *s, const struct tl_line *l, double v0
 }
 
 /* Add [a, b] (clipped to the window) to the cell coverage cov[0..w). */
-static void cover(double *cov, char *hit, int w, double v0, double cell,
-		  double a, double b)
+static void cover(double *cov, char *hit, int w, double v0, double cell, double a, double b)
 {
 	int ca = (int)((a - v0) / cell), cb = (int)((b - v0) / cell);
 
@@ -165,8 +162,8 @@ static void cover(double *cov, char *hit, int w, double v0, double cell,
 }
 
 /* Shade the cells of one line into buf; updates calls/busy of the line. */
-static void render_line(const struct tui *t, const struct tui_timeline *m,
-			struct tl_line *l, int w, char *buf, size_t size)
+static void render_line(const struct tui *t, const struct tui_timeline *m, struct tl_line *l, int w,
+			char *buf, size_t size)
 {
 	const int64_t *s = sp_reader_column(t->r, SP_COL_START_TIMES);
 	const int64_t *e = sp_reader_column(t->r, SP_COL_END_TIMES);
@@ -203,8 +200,7 @@ static void render_line(const struct tui *t, const struct tui_timeline *m,
 	free(hit);
 }
 
-static void draw_axis(const struct tui *t, const struct tui_timeline *m,
-		      int y, int x, int w)
+static void draw_axis(const struct tui *t, const struct tui_timeline *m, int y, int x, int w)
 {
 	char lab[32];
 
@@ -267,14 +263,13 @@ static void timeline_draw(struct tui *t, int y, int height)
 		l = &m->lines[v];
 		render_line(t, m, l, bw, buf, sizeof(buf));
 		attrset(v == m->cur.cur ? A_REVERSE : A_NORMAL);
-		tui_put(t, y + 2 + line, 0, nw, sp_reader_region_name(t->r, l->region),
-			true);
+		tui_put(t, y + 2 + line, 0, nw, sp_reader_region_name(t->r, l->region), true);
 		attrset(A_NORMAL);
 		tui_put(t, y + 2 + line, nw, 1, t->utf8 ? "│" : "|", false);
 		tui_put(t, y + 2 + line, nw + 1, bw, buf, true);
 		tui_put(t, y + 2 + line, nw + 1 + bw, 1, t->utf8 ? "│" : "|", false);
-		snprintf(stat, sizeof(stat), "%llu %5.1f%%",
-			 (unsigned long long)l->calls, l->busy / (m->v1 - m->v0) * 100);
+		snprintf(stat, sizeof(stat), "%llu %5.1f%%", (unsigned long long)l->calls,
+			 l->busy / (m->v1 - m->v0) * 100);
 		tui_put_right(t, y + 2 + line, COLS - sw, sw, stat);
 	}
 	if (m->cur.cur < m->n) {
@@ -312,13 +307,24 @@ static bool timeline_key(struct tui *t, int ch, int height)
 	w = m->v1 - m->v0;
 	mid = m->v0 + w / 2;
 	switch (ch) {
-	case KEY_LEFT: case 'h': m->v0 -= w / 4; break;
-	case KEY_RIGHT: case 'l': m->v0 += w / 4; break;
-	case '+': case '=': case '\n': case '\r': case KEY_ENTER:
+	case KEY_LEFT:
+	case 'h':
+		m->v0 -= w / 4;
+		break;
+	case KEY_RIGHT:
+	case 'l':
+		m->v0 += w / 4;
+		break;
+	case '+':
+	case '=':
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
 		w /= 2;
 		m->v0 = mid - w / 2;
 		break;
-	case '-': case '_':
+	case '-':
+	case '_':
 		w *= 2;
 		m->v0 = mid - w / 2;
 		break;
@@ -370,11 +376,11 @@ static void timeline_prepare(struct tui *t)
 }
 
 const struct tui_pane tui_timeline_pane = {
-	.title = "Timeline",
-	.draw = timeline_draw,
-	.key = timeline_key,
-	.export_csv = timeline_csv,
-	.ready = timeline_ready,
-	.prepare = timeline_prepare,
-	.busy = "scanning the rank's events",
+    .title = "Timeline",
+    .draw = timeline_draw,
+    .key = timeline_key,
+    .export_csv = timeline_csv,
+    .ready = timeline_ready,
+    .prepare = timeline_prepare,
+    .busy = "scanning the rank's events",
 };

@@ -20,10 +20,10 @@
 /* Glyphs: UTF-8 box drawing, or plain ASCII when the locale is not UTF-8. */
 struct tui_glyphs {
 	const char *open, *closed, *leaf; /* tree node markers */
-	const char *sort_mark;            /* after the sorted column's header */
+	const char *sort_mark;		  /* after the sorted column's header */
 	const char *hline;
-	const char *shade[5];             /* 0, <1/4, <1/2, <9/10, full */
-	const char *eighths[9];           /* bar fractions 0/8 .. 8/8 */
+	const char *shade[5];	/* 0, <1/4, <1/2, <9/10, full */
+	const char *eighths[9]; /* bar fractions 0/8 .. 8/8 */
 	const char *mean_mark;
 };
 
@@ -49,8 +49,7 @@ struct tui_pane {
 	const char *busy;
 };
 
-enum tui_pane_id { TUI_SUMMARY, TUI_CALLTREE, TUI_RANKS, TUI_META,
-		   TUI_TIMELINE, TUI_N_PANES };
+enum tui_pane_id { TUI_SUMMARY, TUI_CALLTREE, TUI_RANKS, TUI_META, TUI_TIMELINE, TUI_N_PANES };
 
 struct tui_summary;  /* tui-summary.c */
 struct tui_calltree; /* tui-calltree.c */
@@ -64,16 +63,16 @@ struct tui {
 	const struct tui_glyphs *g;
 	bool utf8;
 	enum tui_pane_id pane;
-	char filter[256];          /* include regex ("" = none) */
-	long rank;                 /* TUI_ALL_RANKS or a rank */
-	int64_t lane;              /* TUI_ALL_LANES or a thread id */
-	struct sp_selection *sel;  /* filter + rank (summary) */
-	struct sp_selection *names;/* filter only (call tree, timeline) */
-	char *const *excludes;     /* --exclude patterns, kept in both */
+	char filter[256];	    /* include regex ("" = none) */
+	long rank;		    /* TUI_ALL_RANKS or a rank */
+	int64_t lane;		    /* TUI_ALL_LANES or a thread id */
+	struct sp_selection *sel;   /* filter + rank (summary) */
+	struct sp_selection *names; /* filter only (call tree, timeline) */
+	char *const *excludes;	    /* --exclude patterns, kept in both */
 	size_t n_excludes;
-	bool has_region;           /* region chosen in the summary */
+	bool has_region; /* region chosen in the summary */
 	uint32_t region;
-	char msg[512];             /* one-line status message */
+	char msg[512]; /* one-line status message */
 	struct tui_summary *summary;
 	struct tui_calltree *calltree;
 	struct tui_ranks *ranks;
@@ -81,8 +80,8 @@ struct tui {
 	struct tui_timeline *timeline;
 };
 
-extern const struct tui_pane tui_summary_pane, tui_calltree_pane,
-	tui_ranks_pane, tui_meta_pane, tui_timeline_pane;
+extern const struct tui_pane tui_summary_pane, tui_calltree_pane, tui_ranks_pane, tui_meta_pane,
+    tui_timeline_pane;
 
 /* Pane lifecycles (NULL-safe destroy). "reset" drops what depends on the
  * filter, the rank or the lane so it is recomputed when next drawn. */
@@ -110,16 +109,13 @@ long tui_single_rank(const struct tui *t);
 const struct tui_glyphs *tui_glyphs(bool utf8);
 /* Print s clipped to width columns at (y, x); pad with blanks to width when
  * pad. Returns the columns used. Non-ASCII bytes print as '?' in ASCII mode. */
-int tui_put(const struct tui *t, int y, int x, int width, const char *s,
-	    bool pad);
+int tui_put(const struct tui *t, int y, int x, int width, const char *s, bool pad);
 /* Like tui_put, right-aligned in width columns. */
-void tui_put_right(const struct tui *t, int y, int x, int width,
-		   const char *s);
+void tui_put_right(const struct tui *t, int y, int x, int width, const char *s);
 /* Columns of a string as tui_put counts them. */
 int tui_width(const struct tui *t, const char *s);
 /* printf into a message shown on the status line until the next key. */
-void tui_message(struct tui *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void tui_message(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Read a line on the status line. Returns true on Enter, false on Esc. */
 bool tui_prompt(struct tui *t, const char *label, char *buf, size_t size);
 /* Show the key help until a key is pressed. */

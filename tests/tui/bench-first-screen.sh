@@ -46,6 +46,8 @@ for i in $(seq "$runs"); do
 	best_rows=$(awk "BEGIN { print ($rows < $best_rows) ? $rows : $best_rows }")
 done
 echo "tui first screen on $events events: frame ${best_frame} s, summary rows ${best_rows} s (best of $runs)"
+echo "{\"metric\": \"tui_first_frame\", \"unit\": \"s\", \"min\": $best_frame, \"events\": $events, \"runs\": $runs}"
+echo "{\"metric\": \"tui_first_summary\", \"unit\": \"s\", \"min\": $best_rows, \"events\": $events, \"runs\": $runs}"
 if awk "BEGIN { exit !($best_rows > $max) }"; then
 	echo "FAIL: summary rows after ${best_rows} s > ${max} s"
 	exit 1

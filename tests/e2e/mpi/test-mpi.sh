@@ -58,6 +58,25 @@ bad = {k: (c.get(k), v) for k, v in want.items() if c.get(k) != v}
 sys.exit(f'jacobi counts (got, want): {bad}' if bad else 0)
 PY
 done
+# Hooks and wrappers share one timeline: every MPI_Isend lies inside an
+# exchange_halo call of the same rank.
+$py - jacobi.h5 "$np" <<'PY'
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1]); n = int(sys.argv[2])
+names = [s.decode() for s in f['region_table/names'][:]]
+idx, ev = f['rank_region_index'], f['events']
+st, en = ev['start_times'][:], ev['end_times'][:]
+rows = {(names[g], int(r)): (int(o), int(c)) for g, r, o, c in zip(
+    idx['region_ids'][:], idx['ranks'][:], idx['event_offsets'][:], idx['event_counts'][:])}
+for r in range(n):
+    o, c = rows[('exchange_halo', r)]
+    hs, he = st[o:o + c], en[o:o + c]
+    o, c = rows[('MPI_Isend', r)]
+    for s, e in zip(st[o:o + c], en[o:o + c]):
+        k = np.searchsorted(hs, s, side='right') - 1
+        if k < 0 or not (hs[k] <= s and e <= he[k]):
+            sys.exit(f'rank {r}: MPI_Isend [{s}, {e}] not inside an exchange_halo call')
+PY
 "$cli" comm jacobi.h5 > comm.txt
 grep -q "point-to-point bytes sent" comm.txt
 
