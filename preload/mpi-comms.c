@@ -192,25 +192,24 @@ out:
 
 /* Last lookup of this thread: most code uses one communicator in a row.
  * Valid while no handle was forgotten since (generation). */
-static atomic_uint generation;
-static __thread struct {
-	const void *key;
-	struct comm_entry *e;
-	unsigned gen;
-} last __attribute__((tls_model("initial-exec")));
+atomic_uint sp_mpi_comm_gen;
+__thread struct sp_mpi_last sp_mpi_last __attribute__((tls_model("initial-exec")));
+static __thread struct comm_entry *last_entry __attribute__((tls_model("initial-exec")));
 
 static struct comm_entry *lookup(const void *key, int kind)
 {
-	unsigned gen = atomic_load_explicit(&generation, memory_order_acquire);
-	if (SP_LIKELY(last.key == key && last.gen == gen && last.e && last.e->kind == kind))
-		return last.e;
+	unsigned gen = atomic_load_explicit(&sp_mpi_comm_gen, memory_order_acquire);
+	if (SP_LIKELY(sp_mpi_last.key == key && sp_mpi_last.gen == gen && last_entry &&
+		      last_entry->kind == kind))
+		return last_entry;
 	struct comm_entry *e = find(key, kind);
 	if (SP_UNLIKELY(!e))
 		e = insert(key, kind);
-	if (e) {
-		last.key = key;
-		last.e = e;
-		last.gen = gen;
+	if (e && kind == KIND_COMM) {
+		sp_mpi_last.key = key;
+		sp_mpi_last.id = e->id;
+		sp_mpi_last.gen = gen;
+		last_entry = e;
 	}
 	return e;
 }
@@ -238,7 +237,7 @@ static void forget(const void *key, int kind)
 	struct comm_entry *e = find(key, kind);
 	if (e) {
 		atomic_store(&e->dead, 1);
-		atomic_fetch_add(&generation, 1); /* drops every thread's last-lookup cache */
+		atomic_fetch_add(&sp_mpi_comm_gen, 1); /* drops every thread's last-lookup cache */
 		/* Kept: world[] may still be read by a racing lookup of an
 		 * erroneous program; it is small. */
 	}

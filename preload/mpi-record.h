@@ -114,11 +114,30 @@ static inline __attribute__((always_inline)) bool sp_mpi_leave(struct sp_mpi_cal
 	return c->active;
 }
 
-/* Store the call's data and restore errno. */
+/* The last communicator this thread resolved (mpi-comms.c), valid while
+ * sp_mpi_comm_gen has not moved. */
+struct sp_mpi_last {
+	const void *key;
+	int32_t id;
+	unsigned gen;
+};
+SP_HIDDEN extern __thread struct sp_mpi_last sp_mpi_last __attribute__((tls_model("initial-exec")));
+SP_HIDDEN extern atomic_uint sp_mpi_comm_gen;
+
+/* Store the call's data and restore errno. Fast path: a call without
+ * message data on the communicator of the previous call (no record, the id
+ * goes into aux). */
 static inline __attribute__((always_inline)) void sp_mpi_end(struct sp_mpi_call *c)
 {
-	if (c->active)
-		sp_mpi_store(c);
+	if (c->active) {
+		if (c->ev && c->bytes == -1 && c->peer == SP_MPI_UNSET && c->root == SP_MPI_UNSET &&
+		    c->tag == SP_MPI_UNSET && c->win == MPI_WIN_NULL && !c->resolved &&
+		    c->saved == c->small && sp_mpi_last.key == (const void *)c->comm &&
+		    sp_mpi_last.gen == atomic_load_explicit(&sp_mpi_comm_gen, memory_order_relaxed))
+			c->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(sp_mpi_last.id + 1);
+		else
+			sp_mpi_store(c);
+	}
 	sp_mpi_depth--;
 	errno = c->err;
 }

@@ -30,6 +30,8 @@ void cli_error(const struct cli_common *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+char **cli_command_argv;
+
 int cli_usage_error(const struct cli_common *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -38,6 +40,9 @@ int cli_usage_error(const struct cli_common *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+	/* After getopt's '?', name the argument it stopped at. */
+	if (strcmp(fmt, "invalid option") == 0 && cli_command_argv && optind > 0)
+		fprintf(stderr, " '%s'", cli_command_argv[optind - 1]);
 	/* One line only: point at --help instead of printing the usage. */
 	fprintf(stderr, " (see 'scope-profiler %s --help')\n",
 		c && c->command ? c->command : "");

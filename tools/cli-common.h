@@ -50,6 +50,9 @@ struct cli_common {
 void cli_error(const struct cli_common *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A usage error (one line, pointing at --help); returns EXIT_USAGE. */
+/* argv of the running command (set by main.c), for error messages. */
+extern char **cli_command_argv;
+
 int cli_usage_error(const struct cli_common *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

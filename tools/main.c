@@ -3,6 +3,7 @@
  * scope-profiler: the command-line front end. Dispatches to one function per
  * subcommand (tools/cmd-<name>.c) through the table below.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,8 +68,12 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(name, commands[i].name) == 0)
+		if (strcmp(name, commands[i].name) == 0) {
+			/* Commands report bad options themselves, in one line. */
+			opterr = 0;
+			cli_command_argv = argv + 1;
 			return commands[i].fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "scope-profiler: invalid command '%s' (choose from ", name);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(stderr, "%s%s", i ? ", " : "", commands[i].name);
