@@ -132,7 +132,8 @@ static inline __attribute__((always_inline)) void sp_mpi_end(struct sp_mpi_call 
 	if (c->active) {
 		if (c->ev && c->bytes == -1 && c->peer == SP_MPI_UNSET && c->root == SP_MPI_UNSET &&
 		    c->tag == SP_MPI_UNSET && c->win == MPI_WIN_NULL && !c->resolved &&
-		    c->saved == c->small && sp_mpi_last.key == (const void *)c->comm &&
+		    c->saved == c->small && c->comm != MPI_COMM_NULL &&
+		    sp_mpi_last.key == (const void *)c->comm &&
 		    sp_mpi_last.gen == atomic_load_explicit(&sp_mpi_comm_gen, memory_order_relaxed))
 			c->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(sp_mpi_last.id + 1);
 		else

@@ -170,20 +170,12 @@ void cli_unknown_region(const struct cli_common *c, struct sp_reader *r,
 	free(ids);
 }
 
+/* Shortest round-trip form, as Python's repr() (tools/double-format.cc). */
+size_t cli_format_shortest(char *buf, size_t size, double v);
+
 void cli_format_double(char *buf, size_t size, double v)
 {
-	if (!isfinite(v)) {
-		snprintf(buf, size, "null");
-		return;
-	}
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	/* Keep floats recognisable as floats, as Python's repr does. */
-	if (!strpbrk(buf, ".eEn") && strlen(buf) + 3 < size)
-		strcat(buf, ".0");
+	cli_format_shortest(buf, size, v);
 }
 
 size_t cli_display_width(const char *s)

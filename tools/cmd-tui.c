@@ -275,6 +275,7 @@ static void draw(struct tui *t, const char *busy, double secs)
 {
 	const char *hint =
 	    "?:help  q:quit  Tab/1-5:pane  /:filter  s:sort  r:rank  t:thread  e:export CSV";
+	const char *msg;
 	char buf[256];
 
 	erase();
@@ -292,9 +293,11 @@ static void draw(struct tui *t, const char *busy, double secs)
 	}
 	draw_title(t, busy != NULL);
 	draw_tabs(t);
-	attron(t->msg[0] ? A_BOLD : A_DIM);
-	tui_put(t, LINES - 1, 0, COLS, t->msg[0] ? t->msg : hint, true);
-	attroff(t->msg[0] ? A_BOLD : A_DIM);
+	/* The worker may be writing t->msg while busy. */
+	msg = busy ? "" : t->msg;
+	attron(msg[0] ? A_BOLD : A_DIM);
+	tui_put(t, LINES - 1, 0, COLS, msg[0] ? msg : busy ? "q:quit" : hint, true);
+	attroff(msg[0] ? A_BOLD : A_DIM);
 	refresh();
 }
 
