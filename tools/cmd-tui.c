@@ -520,13 +520,14 @@ static int setup(struct cli_common *c, struct tui *t, const struct options *o)
 {
 	int rc;
 
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		cli_error(c, "needs a terminal (stdin and stdout)");
-		return EXIT_USAGE;
-	}
+	/* Open first: an unreadable file is reported as such even in a pipe. */
 	rc = cli_open(c, c->files[0], &t->r);
 	if (rc)
 		return rc;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		cli_error(c, "%s: needs a terminal (stdin and stdout)", c->files[0]);
+		return EXIT_USAGE;
+	}
 	t->path = c->files[0];
 	t->rank = o->rank;
 	t->excludes = o->excludes;

@@ -31,7 +31,7 @@ static const struct command {
 	{ "diff", cmd_diff, "compare one metric per region between two runs" },
 	{ "check", cmd_check, "regression gate: exit 1 when a region got slower" },
 	{ "scaling", cmd_scaling, "speedup, efficiency and weak scaling over runs" },
-	{ "export", cmd_export, "write region-statistics JSON documents" },
+	{ "export", cmd_export, "chrome-trace, speedscope, folded, json, plot-data, region-statistics" },
 	{ "tui", cmd_tui, "interactive terminal browser (ncurses)" },
 	{ "run", cmd_run, "run a program with the profiler preloaded" },
 	{ "plot", cmd_plot, "SVG charts: gantt, flame, durations, imbalance, speedup" },

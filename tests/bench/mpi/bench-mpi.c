@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 			MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 		double allreduce_ns = (now() - t0) * 1e9 / m;
 		char sb[8] = { 0 }, rb[8];
-		int peer = rank ^ 1;
+		int peer = size > 1 ? rank ^ 1 : rank; /* 1 rank: messages to itself */
 		MPI_Barrier(MPI_COMM_WORLD);
 		t0 = now();
 		for (long i = 0; i < m && peer < size; i++) {

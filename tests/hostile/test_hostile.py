@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Hostile input (issue #9 item 7): every CLI command, on a truncated,
+corrupt, non-HDF5, empty or wrong-schema file, prints one clear line naming
+the file and exits 2 (never a signal, never a sanitizer report), and leaves
+no partial output file behind.
+
+Usage: test_hostile.py SCOPE_PROFILER [FIXTURES_DIR] [EXTRA_BASE.h5...]
+Files come from hostile_files.py. Strict files are invalid by construction
+and must be rejected by every command; bit-flipped copies may stay readable,
+so for those a success is fine but a failure must still be one clean line.
+Environment: SP_HOSTILE_KEEP=DIR keeps the generated files in DIR;
+SP_HOSTILE_FILTER=SUBSTR runs only files whose name contains SUBSTR.
+Exit 77 when h5py/numpy are missing.
+"""
+import concurrent.futures
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+try:
+    import h5py  # noqa: F401
+    import numpy  # noqa: F401
+except ImportError as exc:
+    print(f"SKIP: {exc}")
+    sys.exit(77)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hostile_files  # noqa: E402
+
+EXPORT_FORMATS = ["chrome-trace", "speedscope", "folded", "json", "plot-data",
+                  "region-statistics"]
+SANITIZER_MARKS = ("AddressSanitizer", "UndefinedBehaviorSanitizer",
+                   "LeakSanitizer", "runtime error:", "Segmentation fault")
+
+
+def commands(path, good, out):
+    """(name, argv, output paths that must not exist after a failure)."""
+    cmds = [
+        ("summary", ["summary", path], []),
+        ("summary-json", ["summary", "--json", path], []),
+        ("summary-flat-sort", ["summary", "--sort", "p99", path], []),
+        ("inspect", ["inspect", path], []),
+        ("inspect-json", ["inspect", "--json", "--full", path], []),
+        ("events", ["events", path], []),
+        ("events-csv", ["events", "--format", "csv", path], []),
+        ("events-json", ["events", "--json", path], []),
+        ("tree", ["tree", path], []),
+        ("tree-json", ["tree", "--json", path], []),
+        ("diff-a", ["diff", path, good], []),
+        ("diff-b", ["diff", good, path], []),
+        ("check", ["check", good, path], []),
+        ("scaling", ["scaling", path, good], []),
+        ("comm", ["comm", path], []),
+        ("comm-json", ["comm", "--json", path], []),
+        ("plot", ["plot", "all", path, "-o", os.path.join(out, "plot")],
+         [os.path.join(out, "plot")]),
+        ("report", ["report", path, "-o", os.path.join(out, "r.html")],
+         [os.path.join(out, "r.html")]),
+        ("tui", ["tui", path], []),
+    ]
+    for fmt in EXPORT_FORMATS:
+        o = os.path.join(out, "x." + fmt)
+        cmds.append(("export-" + fmt, ["export", fmt, path, "-o", o], [o]))
+    return cmds
+
+
+def leftovers(out, expected):
+    """Files in out after a failed command (expected paths or temp files)."""
+    found = []
+    for root, dirs, files in os.walk(out):
+        for f in files:
+            found.append(os.path.join(root, f))
+    for p in expected:
+        if os.path.isdir(p) and not os.listdir(p):
+            continue  # an empty output directory holds no partial file
+        if os.path.exists(p) and p not in found:
+            found.append(p)
+    return found
+
+
+def run_one(binary, path, strict, good, workdir):
+    problems = []
+    out = tempfile.mkdtemp(dir=workdir)
+    name = os.path.basename(path)
+    for cname, argv, outputs in commands(path, good, out):
+        try:
+            p = subprocess.run([binary, *argv], stdin=subprocess.DEVNULL,
+                               capture_output=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            problems.append(f"{name}: {cname}: timeout (hang)")
+            continue
+        rc = p.returncode
+        err = p.stderr.decode("utf-8", "replace")
+        lines = err.splitlines()
+        tag = f"{name}: {cname}: rc={rc}"
+        if rc < 0 or rc >= 128 or any(m in err for m in SANITIZER_MARKS):
+            problems.append(f"{tag}: CRASH\n{err[-3000:]}")
+            continue
+        ok_rcs = {2} if strict else {0, 2}
+        if cname == "check" and not strict:
+            ok_rcs.add(1)
+        if cname == "tui":
+            ok_rcs = {2}  # never a terminal here: refuses in every case
+        if rc not in ok_rcs:
+            problems.append(f"{tag}: expected exit {sorted(ok_rcs)}; stderr={err[:500]!r}")
+            continue
+        if rc != 0 and (len(lines) != 1 or name not in lines[0]):
+            problems.append(f"{tag}: stderr must be one line naming the file: {err[:800]!r}")
+        if rc != 0:
+            left = leftovers(out, outputs)
+            if left:
+                problems.append(f"{tag}: partial output left behind: {left}")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out, exist_ok=True)
+    shutil.rmtree(out, ignore_errors=True)
+    return problems
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    fixtures = sys.argv[2] if len(sys.argv) > 2 else None
+    extra = sys.argv[3:]
+    keep = os.environ.get("SP_HOSTILE_KEEP")
+    only = os.environ.get("SP_HOSTILE_FILTER")
+    tmp = tempfile.mkdtemp(prefix="sp-hostile-")
+    try:
+        files_dir = keep or os.path.join(tmp, "files")
+        files = hostile_files.make_all(files_dir, fixtures, extra)
+        good = hostile_files.write_columnar(os.path.join(tmp, "good.h5"))
+        if only:
+            files = [f for f in files if only in os.path.basename(f[0])]
+        work = os.path.join(tmp, "work")
+        os.makedirs(work)
+        problems = []
+        jobs = max(2, os.cpu_count() or 2)
+        with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+            futs = [pool.submit(run_one, binary, p, s, good, work) for p, s in files]
+            for f in futs:
+                problems += f.result()
+        n_cmds = len(commands("x", "y", "z"))
+        print(f"{len(files)} hostile files x {n_cmds} commands "
+              f"({sum(1 for _, s in files if s)} strict)")
+        for pr in problems:
+            print("FAIL", pr)
+        print(f"{len(problems)} problem(s)")
+        return 1 if problems else 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
