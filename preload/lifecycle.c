@@ -83,6 +83,9 @@ bool sp_lifecycle_begin_finalize(void)
 		return false;
 	}
 	sp_recorder_stop();
+	/* Calls still open (main, when MPI_Finalize or exit runs inside it)
+	 * end now: they are on the timeline up to the finalize. */
+	sp_thread_close_open(sp_ticks());
 	if (sp_lifecycle_resolve_hook)
 		sp_lifecycle_resolve_hook();
 	return true; /* lock held until sp_lifecycle_end_finalize() */

@@ -161,6 +161,10 @@ SP_HIDDEN uint32_t sp_thread_count(void);
  * chunk *cursor and advances; *cursor starts NULL, returns 0 at the end. */
 SP_HIDDEN size_t sp_thread_next_chunk(const struct sp_thread *t, const struct sp_chunk **cursor,
 				       const struct sp_event **ret_events);
+/* Close every call still open on any thread at tick `now` (final flush:
+ * `main` and its callers are open while MPI_Finalize or exit runs).
+ * Recording must be stopped. */
+SP_HIDDEN void sp_thread_close_open(int64_t now);
 /* Total events dropped so far (memory cap, stack depth). */
 SP_HIDDEN uint64_t sp_thread_dropped_total(void);
 /* Forget every recorded event and free the buffers (after finalize, after

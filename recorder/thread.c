@@ -209,6 +209,16 @@ size_t sp_thread_next_chunk(const struct sp_thread *t, const struct sp_chunk **c
 	return c == t->chunks ? (size_t)(t->pos - c->events) : c->used;
 }
 
+void sp_thread_close_open(int64_t now)
+{
+	pthread_mutex_lock(&list_lock);
+	for (struct sp_thread *t = thread_list; t; t = t->next)
+		for (uint32_t i = 0; i < t->depth; i++)
+			if (t->stack[i].ev && t->stack[i].ev->end == SP_OPEN)
+				t->stack[i].ev->end = now;
+	pthread_mutex_unlock(&list_lock);
+}
+
 uint64_t sp_thread_dropped_total(void)
 {
 	return atomic_load(&dropped_total);

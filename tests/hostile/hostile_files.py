@@ -228,11 +228,8 @@ def hostile_h5(d):
     add("float-nan.h5", starts=(np.nan, np.inf, -np.inf, 1e300),
         dtypes={"start_times": np.float64})
     add("string-ranks.h5", ranks=("zero", "one"), dtypes={"ranks": STR})
-    add("end-before-start.h5", ends=(0, 2, 4, 6))
     add("times-extreme.h5", starts=(-2**63, 2**63 - 1, -2**63, 0),
         ends=(2**63 - 1, -2**63, 2**63 - 1, 2**63 - 1))
-    add("times-overflow-sum.h5", starts=(0, 0, 0, 0),
-        ends=(2**62, 2**62, 2**62, 2**62))
     # 2-D columns, scalar columns and a compound where a column belongs.
     p = os.path.join(d, "column-2d.h5")
     columnar_raw(p)
@@ -323,6 +320,39 @@ def hostile_h5(d):
     p = os.path.join(d, "plain-hdf5.h5")
     with h5py.File(p, "w") as f:
         f["data"] = np.arange(10)
+    out.append(p)
+    return out
+
+
+def odd_h5(d):
+    """Strange but readable files: every command must cope."""
+    out = []
+    p = os.path.join(d, "odd-end-before-start.h5")
+    columnar_raw(p, ends=(0, 2, 4, 6))
+    out.append(p)
+    p = os.path.join(d, "odd-durations-2e62.h5")
+    columnar_raw(p, starts=(0, 0, 0, 0), ends=(2**62,) * 4)
+    out.append(p)
+    p = os.path.join(d, "odd-negative-times.h5")
+    columnar_raw(p, starts=(-2**62, -10, -8, -6), ends=(-2**61, -9, -7, -5))
+    out.append(p)
+    # 100k calls nested inside each other, alternating two regions: a call
+    # tree 100k levels deep (recursion in a tree walk overflows the stack).
+    n = 100_000
+    k = np.arange(n, dtype=np.int64)
+    a, b = k[0::2], k[1::2]
+    p = os.path.join(d, "odd-deep-nesting.h5")
+    columnar_raw(p, offsets=(0, len(a)), counts=(len(a), len(b)),
+                 starts=np.concatenate([a, b]),
+                 ends=np.concatenate([2 * n - a, 2 * n - b]))
+    out.append(p)
+    # Many rows, each its own region and rank: a dense region x rank table
+    # would need rows^2 entries.
+    m = 20_000
+    p = os.path.join(d, "odd-sparse-ranks.h5")
+    columnar_raw(p, names=[f"r{i}" for i in range(m)], region_ids=range(m),
+                 ranks=range(m), offsets=range(m), counts=[1] * m,
+                 starts=np.arange(m) * 10, ends=np.arange(m) * 10 + 5)
     out.append(p)
     return out
 
@@ -433,4 +463,5 @@ def make_all(d, fixtures, extra_bases=(), flips_per_base=8):
             tag += "-h5"
         strict += truncations(b, d, tag)
         loose += bitflips(b, d, tag, flips_per_base, seed=1000 + i)
-    return [(p, True) for p in strict] + [(p, False) for p in loose]
+    return ([(p, True) for p in strict] + [(p, "loads") for p in odd_h5(d)] +
+            [(p, False) for p in loose])
