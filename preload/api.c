@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "lifecycle.h"
+#include "spill.h"
 #include "recorder.h"
 #include "sp-config.h"
 
@@ -76,7 +77,9 @@ SP_EXPORT int sp_flush(void)
 	sp_recorder_stop();
 	if (sp_lifecycle_resolve_hook)
 		sp_lifecycle_resolve_hook();
+	sp_spill_load(); /* events already spilled are part of the checkpoint */
 	int ret = sp_lifecycle_write_local();
+	sp_spill_unload();
 	atomic_store(&sp_recording, 1);
 	return ret;
 }

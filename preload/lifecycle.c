@@ -19,6 +19,7 @@
 #include "output.h"
 #include "recorder.h"
 #include "snapshot.h"
+#include "spill.h"
 
 bool sp_lifecycle_mpi_owned;
 void (*sp_lifecycle_resolve_hook)(void);
@@ -26,6 +27,7 @@ void (*sp_lifecycle_resolve_hook)(void);
 static atomic_int state;
 static pthread_mutex_t finalize_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool config_loaded;
+static bool keep_spill; /* the file could not be written: the spill file stays */
 
 enum sp_state sp_lifecycle_state(void)
 {
@@ -57,6 +59,16 @@ static void load_config(void)
 		sp_config_print(stderr);
 }
 
+/* The spill file (docs/RESILIENCE.md): spilling at the memory cap and the
+ * fatal-signal dump both need it. */
+static void open_spill(void)
+{
+	if (!sp_config.spill && !sp_config.signals)
+		return;
+	if (sp_spill_open(sp_config.output, sp_config.spill) == 0 && sp_config.signals)
+		sp_signals_install();
+}
+
 int sp_lifecycle_start(void)
 {
 	pthread_mutex_lock(&finalize_lock);
@@ -68,6 +80,8 @@ int sp_lifecycle_start(void)
 		ret = -ECANCELED;
 	else if (atomic_load(&state) == SP_STATE_OFF) {
 		ret = sp_recorder_start();
+		if (!ret)
+			open_spill();
 		if (!ret)
 			atomic_store(&state, SP_STATE_RECORDING);
 	}
@@ -82,50 +96,99 @@ bool sp_lifecycle_begin_finalize(void)
 		pthread_mutex_unlock(&finalize_lock);
 		return false;
 	}
+	sp_signals_defer(true);
 	sp_recorder_stop();
 	/* Calls still open (main, when MPI_Finalize or exit runs inside it)
 	 * end now: they are on the timeline up to the finalize. */
 	sp_thread_close_open(sp_ticks());
 	if (sp_lifecycle_resolve_hook)
 		sp_lifecycle_resolve_hook();
+	if (sp_spill_load() < 0) {
+		fprintf(stderr, "scope-profiler: could not read back %s; its events are kept there "
+			"(scope-profiler recover)\n", sp_spill_path());
+		keep_spill = true;
+	}
 	return true; /* lock held until sp_lifecycle_end_finalize() */
 }
 
 void sp_lifecycle_end_finalize(void)
 {
 	atomic_store(&state, SP_STATE_FINALIZED);
+	sp_spill_unload();
+	if (keep_spill)
+		sp_spill_close();
+	else
+		sp_spill_remove();
 	sp_thread_reset_all();
 	pthread_mutex_unlock(&finalize_lock);
+	sp_signals_defer(false);
 }
 
-int sp_lifecycle_write_local(void)
+int sp_lifecycle_write_rank(const char *path, int rank, int size)
 {
 	struct sp_snapshot snap;
 	int ret = sp_snapshot_take(&snap);
 	if (!ret) {
-		ret = sp_output_write_single(sp_config.output, &snap, 0, 1);
+		ret = sp_output_write_single(path, &snap, rank, size);
 		if (!ret && !sp_config.quiet)
 			fprintf(stderr, "scope-profiler: wrote %s (%u regions, %llu events)\n",
-				sp_config.output, snap.nrows, (unsigned long long)snap.nevents);
+				path, snap.nrows, (unsigned long long)snap.nevents);
 		if (snap.dropped)
 			fprintf(stderr, "scope-profiler: %llu calls were dropped (memory cap "
 				"SCOPE_PROFILER_MAX_MEMORY or nesting depth); counts are in the file\n",
 				(unsigned long long)snap.dropped);
 		sp_snapshot_free(&snap);
 	}
-	if (ret)
-		fprintf(stderr, "scope-profiler: could not write %s: %s\n", sp_config.output,
-			strerror(-ret));
+	if (ret) {
+		fprintf(stderr, "scope-profiler: could not write %s: %s\n", path, strerror(-ret));
+		/* Keep the events: what is still in memory goes to the spill file
+		 * (signal 0: "finalize failed"), which `recover` can convert. */
+		if (sp_spill_path()[0]) {
+			sp_spill_dump(0);
+			keep_spill = true;
+			fprintf(stderr, "scope-profiler: events kept in %s (scope-profiler recover)\n",
+				sp_spill_path());
+		}
+	}
 	return ret;
 }
 
-/* A forked child (without exec) must not write a second copy of the
- * parent's data over the parent's file: it stops recording and writes
- * nothing. An exec'd program starts afresh with its own constructor. */
+int sp_lifecycle_write_local(void)
+{
+	return sp_lifecycle_write_rank(sp_config.output, 0, 1);
+}
+
+/*
+ * fork without exec. SCOPE_PROFILER_FORK=none: the child stops recording
+ * and writes nothing (it must not write a second copy of the parent's
+ * data). =child: it forgets the parent's events and records into
+ * <output>.pid<N>. Either way it lets go of the parent's spill file (the
+ * descriptor is shared) without removing it. An exec'd program starts
+ * afresh with its own constructor.
+ */
 static void forked_child(void)
 {
+	sp_spill_close();
+	sp_thread_after_fork();
+	pthread_mutex_init(&finalize_lock, NULL);
+	if (atomic_load(&state) != SP_STATE_RECORDING || !sp_config.fork ||
+	    strcmp(sp_config.fork, "child") != 0) {
+		sp_recorder_stop();
+		atomic_store(&state, SP_STATE_FINALIZED);
+		return;
+	}
 	sp_recorder_stop();
-	atomic_store(&state, SP_STATE_FINALIZED);
+	sp_thread_reset_all();
+	char *out = NULL;
+	if (asprintf(&out, "%s.pid%d", sp_config.output, (int)getpid()) < 0) {
+		atomic_store(&state, SP_STATE_FINALIZED);
+		return;
+	}
+	free(sp_config.output);
+	sp_config.output = out;
+	sp_lifecycle_mpi_owned = false;
+	open_spill();
+	atomic_store(&sp_recording, 1);
 }
 
 __attribute__((constructor(101))) static void sp_constructor(void)

@@ -22,6 +22,14 @@ SP_LC_HIDDEN int sp_lifecycle_start(void);
 SP_LC_HIDDEN bool sp_lifecycle_begin_finalize(void);
 /* Write this process alone to the configured output (serial run). */
 SP_LC_HIDDEN int sp_lifecycle_write_local(void);
+/* Write this process alone to `path` as rank `rank` of `size` (a rank that
+ * never reached MPI_Finalize, MPI_Abort). */
+SP_LC_HIDDEN int sp_lifecycle_write_rank(const char *path, int rank, int size);
+/* Install the fatal-signal handlers (signals.c). */
+SP_LC_HIDDEN void sp_signals_install(void);
+/* on: termination signals wait (finalize is writing); off: a signal that
+ * arrived meanwhile is raised again now. */
+SP_LC_HIDDEN void sp_signals_defer(bool on);
 /* Mark finalization done and release the buffers. */
 SP_LC_HIDDEN void sp_lifecycle_end_finalize(void);
 /* True when this process is an MPI rank whose file is written at

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "lifecycle.h"
 #include "mpi-record.h"
+#include "spill.h"
 
 MPI_Comm sp_mpi_private_comm = MPI_COMM_NULL;
 int sp_mpi_world_rank, sp_mpi_world_size = 1;
@@ -42,6 +43,7 @@ void sp_mpi_after_init(void)
 		else
 			sp_mpi_private_comm = MPI_COMM_NULL;
 		sp_lifecycle_mpi_owned = true;
+		sp_spill_set_rank(sp_config.output, sp_mpi_world_rank, sp_mpi_world_size);
 	}
 	errno = e;
 }
@@ -170,16 +172,5 @@ __attribute__((destructor(102))) static void sp_mpi_destructor(void)
 	int finalized = 1;
 	if (!sp_lifecycle_mpi_owned || PMPI_Finalized(&finalized) != MPI_SUCCESS || finalized)
 		return;
-	if (!sp_lifecycle_begin_finalize())
-		return;
-	char *path = NULL, *old = sp_config.output;
-	if (asprintf(&path, "%s.rank%05d", old ? old : "scope-profiler.h5", sp_mpi_world_rank) >= 0) {
-		fprintf(stderr, "scope-profiler: MPI_Finalize was not called; writing rank %d alone "
-			"to %s\n", sp_mpi_world_rank, path);
-		sp_config.output = path;
-		sp_lifecycle_write_local();
-		sp_config.output = old;
-		free(path);
-	}
-	sp_lifecycle_end_finalize();
+	sp_mpi_write_rank_alone("MPI_Finalize was not called");
 }

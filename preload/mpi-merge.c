@@ -18,17 +18,21 @@
 
 #include "config.h"
 #include "lifecycle.h"
+#include "mpi-callsites.h"
 #include "mpi-names-table.h"
 #include "mpi-record.h"
 #include "output.h"
 #include "snapshot.h"
 
-#define CHUNK (1u << 18) /* events per message: 48 B each, 12 MiB */
-enum { TAG_HDR = 1, TAG_NAMES, TAG_MAP, TAG_GO, TAG_ROWS, TAG_FILES, TAG_EV, TAG_THR, TAG_COMM };
+#define CHUNK (1u << 18) /* events per message: 52 B each, 13 MiB */
+enum { TAG_HDR = 1, TAG_NAMES, TAG_MAP, TAG_GO, TAG_ROWS, TAG_FILES, TAG_EV, TAG_THR, TAG_COMM,
+       TAG_SITES, TAG_SMAP };
 
 struct hdr {
 	uint64_t names_bytes, nrows, nevents, nthreads, dropped;
 	uint32_t nnames, columns, ncomms, ok;
+	uint64_t sites_bytes;  /* call-site keys (mpi-callsites.h), unified like names */
+	uint32_t nsites, pad;
 };
 
 struct wire_row {
@@ -38,7 +42,7 @@ struct wire_row {
 	struct sp_summary_record summary;
 };
 
-#define EV_BYTES (5 * 8 + 4 * 4)
+#define EV_BYTES (4 * 8 + 5 * 4)
 
 /* Everything one rank contributes. */
 struct local {
@@ -47,6 +51,7 @@ struct local {
 	char *names;           /* names back to back, NUL-terminated */
 	uint32_t *map;         /* local name -> global id */
 	struct sp_mpi_comm_row *comms;
+	struct sp_mpi_sites sites; /* sites.global: local key -> global id */
 };
 
 /* ---- this rank's contribution ------------------------------------------- */
@@ -83,6 +88,13 @@ static int local_take(struct local *l, bool recorded)
 	l->h.dropped = s->dropped;
 	l->h.columns = sp_output_columns(s) | (s->aux ? SP_COL_MPI : 0);
 	l->h.ncomms = ncomms;
+	if (s->aux && sp_mpi_sites_enabled()) {
+		l->h.columns |= SP_COL_CALLSITE;
+		if (sp_mpi_sites_take(&l->sites))
+			fprintf(stderr, "scope-profiler: out of memory resolving MPI call sites\n");
+		l->h.sites_bytes = l->sites.bytes;
+		l->h.nsites = l->sites.n;
+	}
 	return ret;
 }
 
@@ -92,6 +104,7 @@ static void local_free(struct local *l)
 	free(l->names);
 	free(l->map);
 	free(l->comms);
+	sp_mpi_sites_free(&l->sites);
 }
 
 /* Rows with global region ids; source files as offsets into a blob. */
@@ -127,9 +140,10 @@ static int pack_rows(const struct local *l, struct wire_row **ret_rows, char **r
 }
 
 /* Events [first, first+n) as columns: start, end, thread, bytes (int64),
- * peer, root, tag, comm (int32). */
-static void pack_events(const struct sp_snapshot *s, uint64_t first, uint64_t n, char *buf)
+ * peer, root, tag, comm, call site (int32). */
+static void pack_events(const struct local *l, uint64_t first, uint64_t n, char *buf)
 {
+	const struct sp_snapshot *s = &l->s;
 	int64_t *start = (int64_t *)buf, *end = start + n, *thr = end + n, *bytes = thr + n;
 	int32_t *peer = (int32_t *)(bytes + n), *root = peer + n, *tag = root + n, *comm = tag + n;
 	memcpy(start, s->start + first, n * 8);
@@ -137,6 +151,7 @@ static void pack_events(const struct sp_snapshot *s, uint64_t first, uint64_t n,
 	for (uint64_t i = 0; i < n; i++)
 		thr[i] = s->thread[first + i];
 	sp_mpi_columns(s, first, n, bytes, peer, root, tag, comm);
+	sp_mpi_site_column(s, first, n, &l->sites, comm + n);
 }
 
 static void pack_threads(const struct sp_snapshot *s, struct sp_writer_thread *t)
@@ -166,6 +181,12 @@ static int phase_a_send(struct local *l, MPI_Comm comm)
 	if (!ret)
 		ret = PMPI_Recv(l->map, (int)l->h.nnames, MPI_UINT32_T, 0, TAG_MAP, comm,
 				MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
+	if (!ret)
+		ret = send_big(l->sites.blob ? l->sites.blob : "", l->h.sites_bytes, TAG_SITES, comm);
+	if (!ret)
+		ret = PMPI_Recv(l->sites.global ? l->sites.global : (uint32_t *)&l->h,
+				l->sites.global ? (int)l->h.nsites : 0, MPI_UINT32_T, 0, TAG_SMAP,
+				comm, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
 	return ret;
 }
 
@@ -192,7 +213,7 @@ static int phase_b_send(struct local *l, MPI_Comm comm)
 	for (uint64_t at = 0; at < l->h.nevents; at += CHUNK) {
 		uint64_t n = l->h.nevents - at < CHUNK ? l->h.nevents - at : CHUNK;
 		if (buf)
-			pack_events(&l->s, at, n, buf);
+			pack_events(l, at, n, buf);
 		send_big(buf ? buf : "", buf ? n * EV_BYTES : 0, TAG_EV, comm);
 	}
 	free(buf);
@@ -250,7 +271,7 @@ static int write_chunk(struct root *R, uint64_t n, uint64_t at)
 	int32_t *peer = (int32_t *)(bytes + n), *root = peer + n, *tag = root + n, *comm = tag + n;
 	struct sp_writer_events ev = { .start = start, .end = end, .thread_ids = thr,
 		.mpi_bytes = bytes, .mpi_peers = peer, .mpi_roots = root, .mpi_tags = tag,
-		.mpi_comms = comm };
+		.mpi_comms = comm, .callsite_ids = comm + n };
 	return sp_writer_put_events(R->w, at, n, &ev);
 }
 
@@ -284,7 +305,7 @@ static void root_own(struct root *R, struct local *l)
 	free(files);
 	for (uint64_t at = 0; !R->ret && at < l->h.nevents; at += CHUNK) {
 		uint64_t n = l->h.nevents - at < CHUNK ? l->h.nevents - at : CHUNK;
-		pack_events(&l->s, at, n, R->chunk);
+		pack_events(l, at, n, R->chunk);
 		fail(R, write_chunk(R, n, R->ev_at + at));
 	}
 	if (!R->ret && (R->cols & SP_COL_THREAD_IDS)) {
@@ -351,9 +372,32 @@ static void root_remote(struct root *R, int r, const struct rank_size *z)
 		R->comm_ranks[R->comm_at + i] = (uint32_t)r;
 }
 
+/* Phase A on rank 0, call sites of rank r (after its names): unify the
+ * keys, send the map back. */
+static int root_sites(struct local *l0, MPI_Comm comm, int r, const struct hdr *h,
+		      struct sp_mpi_names *sites)
+{
+	if (r == 0)
+		return l0->sites.global ? sp_mpi_names_map(sites, l0->sites.blob, h->nsites,
+							   l0->sites.global) : 0;
+	MPI_Status st;
+	char *blob = malloc(h->sites_bytes + 1);
+	uint32_t *map = calloc(h->nsites + 1, sizeof *map);
+	int ret = blob && map ? 0 : -ENOMEM;
+	PMPI_Recv(blob ? blob : (char *)&st, blob ? (int)h->sites_bytes : 0, MPI_BYTE, r, TAG_SITES,
+		  comm, &st);
+	if (!ret)
+		ret = sp_mpi_names_map(sites, blob, h->nsites, map);
+	PMPI_Send(map ? map : (uint32_t *)&st, map ? (int)h->nsites : 0, MPI_UINT32_T, r, TAG_SMAP,
+		  comm);
+	free(blob);
+	free(map);
+	return ret;
+}
+
 /* Phase A on rank 0: unify names, send maps, learn sizes. */
 static int root_names(struct local *l0, MPI_Comm comm, struct sp_mpi_names *t, struct rank_size *z,
-		      struct hdr *tot)
+		      struct hdr *tot, struct sp_mpi_names *sites)
 {
 	int ret = 0;
 	for (int r = 0; r < sp_mpi_world_size; r++) {
@@ -379,6 +423,8 @@ static int root_names(struct local *l0, MPI_Comm comm, struct sp_mpi_names *t, s
 			free(blob);
 			free(map);
 		}
+		int sret = root_sites(l0, comm, r, &h, sites);
+		ret = ret ? ret : sret;
 		if (!h.ok)
 			fprintf(stderr, "scope-profiler: rank %d could not take its snapshot; "
 				"its events are missing\n", r);
@@ -429,7 +475,8 @@ static int write_comms(const char *path, const struct root *R, uint64_t n)
 	return H5Fclose(f) < 0 || ret ? -EIO : 0;
 }
 
-static int root_finish(struct root *R, const struct hdr *tot, int64_t t0)
+static int root_finish(struct root *R, const struct hdr *tot, int64_t t0,
+		       const struct sp_mpi_names *sites)
 {
 	struct sp_run_info run;
 	sp_run_info_init(&run, 0, sp_mpi_world_size);
@@ -449,6 +496,9 @@ static int root_finish(struct root *R, const struct hdr *tot, int64_t t0)
 	if (!ret && write_comms(sp_config.output, R, tot->ncomms))
 		fprintf(stderr, "scope-profiler: could not add %s to %s\n", SP_GROUP_MPI_COMMS,
 			sp_config.output);
+	if (!ret && (R->cols & SP_COL_CALLSITE) && sp_mpi_sites_write(sp_config.output, sites))
+		fprintf(stderr, "scope-profiler: could not add %s to %s\n", SP_GROUP_CALLSITES,
+			sp_config.output);
 	return ret;
 }
 
@@ -456,7 +506,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 {
 	int64_t t0 = sp_monotonic_ns();
 	int P = sp_mpi_world_size;
-	struct sp_mpi_names t = { 0 };
+	struct sp_mpi_names t = { 0 }, sites = { 0 };
 	struct hdr tot = { 0 };
 	struct rank_size *z = calloc((size_t)P, sizeof *z);
 	struct root R = { .comm = comm };
@@ -464,7 +514,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 		fprintf(stderr, "scope-profiler: out of memory at MPI_Finalize\n");
 		return;
 	}
-	R.ret = root_names(l0, comm, &t, z, &tot);
+	R.ret = root_names(l0, comm, &t, z, &tot, &sites);
 	R.cols = tot.columns;
 	struct sp_writer_layout layout = { .nnames = t.n, .names = (const char *const *)t.v,
 		.nrows = tot.nrows, .nevents = tot.nevents,
@@ -487,7 +537,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 		R.comm_at += z[r].ncomms;
 	}
 	if (!R.ret)
-		R.ret = root_finish(&R, &tot, t0);
+		R.ret = root_finish(&R, &tot, t0, &sites);
 	if (R.ret)
 		fprintf(stderr, "scope-profiler: could not write %s: %s\n", sp_config.output,
 			strerror(-R.ret));
@@ -500,6 +550,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 	free(R.comm_ranks);
 	free(z);
 	sp_mpi_names_free(&t);
+	sp_mpi_names_free(&sites);
 }
 
 void sp_mpi_before_finalize(void)

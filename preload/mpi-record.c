@@ -102,6 +102,7 @@ void sp_mpi_peer_from_status(struct sp_mpi_call *c, const void *status, int fort
  */
 struct mpi_thread {
 	struct sp_mpi_rec *recs;
+	uint32_t *sites;   /* parallel to recs, only with call sites on */
 	uint32_t n, cap;
 };
 
@@ -138,12 +139,36 @@ static struct mpi_thread *attach(uint32_t index)
 static bool grow(struct mpi_thread *th)
 {
 	uint32_t cap = th->cap ? 2 * th->cap : 4096;
+	if (sp_mpi_cs_frames) {
+		uint32_t *sv = realloc(th->sites, cap * sizeof *sv);
+		if (!sv)
+			return false;
+		th->sites = sv;
+	}
 	struct sp_mpi_rec *v = realloc(th->recs, cap * sizeof *v);
 	if (!v)
 		return false;
 	th->recs = v;
 	th->cap = cap;
 	return true;
+}
+
+/* Append c->rec (and the call site) to this thread's records; the event's
+ * aux points to it. */
+static inline void append(struct sp_mpi_call *c)
+{
+	struct mpi_thread *th = my;
+	if (SP_UNLIKELY(!th)) {
+		th = my = attach(sp_tls->index);
+		if (!th)
+			return;
+	}
+	if (SP_UNLIKELY(th->n == th->cap) && !grow(th))
+		return;
+	th->recs[th->n] = c->rec;
+	if (th->sites)
+		th->sites[th->n] = c->site;
+	c->ev->aux = ++th->n; /* 1 + index */
 }
 
 void sp_mpi_store(struct sp_mpi_call *c)
@@ -155,22 +180,29 @@ void sp_mpi_store(struct sp_mpi_call *c)
 		return;
 	const struct sp_mpi_rec *r = &c->rec;
 	if (r->bytes == -1 && r->peer == -1 && r->root == -1 && r->tag == -1 &&
-	    r->comm < 0x3fffffff) {
+	    r->comm < 0x3fffffff && !c->site) {
 		/* No message data: the communicator id fits in aux itself, no
 		 * record memory (most calls: Comm_rank, Barrier, Type_*, ...). */
 		c->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(r->comm + 1);
 		return;
 	}
-	struct mpi_thread *th = my;
-	if (SP_UNLIKELY(!th)) {
-		th = my = attach(sp_tls->index);
-		if (!th)
-			return;
-	}
-	if (SP_UNLIKELY(th->n == th->cap) && !grow(th))
+	append(c);
+}
+
+void sp_mpi_store_comm(struct sp_mpi_call *c, int32_t comm)
+{
+	if (!sp_tls)
 		return;
-	th->recs[th->n] = c->rec;
-	c->ev->aux = ++th->n; /* 1 + index */
+	c->rec = (struct sp_mpi_rec){ .bytes = -1, .peer = -1, .root = -1, .tag = -1, .comm = comm };
+	append(c);
+}
+
+uint32_t sp_mpi_rec_site(uint32_t thread, uint32_t aux)
+{
+	if (!aux || (aux & SP_MPI_AUX_INLINE) || thread >= nby_index || !by_index[thread])
+		return 0;
+	const struct mpi_thread *th = by_index[thread];
+	return th->sites && aux <= th->n ? th->sites[aux - 1] : 0;
 }
 
 void sp_mpi_columns(const struct sp_snapshot *s, uint64_t first, uint64_t n, int64_t *bytes,

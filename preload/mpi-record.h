@@ -48,6 +48,7 @@ struct sp_mpi_call {
 	MPI_Comm comm;
 	MPI_Win win;
 	bool resolved;           /* rec below is final */
+	uint32_t site;           /* call site: 1 + this thread's site id, 0 = none */
 	struct sp_mpi_rec rec;
 	int nsaved;              /* request handles saved before a completion */
 	MPI_Request *saved;
@@ -60,6 +61,22 @@ SP_HIDDEN extern __thread int sp_mpi_depth __attribute__((tls_model("initial-exe
 
 SP_HIDDEN uint32_t sp_mpi_region_slow(enum sp_mpi_fn fn);
 SP_HIDDEN void sp_mpi_store(struct sp_mpi_call *c);
+/* Store a call without message data on communicator id comm (known). */
+SP_HIDDEN void sp_mpi_store_comm(struct sp_mpi_call *c, int32_t comm);
+
+/* ---- call sites (mpi-callsites.c) ----------------------------------------- */
+
+/* Frames a call-site capture asks libunwind for: SCOPE_PROFILER_CALLSITES
+ * plus the wrapper's own frame; 0 = call sites off (the only cost then is
+ * the test of this global, set once before MPI_Init). */
+#define SP_CS_DEPTH_MAX 8
+#define SP_CS_OWN_FRAMES 1
+SP_HIDDEN extern int sp_mpi_cs_frames;
+SP_HIDDEN extern int (*sp_mpi_unw_backtrace)(void **buffer, int size);
+/* 1 + the calling thread's id for the return addresses pcs[0..n) (our own
+ * frames first), 0 when the site cannot be recorded. No syscalls, no
+ * symbol lookup; allocates only when a thread's table grows. */
+SP_HIDDEN uint32_t sp_mpi_site_id(void *const *pcs, int n);
 
 /* Start a call: returns true when it is recorded (then fill c->bytes etc.).
  * MPI calls made inside another MPI call (ROMIO, callbacks) are not
@@ -84,6 +101,15 @@ static inline __attribute__((always_inline)) bool sp_mpi_begin(struct sp_mpi_cal
 	c->resolved = false;
 	c->nsaved = 0;
 	c->saved = c->small;
+	c->site = 0;
+	if (SP_UNLIKELY(sp_mpi_cs_frames)) {
+		/* Here, inlined in the wrapper: pcs[0] is the wrapper's frame,
+		 * pcs[1] the application's call. Before the timestamp, so the
+		 * unwinding is not part of the call's duration. */
+		void *pcs[SP_CS_DEPTH_MAX + SP_CS_OWN_FRAMES];
+		int n = sp_mpi_unw_backtrace(pcs, sp_mpi_cs_frames);
+		c->site = sp_mpi_site_id(pcs, n);
+	}
 	return true;
 }
 
@@ -134,10 +160,14 @@ static inline __attribute__((always_inline)) void sp_mpi_end(struct sp_mpi_call 
 		    c->tag == SP_MPI_UNSET && c->win == MPI_WIN_NULL && !c->resolved &&
 		    c->saved == c->small && c->comm != MPI_COMM_NULL &&
 		    sp_mpi_last.key == (const void *)c->comm &&
-		    sp_mpi_last.gen == atomic_load_explicit(&sp_mpi_comm_gen, memory_order_relaxed))
-			c->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(sp_mpi_last.id + 1);
-		else
+		    sp_mpi_last.gen == atomic_load_explicit(&sp_mpi_comm_gen, memory_order_relaxed)) {
+			if (SP_LIKELY(!c->site))
+				c->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(sp_mpi_last.id + 1);
+			else /* a record: the site needs one */
+				sp_mpi_store_comm(c, sp_mpi_last.id);
+		} else {
 			sp_mpi_store(c);
+		}
 	}
 	sp_mpi_depth--;
 	errno = c->err;
@@ -194,6 +224,8 @@ SP_HIDDEN int sp_mpi_comm_rows(struct sp_mpi_comm_row **ret_rows, uint32_t *ret_
 SP_HIDDEN void sp_mpi_after_init(void);
 /* At MPI_Finalize, before PMPI_Finalize: merge all ranks into one file. */
 SP_HIDDEN void sp_mpi_before_finalize(void);
+/* Write this rank alone to <output>.rank<NNNNN> (mpi-abort.c). */
+SP_HIDDEN void sp_mpi_write_rank_alone(const char *why);
 SP_HIDDEN int sp_mpi_record_init(void);
 /* The private communicator of the merge. */
 SP_HIDDEN extern MPI_Comm sp_mpi_private_comm;
@@ -204,6 +236,9 @@ struct sp_snapshot;
 SP_HIDDEN void sp_mpi_columns(const struct sp_snapshot *s, uint64_t first, uint64_t n,
 			      int64_t *bytes, int32_t *peer, int32_t *root, int32_t *tag,
 			      int32_t *comm);
+/* The call site stored with an event's record: 1 + the thread's site id,
+ * 0 if none (thread = recorder thread index, aux = the event's aux). */
+SP_HIDDEN uint32_t sp_mpi_rec_site(uint32_t thread, uint32_t aux);
 /* Forget every record (after the merge). */
 SP_HIDDEN void sp_mpi_records_reset(void);
 

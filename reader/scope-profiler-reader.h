@@ -388,6 +388,44 @@ bool sp_summary_is_flat(const struct sp_summary *summary);
 /** Parse a sort key name ("start", "total", ...). @return 0 or -EINVAL. */
 int sp_sort_key_parse(const char *name, enum sp_sort_key *ret_key);
 
+/* ---- MPI call sites (/callsites, docs/CALLSITES.md) -------------------- */
+
+struct sp_callsites;   /* the call-site table of one profile */
+
+/** One stack frame of a call site. Strings are owned by the table. */
+struct sp_callsite_frame {
+	const char *function;   /* "module+0xoffset" when unresolved */
+	const char *file;       /* "" unknown */
+	int64_t line;           /* -1 unknown */
+};
+
+/** One call site: the row events/callsite_ids refer to. */
+struct sp_callsite {
+	const char *function;   /* = frames[0] */
+	const char *file;
+	int64_t line;
+	size_t num_frames;      /* >= 1 */
+	const struct sp_callsite_frame *frames; /* innermost (the MPI call) first */
+};
+
+/**
+ * Read the /callsites table of an HDF5 profile (the events' call-site ids
+ * are the column SP_COL_CALLSITE_IDS).
+ * @param ret_table  new table on success (free with sp_callsites_destroy)
+ * @return 0, -ENOENT (no table: call sites were not recorded, or not an
+ *         HDF5 profile), -SP_E_CORRUPT, -ENOMEM or -EIO.
+ */
+int sp_callsites_load(const struct sp_reader *reader,
+		      struct sp_callsites **ret_table);
+/** Free a table. Accepts NULL. */
+void sp_callsites_destroy(struct sp_callsites *table);
+size_t sp_callsites_count(const struct sp_callsites *table);
+/** Frames captured per call site (SCOPE_PROFILER_CALLSITES), 0 unknown. */
+int sp_callsites_depth(const struct sp_callsites *table);
+/** Call site by id, NULL if out of range. */
+const struct sp_callsite *sp_callsites_get(const struct sp_callsites *table,
+					   int64_t id);
+
 #ifdef __cplusplus
 }
 #endif

@@ -42,6 +42,9 @@ static const struct setting settings[] = {
 	S("THROTTLE_MEAN", K_DURATION, throttle_mean_ns, "10us", "... when their mean duration is below this"),
 	S("MPI", K_BOOL, mpi, "1", "record MPI calls"),
 	S("CALLSITES", K_INT, callsites, "0", "call-site stack depth for MPI calls (0 = off, 1-8)"),
+	S("SPILL", K_BOOL, spill, "1", "at MAX_MEMORY, write buffers to <output>.spill.* (0: drop and count)"),
+	S("SIGNALS", K_BOOL, signals, "1", "on SIGTERM/INT/XCPU/HUP and crashes, dump events to the spill file, re-raise"),
+	S("FORK", K_STR, fork, "none", "forked child: none (records nothing) or child (writes <output>.pid<N>)"),
 	S("QUIET", K_BOOL, quiet, "0", "do not print the \"wrote FILE\" line on stderr"),
 	S("PRINT_CONFIG", K_BOOL, print_config, "0", "print the effective configuration to stderr at start"),
 };
@@ -157,6 +160,13 @@ int sp_config_load(void)
 	if (sp_config.callsites < 0 || sp_config.callsites > 8) {
 		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_CALLSITES must be 0-8, using 0\n");
 		sp_config.callsites = 0;
+		bad++;
+	}
+	if (sp_config.fork && strcmp(sp_config.fork, "none") != 0 &&
+	    strcmp(sp_config.fork, "child") != 0) {
+		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_FORK must be none or child, using none\n");
+		free(sp_config.fork);
+		sp_config.fork = strdup("none");
 		bad++;
 	}
 	return bad;

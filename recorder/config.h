@@ -27,6 +27,9 @@ struct sp_config {
 	bool functions;          /* FUNCTIONS: record -finstrument-functions hooks */
 	bool mpi;                /* MPI: record MPI calls */
 	int64_t callsites;       /* CALLSITES: depth 0-8 */
+	bool spill;              /* SPILL: spill to <output>.spill.* at the cap */
+	bool signals;            /* SIGNALS: dump to the spill file on fatal signals */
+	char *fork;              /* FORK: none | child */
 };
 
 #define SP_CONFIG_HIDDEN __attribute__((visibility("hidden")))

@@ -132,6 +132,10 @@ SP_HIDDEN int sp_sym_module_of(uintptr_t addr);
  * sp_sym_free(). Not thread-safe: callers serialize. */
 SP_HIDDEN int sp_sym_resolve(int module, uintptr_t addr, bool want_source,
 			     struct sp_symbol *ret_sym);
+/* Resolve a code address inside a function (a return address minus one):
+ * name = the function holding pc (the innermost inlined one, if any), file
+ * and line = the line-table entry of pc. Same rules as sp_sym_resolve. */
+SP_HIDDEN int sp_sym_resolve_pc(int module, uintptr_t pc, struct sp_symbol *ret_sym);
 SP_HIDDEN void sp_sym_free(struct sp_symbol *sym);
 /* Demangle (C++) and tidy a raw symbol name: compiler clone suffixes
  * (".constprop.0", ".isra.0", ".part.0", ".cold") are removed and a function

@@ -51,6 +51,7 @@ struct sp_frame {
 #define SP_FRAME_UNTIMED 2u   /* no event: filtered/throttled, accounted elsewhere */
 
 struct sp_chunk;
+struct sp_spill_slots;
 
 /*
  * Per-thread state. Owned by its thread while recording: nothing here is
@@ -71,6 +72,15 @@ struct sp_thread {
 	int64_t ident;                 /* pthread_self() */
 	int64_t start_ns, end_ns;      /* CLOCK_MONOTONIC; end 0 while alive */
 	void *ext;                     /* per-thread extension state (hooks, MPI) */
+	/* Spilling (spill.c): events of this thread already in the spill file
+	 * (the sequence number of the first event in memory); the slots that
+	 * open frames point to once their event was spilled; at finalize, the
+	 * spilled events read back (iterated before the chunks). */
+	uint64_t spilled;
+	struct sp_spill_slots *slots;
+	const struct sp_event *prefix;
+	size_t nprefix;
+	atomic_int spilling;           /* 1 while the thread writes its chunks out */
 	struct sp_frame stack[SP_STACK_MAX];
 };
 
@@ -170,6 +180,8 @@ SP_HIDDEN uint64_t sp_thread_dropped_total(void);
 /* Forget every recorded event and free the buffers (after finalize, after
  * fork in a child that must not duplicate the parent's data). */
 SP_HIDDEN void sp_thread_reset_all(void);
+/* In a forked child, before anything else: make the thread list usable. */
+SP_HIDDEN void sp_thread_after_fork(void);
 
 /* ---- region table (regions.c) ------------------------------------------ */
 

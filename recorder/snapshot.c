@@ -121,35 +121,6 @@ static int sort_row(struct sp_snapshot *s, const struct sp_snap_row *row)
 	return 0;
 }
 
-void sp_summary_compute(struct sp_summary_record *out, const int64_t *start, const int64_t *end,
-			uint64_t n)
-{
-	memset(out, 0, sizeof *out);
-	if (!n)
-		return;
-	out->minimum = INT64_MAX;
-	out->maximum = INT64_MIN;
-	out->start_minimum = INT64_MAX;
-	out->end_maximum = INT64_MIN;
-	for (uint64_t i = 0; i < n; i++) {
-		int64_t d = end[i] - start[i];
-		out->total += d;
-		out->minimum = d < out->minimum ? d : out->minimum;
-		out->maximum = d > out->maximum ? d : out->maximum;
-		out->start_minimum = start[i] < out->start_minimum ? start[i] : out->start_minimum;
-		out->end_maximum = end[i] > out->end_maximum ? end[i] : out->end_maximum;
-	}
-	out->first = end[0] - start[0];
-	out->last = end[n - 1] - start[n - 1];
-	out->mean = (double)out->total / (double)n;
-	double m2 = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		double dev = (double)(end[i] - start[i]) - out->mean;
-		m2 += dev * dev;
-	}
-	out->m2 = m2;
-}
-
 /* Pass 1: events per output name, and which names saw several threads. */
 static void count_events(struct sp_thread **th, uint32_t nth, uint32_t nreg, const uint32_t *map,
 			 uint64_t *count, uint32_t *last_thread, uint8_t *multi, bool *any_aux)
@@ -327,20 +298,4 @@ int sp_snapshot_take(struct sp_snapshot *s)
 	if (ret)
 		sp_snapshot_free(s);
 	return ret;
-}
-
-void sp_snapshot_free(struct sp_snapshot *s)
-{
-	if (!s)
-		return;
-	for (uint32_t i = 0; i < s->nnames; i++)
-		free(s->names[i]);
-	free(s->names);
-	free(s->rows);
-	free(s->start);
-	free(s->end);
-	free(s->thread);
-	free(s->aux);
-	free(s->threads);
-	memset(s, 0, sizeof *s);
 }

@@ -72,6 +72,20 @@
 #define SP_EV_MPI_COMMS "mpi_comms"               /* int32 comm id, -1 none */
 #define SP_EV_CALLSITE_IDS "callsite_ids"         /* int32, -1 none */
 
+/* /callsites (ours; only with SCOPE_PROFILER_CALLSITES > 0): the unified MPI
+ * call sites, one row per site; events/callsite_ids index the rows. Frames
+ * are innermost first (frame 0 is the site itself). docs/CALLSITES.md. */
+#define SP_GROUP_CALLSITES "callsites"
+#define SP_CS_ATTR_DEPTH "depth"                  /* int64: frames captured per site */
+#define SP_CS_FUNCTIONS "functions"               /* [S] vlen str: function of frame 0 */
+#define SP_CS_FILES "files"                       /* [S] vlen str, "" unknown */
+#define SP_CS_LINES "lines"                       /* [S] int64, -1 unknown */
+#define SP_CS_FRAME_OFFSETS "frame_offsets"       /* [S] uint64: first frame in frame_* */
+#define SP_CS_FRAME_COUNTS "frame_counts"         /* [S] uint32 */
+#define SP_CS_FRAME_FUNCTIONS "frame_functions"   /* [F] vlen str */
+#define SP_CS_FRAME_FILES "frame_files"           /* [F] vlen str, "" unknown */
+#define SP_CS_FRAME_LINES "frame_lines"           /* [F] int64, -1 unknown */
+
 /* /thread_table: one row per (rank, thread), upstream columns. */
 #define SP_TT_RANKS "ranks"                       /* uint32 */
 #define SP_TT_INDEX "index"                       /* int64 */

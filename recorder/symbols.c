@@ -374,6 +374,64 @@ int sp_sym_resolve(int module, uintptr_t addr, bool want_source, struct sp_symbo
 	return 0;
 }
 
+/* Name of the function inlined at pc (innermost DW_TAG_inlined_subroutine),
+ * NULL when pc is not in inlined code. */
+static char *inlined_name(Dwarf_Die *cu, Dwarf_Addr pc)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, pc, &scopes);
+	char *name = NULL;
+	for (int i = 0; i < n && !name; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		Dwarf_Attribute attr;
+		const char *raw = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name,
+									&attr));
+		if (!raw)
+			raw = dwarf_diename(&scopes[i]);
+		if (raw)
+			name = sp_sym_demangle(raw);
+	}
+	free(scopes);
+	return name;
+}
+
+int sp_sym_resolve_pc(int module, uintptr_t pc, struct sp_symbol *ret_sym)
+{
+	struct sp_symbol sym = { .name = NULL, .file = NULL, .line = -1 };
+	Dwfl_Module *mod = module >= 0 && module < nmodules ? module_open(&modules[module]) : NULL;
+	if (mod) {
+		Dwarf_Addr bias;
+		Dwarf_Die *cu = find_cu(mod, pc, &bias);
+		Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;
+		const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+		int line;
+		if (file && dwarf_lineno(l, &line) == 0) {
+			sym.file = absolute_file(file, cu);
+			sym.line = line;
+		}
+		if (cu)
+			sym.name = inlined_name(cu, pc - bias);
+		GElf_Off off;
+		GElf_Sym esym;
+		const char *raw = sym.name ? NULL
+					   : dwfl_module_addrinfo(mod, pc, &off, &esym, NULL, NULL, NULL);
+		if (raw && *raw)
+			sym.name = sp_sym_demangle(raw);
+	}
+	if (!sym.name)
+		sym.name = unresolved_name(module, pc);
+	if (!sym.name) {
+		sp_sym_free(&sym);
+		return -ENOMEM;
+	}
+	*ret_sym = sym;
+	return 0;
+}
+
 void sp_sym_free(struct sp_symbol *sym)
 {
 	free(sym->name);

@@ -3,23 +3,23 @@
  * Per-thread event buffers. Each thread appends to its own chunk list; a
  * full chunk gets a successor on the slow path, as long as the process-wide
  * memory cap allows, and otherwise the call is counted as dropped against
- * its region. Thread structs go on one global list and are never freed
- * while recording, so an exited thread's events survive until the flush.
+ * its region. With spilling on (spill.c), a thread that reaches the cap
+ * writes its chunks to the spill file instead and reuses its newest chunk,
+ * so memory stays bounded and nothing is dropped. Thread structs go on one
+ * global list and are never freed while recording, so an exited thread's
+ * events survive until the flush.
  */
 #define _GNU_SOURCE
 #include "recorder.h"
+
+#include "spill.h"
+#include "thread-internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-struct sp_chunk {
-	struct sp_chunk *next;  /* older chunk */
-	size_t capacity;        /* events */
-	size_t used;            /* valid once the thread moved on, or at flush */
-	struct sp_event events[];
-};
 
 atomic_int sp_recording;
 __thread struct sp_thread *sp_tls __attribute__((tls_model("initial-exec")));
@@ -74,7 +74,8 @@ struct sp_thread *sp_thread_attach(void)
 		pthread_mutex_lock(&list_lock);
 		t->index = thread_total++;
 		t->next = thread_list;
-		thread_list = t;
+		/* Release: a signal handler walks the list without the lock. */
+		__atomic_store_n(&thread_list, t, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&list_lock);
 		sp_tls = t;
 	}
@@ -82,7 +83,45 @@ struct sp_thread *sp_thread_attach(void)
 	return t;
 }
 
-/* Seal the current chunk and start a new one. Returns false at the cap. */
+void sp_chunk_release(struct sp_chunk *c)
+{
+	size_t bytes = c->mapped ? c->mapped
+				 : sizeof(struct sp_chunk) + c->capacity * sizeof(struct sp_event);
+	atomic_fetch_sub(&mem_used, bytes);
+	if (c->mapped)
+		munmap(c, c->mapped);
+	else
+		free(c);
+}
+
+/*
+ * The cap is reached: write this thread's chunks to the spill file and
+ * keep only the newest chunk, emptied, for reuse. `spilling` tells a signal
+ * handler that lands meanwhile to leave this thread's memory alone (it is
+ * half in the file). Returns false if the spill failed (the caller drops).
+ */
+static bool spill_and_reuse(struct sp_thread *t)
+{
+	atomic_store(&t->spilling, 1);
+	bool ok = sp_spill_thread(t) == 0;
+	if (ok) {
+		struct sp_chunk *keep = t->chunks, *c = keep->next;
+		keep->next = NULL;
+		while (c) {
+			struct sp_chunk *next = c->next;
+			sp_chunk_release(c);
+			c = next;
+		}
+		keep->used = 0;
+		t->pos = keep->events;
+		t->end = keep->events + keep->capacity;
+	}
+	atomic_store(&t->spilling, 0);
+	return ok;
+}
+
+/* Seal the current chunk and start a new one (or, at the cap, spill and
+ * reuse). Returns false when the call must be dropped. */
 static bool grow(struct sp_thread *t)
 {
 	if (t->chunks)
@@ -92,8 +131,12 @@ static bool grow(struct sp_thread *t)
 			    : sizeof(struct sp_chunk) + FIRST_CHUNK_EVENTS * sizeof(struct sp_event);
 	size_t n = (bytes - sizeof(struct sp_chunk)) / sizeof(struct sp_event);
 	uint64_t before = atomic_fetch_add(&mem_used, bytes);
-	if (before + bytes > mem_cap) {
+	/* With spilling, every thread gets its first (small) chunk even past
+	 * the cap: it needs one buffer to spill from. */
+	if (before + bytes > mem_cap && (huge || !sp_spill_active())) {
 		atomic_fetch_sub(&mem_used, bytes);
+		if (huge && sp_spill_active() && spill_and_reuse(t))
+			return true;
 		t->pos = t->end; /* stay full: every later call takes this path */
 		return false;
 	}
@@ -114,6 +157,7 @@ static bool grow(struct sp_thread *t)
 	}
 	c->capacity = n;
 	c->used = 0;
+	c->mapped = huge ? bytes : 0;
 	c->next = t->chunks;
 	t->chunks = c;
 	t->pos = c->events;
@@ -190,23 +234,33 @@ uint32_t sp_thread_count(void)
 	return n;
 }
 
+struct sp_thread *sp_thread_list_unlocked(void)
+{
+	return __atomic_load_n(&thread_list, __ATOMIC_ACQUIRE);
+}
+
+/* The cursor value after the spilled prefix (finalize after a spill). */
+static const struct sp_chunk prefix_done;
+
 /* Chunks are kept newest first; iteration goes oldest first by walking to
  * the chunk whose successor is the previous cursor. Chunk lists are short
- * (one chunk per 64 Ki events), so this stays cheap. */
+ * (one chunk per 64 Ki events), so this stays cheap. Events that were
+ * spilled and read back at finalize (t->prefix) come first. */
 size_t sp_thread_next_chunk(const struct sp_thread *t, const struct sp_chunk **cursor,
 			    const struct sp_event **ret_events)
 {
-	const struct sp_chunk *stop = *cursor, *c = t->chunks, *prev = NULL;
-	if (!c || stop == c)
-		return 0;
-	while (c->next != stop) {
-		prev = c;
-		c = c->next;
+	if (!*cursor && t->nprefix) {
+		*cursor = &prefix_done;
+		*ret_events = t->prefix;
+		return t->nprefix;
 	}
-	(void)prev;
+	const struct sp_chunk *stop = *cursor == &prefix_done ? NULL : *cursor;
+	const struct sp_chunk *c = sp_chunk_oldest_after(t->chunks, stop);
+	if (!c)
+		return 0;
 	*cursor = c;
 	*ret_events = c->events;
-	return c == t->chunks ? (size_t)(t->pos - c->events) : c->used;
+	return sp_chunk_count(t, c, t->pos);
 }
 
 void sp_thread_close_open(int64_t now)
@@ -224,6 +278,14 @@ uint64_t sp_thread_dropped_total(void)
 	return atomic_load(&dropped_total);
 }
 
+void sp_thread_after_fork(void)
+{
+	/* Another parent thread may have held the lock at fork(); in the child
+	 * it never will release it. The list itself is consistent except for a
+	 * half-done attach of a thread that does not exist here. */
+	pthread_mutex_init(&list_lock, NULL);
+}
+
 void sp_thread_reset_all(void)
 {
 	pthread_mutex_lock(&list_lock);
@@ -231,16 +293,18 @@ void sp_thread_reset_all(void)
 		struct sp_chunk *c = t->chunks;
 		while (c) {
 			struct sp_chunk *next = c->next;
-			if (next) /* every chunk but the oldest is mmap'ed */
-				munmap(c, HUGE_CHUNK_BYTES);
-			else
-				free(c);
+			sp_chunk_release(c);
 			c = next;
 		}
 		t->chunks = NULL;
 		t->pos = t->end = NULL;
 		t->depth = 0;
 		t->overflow = 0;
+		t->spilled = 0;
+		free(t->slots);
+		t->slots = NULL;
+		t->prefix = NULL; /* owned by spill.c, freed by sp_spill_unload() */
+		t->nprefix = 0;
 	}
 	atomic_store(&mem_used, 0);
 	pthread_mutex_unlock(&list_lock);

@@ -231,6 +231,8 @@ static int page_file(struct report *rp, size_t i)
 	report_overview(rp, i);
 	rc = report_region_table(rp, i);
 	if (rc == 0)
+		rc = report_callsites(rp, i);
+	if (rc == 0)
 		rc = report_call_tree(rp, i);
 	if (rc == 0 && charts) {
 		fputs("<h3>Charts</h3>\n", f);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli-common.h"
+#include "sp-config.h"
 #include "commands.h"
 
 static const char usage[] =
@@ -131,7 +132,11 @@ static int set_preload(const char *lib)
 	if (old && strstr(old, lib))
 		return 0;
 	char *v = NULL;
-	if (asprintf(&v, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "") < 0)
+	/* A sanitizer build's library needs the sanitizer runtime loaded first
+	 * (SP_SANITIZER_PRELOAD is empty in normal builds). */
+	const char *rt = SP_SANITIZER_PRELOAD;
+	if (asprintf(&v, "%s%s%s%s%s", rt, *rt ? ":" : "", lib, old && *old ? ":" : "",
+		     old ? old : "") < 0)
 		return -ENOMEM;
 	int ret = setenv("LD_PRELOAD", v, 1) ? -errno : 0;
 	free(v);

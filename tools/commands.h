@@ -20,5 +20,8 @@ int cmd_run(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_comm(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
+int cmd_line_profile(int argc, char **argv);
 
 #endif /* SP_COMMANDS_H */

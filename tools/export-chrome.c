@@ -2,8 +2,8 @@
 /*
  * export chrome-trace: the Trace Event Format JSON that Perfetto and
  * chrome://tracing load. Rank = process, thread lane = thread, each call a
- * complete ("X") event with its MPI bytes/peer/root/tag/communicator, GPU
- * and await times in args. Streamed rank by rank, one event per line;
+ * complete ("X") event with its MPI bytes/peer/root/tag/communicator, call
+ * site ("file:line function" from /callsites), GPU and await times in args. Streamed rank by rank, one event per line;
  * times are microseconds with nanosecond decimals from the first entry.
  */
 #include <errno.h>
@@ -74,7 +74,29 @@ struct rank_ctx {
 	const int64_t *args[N_ARGS];
 	const struct sp_row **rows; /* rows of this rank, by offset */
 	size_t n_rows;
+	const int64_t *site;        /* callsite_ids, NULL without /callsites */
+	struct sp_callsites *sites;
 };
+
+/* ,"callsite":"file:line function" of an MPI call with a known site. */
+static void callsite_arg(const struct rank_ctx *c, uint64_t k, bool any)
+{
+	const struct sp_callsite *cs = c->site ? sp_callsites_get(c->sites, c->site[k]) : NULL;
+	char buf[1024];
+
+	if (!cs)
+		return;
+	if (cs->file[0]) {
+		const char *b = strrchr(cs->file, '/');
+
+		snprintf(buf, sizeof(buf), "%s:%" PRId64 " %s", b ? b + 1 : cs->file,
+			 cs->line, cs->function);
+	} else {
+		snprintf(buf, sizeof(buf), "%s", cs->function);
+	}
+	fprintf(c->out, "%s\"callsite\":", any ? "," : "");
+	ex_json_string(c->out, buf);
+}
 
 static void next_event(struct rank_ctx *c)
 {
@@ -120,6 +142,8 @@ static void complete_event(struct rank_ctx *c, uint64_t k,
 			arg_columns[a].key, c->args[a][k]);
 		any = true;
 	}
+	callsite_arg(c, k, any);
+	any = any || (c->site && sp_callsites_get(c->sites, c->site[k]));
 	fprintf(out, "%s\"call_index\":%" PRIu64 "}}", any ? "," : "",
 		k - row->offset);
 }
@@ -220,9 +244,14 @@ int export_chrome_write(struct export_ctx *x, struct export_file *f, FILE *out)
 
 	for (size_t a = 0; a < N_ARGS; a++)
 		c.args[a] = sp_reader_column(r, arg_columns[a].col);
+	c.site = sp_reader_column(r, SP_COL_CALLSITE_IDS);
+	if (c.site && sp_callsites_load(r, &c.sites) < 0)
+		c.site = NULL; /* ids without a table: callsite_id only */
 	c.rows = malloc((n_rows ? n_rows : 1) * sizeof(*c.rows));
-	if (!c.rows)
+	if (!c.rows) {
+		sp_callsites_destroy(c.sites);
 		return ex_reader_error(x, f, -ENOMEM);
+	}
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"scope-profiler@"
 	      SP_VERSION "\",\"source\":", out);
 	ex_json_string(out, f->path);
@@ -236,5 +265,6 @@ int export_chrome_write(struct export_ctx *x, struct export_file *f, FILE *out)
 	}
 	fputs(c.n_out ? "\n]}\n" : "]}\n", out);
 	free(c.rows);
+	sp_callsites_destroy(c.sites);
 	return rc;
 }

@@ -37,6 +37,9 @@ static const struct command {
 	{ "plot", cmd_plot, "SVG charts: gantt, flame, durations, imbalance, speedup" },
 	{ "report", cmd_report, "self-contained HTML report with charts" },
 	{ "comm", cmd_comm, "MPI bytes per function and rank x rank matrix" },
+	{ "merge", cmd_merge, "combine per-rank profiles and spill files into one" },
+	{ "recover", cmd_recover, "convert the spill files of a killed run into a profile" },
+	{ "line-profile", cmd_line_profile, "time per source line: MPI call sites, regions" },
 };
 
 static void print_help(FILE *f)
@@ -45,7 +48,7 @@ static void print_help(FILE *f)
 		   "Analyse scope-profiler profiles (HDF5, JSON or .spt).\n\n"
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\nRun 'scope-profiler <command> --help' for the options of a command.\n");
 }
 

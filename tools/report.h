@@ -45,6 +45,8 @@ struct report {
 void report_overview(struct report *rp, size_t i);
 /** The sortable region table; rows expand to per-rank statistics. */
 int report_region_table(struct report *rp, size_t i);
+/** The MPI call-site table (files recorded with call sites only). */
+int report_callsites(struct report *rp, size_t i);
 /** The call tree (summary rows) of the file. */
 int report_call_tree(struct report *rp, size_t i);
 /** Every metadata attribute. */

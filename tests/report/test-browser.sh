@@ -59,6 +59,8 @@ echo "harness: an injected error and a network load are both caught"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 jacobi="$build/examples/jacobi/jacobi"
 lib="$build/preload/libscope-profiler.so"
+# Sanitizer builds: the sanitizer runtime must be preloaded first.
+lib="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$lib"
 if command -v mpirun > /dev/null && [ -x "$jacobi" ] && [ -f "$lib" ]; then
   SCOPE_PROFILER_OUTPUT="$work/mpi.h5" timeout 120 mpirun --oversubscribe -n 4 \
     -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT "$jacobi" 96 40 5 > /dev/null 2> mpi.err ||

@@ -13,6 +13,8 @@ command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 77; }
 $py -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
 cli="$build/tools/scope-profiler"
 lib="$build/preload/libscope-profiler.so"
+# Sanitizer builds: the sanitizer runtime must be preloaded first.
+lib="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$lib"
 [ -x "$cli" ] || { echo "FAIL: CLI not built ($cli)"; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 work=$(mktemp -d)

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Spill file reader: one pass over the records (skipping holes left by a
+ * kill mid-write), events placed by their sequence number (so a record
+ * written twice counts once), CLOSE records applied last. Then, for
+ * recovery, the same rows-per-name arrangement as a snapshot.
+ */
+#define _GNU_SOURCE
+#include "spill-read.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ALIGN8(n) (((n) + 7u) & ~(uint64_t)7u)
+#define MAX_SEQ (1ull << 40)
+
+static struct sp_spill_tdata *thread_of(struct sp_spill_data *d, uint32_t index)
+{
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		if (d->threads[i].index == index)
+			return &d->threads[i];
+	struct sp_spill_tdata *v = realloc(d->threads, (d->nthreads + 1) * sizeof *v);
+	if (!v)
+		return NULL;
+	d->threads = v;
+	v[d->nthreads] = (struct sp_spill_tdata){ .index = index };
+	return &v[d->nthreads++];
+}
+
+static int reserve_events(struct sp_spill_tdata *t, uint64_t n)
+{
+	if (n > MAX_SEQ)
+		return -EBADMSG;
+	if (n > t->cap) {
+		uint64_t cap = t->cap ? t->cap : 4096;
+		while (cap < n)
+			cap *= 2;
+		struct sp_spill_event *v = realloc(t->ev, cap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		for (uint64_t i = t->cap; i < cap; i++)
+			v[i] = (struct sp_spill_event){ SP_SPILL_OPEN, SP_SPILL_OPEN, SP_SPILL_NO_REGION, 0 };
+		t->ev = v;
+		t->cap = cap;
+	}
+	if (n > t->n)
+		t->n = n;
+	return 0;
+}
+
+static struct sp_spill_rdata *region_of(struct sp_spill_data *d, uint32_t id)
+{
+	if (id >= 1u << 24)
+		return NULL;
+	if (id >= d->nregions) {
+		struct sp_spill_rdata *v = realloc(d->regions, (id + 1) * sizeof *v);
+		if (!v)
+			return NULL;
+		memset(v + d->nregions, 0, (id + 1 - d->nregions) * sizeof *v);
+		d->regions = v;
+		d->nregions = id + 1;
+	}
+	return &d->regions[id];
+}
+
+static void clock_point(struct sp_spill_data *d, int64_t tick, int64_t ns)
+{
+	if (ns > d->last_ns) {
+		d->last_ns = ns;
+		d->last_tick = tick;
+	}
+}
+
+struct pending {
+	struct sp_spill_close *v;
+	uint32_t *thread;
+	size_t n, cap;
+};
+
+/* One record's payload. Returns 0, or -EBADMSG for a malformed record
+ * (skipped like a hole), or -ENOMEM. */
+static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const char *p,
+		  struct pending *cl)
+{
+	switch (h->type) {
+	case SP_SPILL_REGION: {
+		struct sp_spill_region r;
+		if (h->bytes < sizeof r)
+			return -EBADMSG;
+		memcpy(&r, p, sizeof r);
+		if (r.name_bytes != h->bytes - sizeof r)
+			return -EBADMSG;
+		struct sp_spill_rdata *o = region_of(d, r.id);
+		if (!o)
+			return -ENOMEM;
+		free(o->name);
+		o->name = r.name_bytes ? strndup(p + sizeof r, r.name_bytes) : NULL;
+		o->present = true;
+		o->kind = r.kind;
+		o->addr = r.addr;
+		o->module = r.module;
+		return 0;
+	}
+	case SP_SPILL_EVENTS: {
+		struct sp_spill_events e;
+		if (h->bytes < sizeof e)
+			return -EBADMSG;
+		memcpy(&e, p, sizeof e);
+		if ((uint64_t)e.n * sizeof(struct sp_spill_event) != h->bytes - sizeof e)
+			return -EBADMSG;
+		struct sp_spill_tdata *t = thread_of(d, h->thread);
+		if (!t)
+			return -ENOMEM;
+		int ret = reserve_events(t, e.first_seq + e.n);
+		if (ret)
+			return ret;
+		memcpy(t->ev + e.first_seq, p + sizeof e, (size_t)e.n * sizeof(struct sp_spill_event));
+		clock_point(d, e.tick, e.ns);
+		return 0;
+	}
+	case SP_SPILL_CLOSE: {
+		size_t n = h->bytes / sizeof(struct sp_spill_close);
+		if (n * sizeof(struct sp_spill_close) != h->bytes)
+			return -EBADMSG;
+		if (cl->n + n > cl->cap) {
+			size_t cap = (cl->cap ? cl->cap * 2 : 256) + n;
+			void *v = realloc(cl->v, cap * sizeof *cl->v);
+			void *t = v ? realloc(cl->thread, cap * sizeof *cl->thread) : NULL;
+			if (v)
+				cl->v = v;
+			if (!v || !t)
+				return -ENOMEM;
+			cl->thread = t;
+			cl->cap = cap;
+		}
+		memcpy(cl->v + cl->n, p, h->bytes);
+		for (size_t i = 0; i < n; i++)
+			cl->thread[cl->n + i] = h->thread;
+		cl->n += n;
+		return 0;
+	}
+	case SP_SPILL_THREAD: {
+		if (h->bytes != sizeof(struct sp_spill_thread))
+			return -EBADMSG;
+		struct sp_spill_tdata *t = thread_of(d, h->thread);
+		if (!t)
+			return -ENOMEM;
+		memcpy(&t->info, p, sizeof t->info);
+		t->has_info = true;
+		return 0;
+	}
+	case SP_SPILL_RANK: {
+		struct sp_spill_rank r;
+		if (h->bytes != sizeof r)
+			return -EBADMSG;
+		memcpy(&r, p, sizeof r);
+		d->rank = r.rank;
+		d->size = r.size;
+		return 0;
+	}
+	case SP_SPILL_DROPS: {
+		size_t n = h->bytes / sizeof(struct sp_spill_drop);
+		if (n * sizeof(struct sp_spill_drop) != h->bytes)
+			return -EBADMSG;
+		for (size_t i = 0; i < n; i++) {
+			struct sp_spill_drop x;
+			memcpy(&x, p + i * sizeof x, sizeof x);
+			struct sp_spill_rdata *o = region_of(d, x.region);
+			if (!o)
+				return -ENOMEM;
+			o->dropped = x.dropped;
+		}
+		return 0;
+	}
+	case SP_SPILL_TRAILER:
+		if (h->bytes != sizeof d->trailer)
+			return -EBADMSG;
+		memcpy(&d->trailer, p, sizeof d->trailer);
+		d->partial = true;
+		clock_point(d, d->trailer.tick, d->trailer.ns);
+		return 0;
+	case SP_SPILL_MODULE: {
+		struct sp_spill_module m;
+		if (h->bytes < sizeof m)
+			return -EBADMSG;
+		memcpy(&m, p, sizeof m);
+		if (m.path_bytes != h->bytes - sizeof m)
+			return -EBADMSG;
+		struct sp_spill_mdata *v = realloc(d->modules, (d->nmodules + 1) * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		d->modules = v;
+		v[d->nmodules++] = (struct sp_spill_mdata){ m.index, m.bias,
+							    strndup(p + sizeof m, m.path_bytes) };
+		return 0;
+	}
+	default:
+		return -EBADMSG;
+	}
+}
+
+static int parse(struct sp_spill_data *d, const char *buf, uint64_t size)
+{
+	if (size < sizeof d->hdr || memcmp(buf, SP_SPILL_MAGIC, 8) != 0)
+		return SP_SPILL_ENOTSPILL;
+	memcpy(&d->hdr, buf, sizeof d->hdr);
+	if (d->hdr.version != SP_SPILL_VERSION)
+		return SP_SPILL_EVERSION;
+	if (d->hdr.header_bytes < sizeof d->hdr || d->hdr.header_bytes > size)
+		return SP_SPILL_ENOTSPILL;
+	d->rank = d->hdr.rank;
+	d->last_tick = d->hdr.tick0;
+	d->last_ns = d->hdr.ns0;
+	struct pending cl = { 0 };
+	int ret = 0;
+	uint64_t pos = ALIGN8(d->hdr.header_bytes);
+	while (!ret && pos + sizeof(struct sp_spill_rec) <= size) {
+		struct sp_spill_rec h;
+		memcpy(&h, buf + pos, sizeof h);
+		uint64_t end = pos + sizeof h + h.bytes;
+		if (h.magic == SP_SPILL_REC_MAGIC && end <= size) {
+			int r = handle(d, &h, buf + pos + sizeof h, &cl);
+			if (r == 0) {
+				pos = ALIGN8(end);
+				continue;
+			}
+			if (r != -EBADMSG)
+				ret = r;
+		}
+		pos += 8;
+		d->skipped_bytes += 8;
+	}
+	for (size_t i = 0; !ret && i < cl.n; i++) {
+		struct sp_spill_tdata *t = thread_of(d, cl.thread[i]);
+		const struct sp_spill_close *c = &cl.v[i];
+		if (t && c->seq < t->n && t->ev[c->seq].region != SP_SPILL_NO_REGION) {
+			t->ev[c->seq].end = c->end;
+			t->ev[c->seq].region = c->region;
+		}
+	}
+	free(cl.v);
+	free(cl.thread);
+	if (d->partial)
+		d->dropped = d->trailer.dropped;
+	else
+		for (uint32_t i = 0; i < d->nregions; i++)
+			d->dropped += d->regions[i].dropped;
+	return ret;
+}
+
+int sp_spill_read(const char *path, struct sp_spill_data *ret_data)
+{
+	memset(ret_data, 0, sizeof *ret_data);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int ret = fstat(fd, &st) < 0 ? -errno : 0;
+	char *buf = NULL;
+	if (!ret && st.st_size < (off_t)sizeof(struct sp_spill_header))
+		ret = SP_SPILL_ENOTSPILL;
+	if (!ret) {
+		buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (buf == MAP_FAILED) {
+			buf = NULL;
+			ret = -errno;
+		}
+	}
+	close(fd);
+	if (!ret)
+		ret = parse(ret_data, buf, (uint64_t)st.st_size);
+	if (buf)
+		munmap(buf, (size_t)st.st_size);
+	if (ret)
+		sp_spill_data_free(ret_data);
+	return ret;
+}
+
+void sp_spill_data_free(struct sp_spill_data *d)
+{
+	if (!d)
+		return;
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		free(d->threads[i].ev);
+	free(d->threads);
+	for (uint32_t i = 0; i < d->nregions; i++)
+		free(d->regions[i].name);
+	free(d->regions);
+	for (uint32_t i = 0; i < d->nmodules; i++)
+		free(d->modules[i].path);
+	free(d->modules);
+	memset(d, 0, sizeof *d);
+}
+
+int64_t sp_spill_ns(const struct sp_spill_data *d, int64_t tick)
+{
+	if (!d->hdr.clock_tsc)
+		return tick;
+	double k = d->last_tick > d->hdr.tick0
+			   ? (double)(d->last_ns - d->hdr.ns0) / (double)(d->last_tick - d->hdr.tick0)
+			   : 1.0;
+	return d->hdr.ns0 + (int64_t)__builtin_floor((double)(tick - d->hdr.tick0) * k);
+}

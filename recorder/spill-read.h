@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading a spill file back (sp-spill.h): at finalize by the recorder, and
+ * by `scope-profiler recover`. Needs nothing of the recording runtime.
+ */
+#ifndef SP_SPILL_READ_H
+#define SP_SPILL_READ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+#include "sp-spill.h"
+
+#define SP_SPILL_HIDDEN __attribute__((visibility("hidden")))
+
+/* Not a spill file / a spill version we cannot read. */
+#define SP_SPILL_ENOTSPILL (-EBADMSG)
+#define SP_SPILL_EVERSION (-EPROTONOSUPPORT)
+
+struct sp_spill_tdata {
+	uint32_t index;
+	bool has_info;
+	struct sp_spill_thread info;
+	uint64_t n, cap;              /* events numbered 0..n-1 */
+	struct sp_spill_event *ev;    /* region SP_SPILL_NO_REGION where none was read */
+};
+
+struct sp_spill_rdata {
+	bool present;
+	uint32_t kind;
+	uint64_t addr;
+	int32_t module;
+	char *name;                   /* NULL for a function region */
+	uint64_t dropped;
+};
+
+struct sp_spill_mdata {
+	int32_t index;
+	uint64_t bias;
+	char *path;
+};
+
+struct sp_spill_data {
+	struct sp_spill_header hdr;
+	int32_t rank, size;           /* -1, 0 when the process was not an MPI rank */
+	uint32_t nthreads;
+	struct sp_spill_tdata *threads;
+	uint32_t nregions;            /* max id + 1 */
+	struct sp_spill_rdata *regions;
+	uint32_t nmodules;
+	struct sp_spill_mdata *modules;
+	bool partial;                 /* a trailer: stopped by trailer.signo */
+	struct sp_spill_trailer trailer;
+	int64_t last_tick, last_ns;   /* latest (tick, ns) pair in the file */
+	uint64_t skipped_bytes;       /* holes and damaged records */
+	uint64_t dropped;             /* trailer's total, else the sum of DROPS */
+};
+
+/* Read and check a whole spill file. Returns 0, -errno,
+ * SP_SPILL_ENOTSPILL or SP_SPILL_EVERSION. */
+SP_SPILL_HIDDEN int sp_spill_read(const char *path, struct sp_spill_data *ret_data);
+SP_SPILL_HIDDEN void sp_spill_data_free(struct sp_spill_data *d);
+
+/* Names for function regions: called with (addr, module path or NULL, bias)
+ * and returns a malloc'd name, or NULL for the default "module+0xoffset". */
+typedef char *(*sp_spill_namer)(uint64_t addr, const char *module, uint64_t bias, void *ctx);
+
+/*
+ * The complete calls of a spill file as a snapshot (ns, rows per name, in
+ * start order). Calls still open are dropped and counted in *ret_unclosed,
+ * unless the file has a trailer: then they were closed by the handler.
+ * Returns 0 or -ENOMEM.
+ */
+SP_SPILL_HIDDEN int sp_spill_to_snapshot(const struct sp_spill_data *d, sp_spill_namer namer,
+					 void *ctx, struct sp_snapshot *ret_snap,
+					 uint64_t *ret_unclosed);
+/* Tick -> ns of a spill file: the line through the header's pair and the
+ * latest pair. */
+SP_SPILL_HIDDEN int64_t sp_spill_ns(const struct sp_spill_data *d, int64_t tick);
+
+#endif /* SP_SPILL_READ_H */

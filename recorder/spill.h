@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The spill file of this process (format: sp-spill.h, docs/RESILIENCE.md).
+ * Opened when recording starts, appended to when a thread reaches the memory
+ * cap and by the signal handler, read back at finalize, removed after a
+ * successful write. Internal to the recorder and the preload.
+ */
+#ifndef SP_SPILL_WRITE_H
+#define SP_SPILL_WRITE_H
+
+#include <stdbool.h>
+
+#include "recorder.h"
+
+/* Create <output>.spill.pid<PID> and write its header. at_cap: threads
+ * spill there when they reach the memory cap (else only the signal handler
+ * and a failed finalize write to it). Returns 0 or -errno (then calls past
+ * the cap are dropped and counted, and signals are not captured). */
+SP_HIDDEN int sp_spill_open(const char *output, bool at_cap);
+/* True when threads spill at the cap (an open file and at_cap). */
+SP_HIDDEN bool sp_spill_active(void);
+/* The process is MPI rank `rank` of `size`: rename the file to
+ * <output>.spill.rank<NNNNN> and record the rank. */
+SP_HIDDEN void sp_spill_set_rank(const char *output, int rank, int size);
+/* Path of the spill file ("" if none). */
+SP_HIDDEN const char *sp_spill_path(void);
+
+/* Slow path of a thread at the cap: append its chunks (oldest first) and
+ * move its open frames that point into them to per-thread slots. The caller
+ * then reuses the chunks. Returns 0 or -errno (nothing changed then). */
+SP_HIDDEN int sp_spill_thread(struct sp_thread *t);
+
+/*
+ * Async-signal-safe: stop recording, append every thread's events still in
+ * memory, the calls still open closed at this instant, the drop counts and
+ * a trailer naming `signo`. Only atomics, clock_gettime, pwrite. Does
+ * nothing if there is no spill file or it ran already.
+ */
+SP_HIDDEN void sp_spill_dump(int signo);
+
+/* Finalize, recording stopped and open calls closed: if anything was
+ * spilled, read the file back and give each thread its spilled events as
+ * t->prefix (iterated before the chunks by the snapshot). Returns 0 or
+ * -errno (then only the events in memory are written). */
+SP_HIDDEN int sp_spill_load(void);
+/* Free what sp_spill_load() read. */
+SP_HIDDEN void sp_spill_unload(void);
+/* After a successful finalize: close and unlink the file. */
+SP_HIDDEN void sp_spill_remove(void);
+/* Close the file without removing it (a forked child sharing the
+ * parent's file, or a failed finalize that leaves it for recovery). */
+SP_HIDDEN void sp_spill_close(void);
+/* Number of events written to the spill file by the slow path so far. */
+SP_HIDDEN uint64_t sp_spill_events_total(void);
+
+#endif /* SP_SPILL_WRITE_H */

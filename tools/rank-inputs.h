@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inputs of `merge` and `recover`: per-rank HDF5 files (read with the
+ * reader library) and raw spill files, each turned into one snapshot per
+ * rank, then written as one file through the recorder's file writer.
+ */
+#ifndef SP_RANK_INPUTS_H
+#define SP_RANK_INPUTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli-common.h"
+#include "snapshot.h"
+
+struct rank_input {
+	const char *path;
+	uint32_t rank;
+	int32_t size;            /* ranks of its run as the file says, 0 unknown */
+	bool partial;            /* ended at a signal or crash (spill file) */
+	int signo;               /* that signal; -1 no trailer (SIGKILL); 0 none */
+	uint64_t unclosed;       /* calls still open when the process died */
+	int64_t start_ns, end_ns;
+	struct sp_snapshot s;
+	int64_t *mpi_bytes;      /* NULL when the input has no MPI columns */
+	int32_t *mpi_i32;        /* peers, roots, tags, comms: 4 x nevents */
+	struct sp_reader *reader; /* keeps the source-file strings alive */
+};
+
+struct rank_inputs {
+	struct rank_input *v;
+	size_t n;
+	struct sp_reader *first_h5; /* metadata source for the merged file */
+};
+
+/* Load every file (HDF5 profile: one input per rank it holds; spill file:
+ * one input). Ranks must be distinct. Errors are reported; returns 0 or
+ * EXIT_USAGE. */
+int rank_inputs_load(const struct cli_common *c, struct rank_inputs *in);
+/* Write them as one file (ranks ascending) with metadata partial set when
+ * force_partial or any input is partial. Returns 0 or EXIT_USAGE. */
+int rank_inputs_write(const struct cli_common *c, struct rank_inputs *in, const char *out,
+		      bool force_partial);
+void rank_inputs_free(struct rank_inputs *in);
+
+#endif /* SP_RANK_INPUTS_H */
