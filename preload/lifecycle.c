@@ -98,6 +98,7 @@ bool sp_lifecycle_begin_finalize(void)
 	}
 	sp_signals_defer(true);
 	sp_recorder_stop();
+	sp_recorder_mark_finalize();
 	/* Calls still open (main, when MPI_Finalize or exit runs inside it)
 	 * end now: they are on the timeline up to the finalize. */
 	sp_thread_close_open(sp_ticks());

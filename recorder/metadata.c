@@ -282,5 +282,10 @@ int sp_meta_collect(struct sp_meta *m, const struct sp_run_info *run)
 		ret = sp_meta_set_str(m, "source_language", "c");
 	if (!ret)
 		ret = sp_meta_set_int(m, "mpi_rank", run->mpi_rank);
+	/* Self-measurement (ours): what the profiler costs on this machine. */
+	if (!ret && run->event_cost_ns >= 0)
+		ret = sp_meta_set_double(m, "profiler_event_cost_ns", run->event_cost_ns);
+	if (!ret)
+		ret = sp_meta_set_int(m, "profiler_finalize_ns", run->finalize_spent_ns);
 	return ret;
 }

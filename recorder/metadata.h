@@ -44,6 +44,8 @@ struct sp_run_info {
 	int mpi_size;
 	int mpi_rank;
 	const char *label;          /* NULL: none */
+	int64_t finalize_spent_ns;  /* time from finalize start to the write */
+	double event_cost_ns;       /* measured cost of one recorded call, <0 unknown */
 };
 SP_META_HIDDEN int sp_meta_collect(struct sp_meta *m, const struct sp_run_info *run);
 

@@ -234,5 +234,8 @@ SP_HIDDEN void sp_recorder_stop(void);
 SP_HIDDEN bool sp_recorder_started(void);
 /* CLOCK_MONOTONIC ns when recording started. */
 SP_HIDDEN int64_t sp_recorder_start_ns(void);
+/* Note that finalization starts now (the first call wins): metadata
+ * finalize_time_ns, and the time spent finalizing. */
+SP_HIDDEN void sp_recorder_mark_finalize(void);
 
 #endif /* SP_RECORDER_H */

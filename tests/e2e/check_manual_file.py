@@ -88,6 +88,10 @@ for key in ("timestamp", "start_time_ns", "finalize_time_ns", "hostname", "mpi_s
             "scope_profiler_version", "chip_information", "dropped_events"):
     assert key in md, key
 assert md["mpi_size"] == 1 and md["dropped_events"] == 0
+# Self-measurement: a positive per-call cost and the time spent finalizing.
+assert 0 < md["profiler_event_cost_ns"] < 100_000, md["profiler_event_cost_ns"]
+assert md["profiler_event_cost_ns"].dtype == np.float64
+assert 0 <= md["profiler_finalize_ns"] < 60 * 10**9
 assert md["start_time_ns"] <= starts.min() and md["finalize_time_ns"] >= ends.max()
 src = md["source"]
 assert (src.decode() if isinstance(src, bytes) else src) == "native"
