@@ -518,7 +518,8 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 	R.cols = tot.columns;
 	struct sp_writer_layout layout = { .nnames = t.n, .names = (const char *const *)t.v,
 		.nrows = tot.nrows, .nevents = tot.nevents,
-		.nthreads = (R.cols & SP_COL_THREAD_IDS) ? tot.nthreads : 0, .columns = R.cols };
+		.nthreads = (R.cols & SP_COL_THREAD_IDS) ? tot.nthreads : 0, .columns = R.cols,
+		.compression = (int)sp_config.compression };
 	R.chunk = malloc((size_t)CHUNK * EV_BYTES);
 	R.comms = calloc(tot.ncomms + 1, sizeof *R.comms);
 	R.comm_ranks = calloc(tot.ncomms + 1, sizeof *R.comm_ranks);

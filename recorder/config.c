@@ -45,6 +45,7 @@ static const struct setting settings[] = {
 	S("SPILL", K_BOOL, spill, "1", "at MAX_MEMORY, write buffers to <output>.spill.* (0: drop and count)"),
 	S("SIGNALS", K_BOOL, signals, "1", "on SIGTERM/INT/XCPU/HUP and crashes, dump events to the spill file, re-raise"),
 	S("FORK", K_STR, fork, "none", "forked child: none (records nothing) or child (writes <output>.pid<N>)"),
+	S("COMPRESSION", K_INT, compression, "0", "gzip level 1-9 (with byte shuffle) for the event columns; 0 = uncompressed"),
 	S("QUIET", K_BOOL, quiet, "0", "do not print the \"wrote FILE\" line on stderr"),
 	S("PRINT_CONFIG", K_BOOL, print_config, "0", "print the effective configuration to stderr at start"),
 };
@@ -156,6 +157,11 @@ int sp_config_load(void)
 			apply(st, st->def);
 			bad++;
 		}
+	}
+	if (sp_config.compression < 0 || sp_config.compression > 9) {
+		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_COMPRESSION must be 0-9, using 0\n");
+		sp_config.compression = 0;
+		bad++;
 	}
 	if (sp_config.callsites < 0 || sp_config.callsites > 8) {
 		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_CALLSITES must be 0-8, using 0\n");

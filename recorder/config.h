@@ -15,6 +15,7 @@ struct sp_config {
 	bool enabled;            /* ENABLE: master switch */
 	bool print_config;       /* PRINT_CONFIG: dump the effective config to stderr */
 	bool quiet;              /* QUIET: no "wrote FILE" line on stderr */
+	int64_t compression;     /* COMPRESSION: gzip level 0-9 for event columns (0 = off) */
 	char *clock;             /* CLOCK: auto | tsc | monotonic */
 	uint64_t max_memory;     /* MAX_MEMORY: bytes of event storage */
 	char *label;             /* LABEL: metadata label */

@@ -185,7 +185,7 @@ int sp_output_write_single(const char *path, const struct sp_snapshot *s, int ra
 	struct sp_writer_layout layout = {
 		.nnames = s->nnames, .names = (const char *const *)s->names,
 		.nrows = s->nrows, .nevents = s->nevents, .nthreads = s->nthreads,
-		.columns = sp_output_columns(s),
+		.columns = sp_output_columns(s), .compression = (int)sp_config.compression,
 	};
 	struct sp_writer *w = NULL;
 	if (!ret)

@@ -63,16 +63,36 @@ static hid_t mem_type(hid_t file_type)
 	return file_type; /* strings and the compound use the same type */
 }
 
-static int make_dset(hid_t group, const char *name, hid_t type, uint64_t n)
+/* Events per chunk of a compressed column (512 KiB of int64). */
+#define COMPRESSED_CHUNK 65536
+
+/* A 1-D dataset of n values: contiguous, or chunked with byte shuffle +
+ * deflate at `level` (1-9). Compression only pays on event columns. */
+static int make_dset_level(hid_t group, const char *name, hid_t type, uint64_t n, int level)
 {
 	hsize_t dims = n;
 	hid_t space = H5Screate_simple(1, &dims, NULL);
-	hid_t d = H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t dcpl = H5P_DEFAULT;
+	if (level > 0 && n > 0) {
+		hsize_t chunk = n < COMPRESSED_CHUNK ? n : COMPRESSED_CHUNK;
+		dcpl = H5Pcreate(H5P_DATASET_CREATE);
+		H5Pset_chunk(dcpl, 1, &chunk);
+		H5Pset_shuffle(dcpl);
+		H5Pset_deflate(dcpl, (unsigned)level);
+	}
+	hid_t d = H5Dcreate2(group, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	if (dcpl != H5P_DEFAULT)
+		H5Pclose(dcpl);
 	H5Sclose(space);
 	if (d < 0)
 		return -EIO;
 	H5Dclose(d);
 	return 0;
+}
+
+static int make_dset(hid_t group, const char *name, hid_t type, uint64_t n)
+{
+	return make_dset_level(group, name, type, n, 0);
 }
 
 /* Write n values of `buf` at [first, first+n) of group/name. */
@@ -158,20 +178,20 @@ static int create_events(struct sp_writer *w)
 	const struct sp_writer_layout *l = &w->layout;
 	hid_t g = w->g_events;
 	uint64_t n = l->nevents;
-	int ret = 0;
-	ret |= make_dset(g, SP_EV_START_TIMES, H5T_STD_I64LE, n);
-	ret |= make_dset(g, SP_EV_END_TIMES, H5T_STD_I64LE, n);
+	int z = l->compression, ret = 0;
+	ret |= make_dset_level(g, SP_EV_START_TIMES, H5T_STD_I64LE, n, z);
+	ret |= make_dset_level(g, SP_EV_END_TIMES, H5T_STD_I64LE, n, z);
 	if (l->columns & SP_COL_THREAD_IDS)
-		ret |= make_dset(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n);
+		ret |= make_dset_level(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n, z);
 	if (l->columns & SP_COL_MPI) {
-		ret |= make_dset(g, SP_EV_MPI_BYTES, H5T_STD_I64LE, n);
-		ret |= make_dset(g, SP_EV_MPI_PEERS, H5T_STD_I32LE, n);
-		ret |= make_dset(g, SP_EV_MPI_ROOTS, H5T_STD_I32LE, n);
-		ret |= make_dset(g, SP_EV_MPI_TAGS, H5T_STD_I32LE, n);
-		ret |= make_dset(g, SP_EV_MPI_COMMS, H5T_STD_I32LE, n);
+		ret |= make_dset_level(g, SP_EV_MPI_BYTES, H5T_STD_I64LE, n, z);
+		ret |= make_dset_level(g, SP_EV_MPI_PEERS, H5T_STD_I32LE, n, z);
+		ret |= make_dset_level(g, SP_EV_MPI_ROOTS, H5T_STD_I32LE, n, z);
+		ret |= make_dset_level(g, SP_EV_MPI_TAGS, H5T_STD_I32LE, n, z);
+		ret |= make_dset_level(g, SP_EV_MPI_COMMS, H5T_STD_I32LE, n, z);
 	}
 	if (l->columns & SP_COL_CALLSITE)
-		ret |= make_dset(g, SP_EV_CALLSITE_IDS, H5T_STD_I32LE, n);
+		ret |= make_dset_level(g, SP_EV_CALLSITE_IDS, H5T_STD_I32LE, n, z);
 	return ret ? -EIO : 0;
 }
 

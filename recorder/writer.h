@@ -32,6 +32,7 @@ struct sp_writer_layout {
 	uint64_t nevents;
 	uint64_t nthreads; /* thread_table rows, with SP_COL_THREAD_IDS */
 	unsigned columns;
+	int compression;   /* gzip level 1-9 (+ shuffle) for event columns; 0 = none */
 };
 
 struct sp_writer_row {

@@ -23,6 +23,19 @@ test -z "$(ls -A | grep '\.tmp$' || true)"
 
 $py "$src/tests/e2e/check_manual_file.py" manual.h5 $steps
 
+# Compressed event columns: same content, gzip + shuffle filters, readable.
+SCOPE_PROFILER_COMPRESSION=4 SCOPE_PROFILER_QUIET=1 SCOPE_PROFILER_OUTPUT="$work/z.h5" \
+  "$build/examples/manual-regions" $steps > /dev/null
+$py "$src/tests/e2e/check_manual_file.py" z.h5 $steps
+$py - z.h5 <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+for col in ("start_times", "end_times"):
+    d = f["events/" + col]
+    assert d.compression == "gzip" and d.compression_opts == 4 and d.shuffle, col
+print("compressed columns: gzip 4 + shuffle")
+PY
+
 cli="$build/tools/scope-profiler"
 if [ -x "$cli" ]; then
   "$cli" summary manual.h5 --json > summary.json
