@@ -141,7 +141,9 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 		sp_snapshot_free(&snap);
 	}
 	if (ret) {
-		fprintf(stderr, "scope-profiler: could not write %s: %s\n", path, strerror(-ret));
+		fprintf(stderr, "scope-profiler: could not write %s: %s\n", path,
+			ret == -ENOLCK ? "HDF5 could not lock the file (on a file system without "
+					 "locks, set HDF5_USE_FILE_LOCKING=FALSE)" : strerror(-ret));
 		/* Keep the events: what is still in memory goes to the spill file
 		 * (signal 0: "finalize failed"), which `recover` can convert. */
 		if (sp_spill_path()[0]) {

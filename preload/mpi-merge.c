@@ -449,7 +449,7 @@ static int write_comms(const char *path, const struct root *R, uint64_t n)
 	hid_t g = H5Gcreate2(f, SP_GROUP_MPI_COMMS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	int ret = g < 0 ? -EIO : 0;
 	int32_t *col = malloc((n + 1) * sizeof *col);
-	/* Dataset names of /mpi_communicators (docs/FORMAT-MPI.md). */
+	/* Dataset names of /mpi_communicators (docs/FORMAT.md). */
 	const char *names[] = { "ranks", "ids", "sizes", "remote_sizes", "leaders" };
 	for (int k = 0; !ret && col && k < 5; k++) {
 		for (uint64_t i = 0; i < n; i++) {

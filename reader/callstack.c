@@ -16,7 +16,10 @@
 
 struct run {
 	uint64_t base;      /* contiguous events base..base+n */
-	uint64_t *idx;      /* or these events (owned) */
+	uint64_t *idx;      /* or these events */
+	uint64_t *own;      /* buffer to free (idx may point into it) */
+	uint64_t *lanes;    /* events grouped by lane (stable), owned */
+	size_t n_lanes_ev, lane_pos;
 	size_t n, pos;
 	uint32_t row;
 };
@@ -26,15 +29,17 @@ struct head {
 	size_t run;
 };
 
+struct open_call { uint64_t ev; uint32_t row; int64_t excl; };
+
 struct ctx {
 	const struct sp_reader *r;
 	const int64_t *s, *e;
 	struct run *runs;
 	size_t n_runs;
 	uint32_t rank;
-	/* Streaming exclusive mode (no call arrays): per-row sums. */
-	int64_t *row_excl;
-	struct open_call { uint64_t ev; uint32_t row; int64_t excl; } *open;
+	/* Streaming mode (no call arrays): only the open calls are kept. */
+	const struct call_visitor *visit;
+	struct open_call *open;
 	size_t n_open, cap_open;
 };
 
@@ -76,9 +81,10 @@ static int sort_runs(struct ctx *c)
 		if (sorted)
 			continue;
 		if (!u->idx) {
-			u->idx = malloc(u->n * sizeof(*u->idx));
-			if (!u->idx)
+			u->own = malloc(u->n * sizeof(*u->idx));
+			if (!u->own)
 				return -ENOMEM;
+			u->idx = u->own;
 			for (size_t j = 0; j < u->n; j++)
 				u->idx[j] = u->base + j;
 		}
@@ -118,7 +124,7 @@ static int stream_step(struct ctx *c, uint64_t ev, uint32_t row);
 
 /*
  * Merge the sorted runs: into cs->ev / cs->row starting at *at, or (when
- * c->row_excl is set) straight into the streaming nesting step.
+ * c->visit is set) straight into the streaming nesting step.
  */
 static int merge_runs(struct ctx *c, struct sp_call_stack *cs, size_t *at)
 {
@@ -140,7 +146,7 @@ static int merge_runs(struct ctx *c, struct sp_call_stack *cs, size_t *at)
 		struct run *u = &c->runs[heap[0].run];
 		uint64_t ev = run_at(u, u->pos);
 
-		if (c->row_excl) {
+		if (c->visit) {
 			rc = stream_step(c, ev, u->row);
 		} else {
 			cs->ev[*at] = ev;
@@ -189,7 +195,7 @@ static void stream_close(struct ctx *c, size_t keep)
 	while (c->n_open > keep) {
 		struct open_call *o = &c->open[--c->n_open];
 
-		c->row_excl[o->row] += o->excl;
+		c->visit->close(c->visit->data, o->ev, o->row, o->excl);
 	}
 }
 
@@ -197,6 +203,7 @@ static int stream_step(struct ctx *c, uint64_t ev, uint32_t row)
 {
 	int64_t s2 = 2 * c->s[ev], d = c->e[ev] - c->s[ev];
 	size_t top = c->n_open;
+	int rc;
 
 	while (top > 0) {
 		uint64_t p = c->open[top - 1].ev;
@@ -222,6 +229,9 @@ static int stream_step(struct ctx *c, uint64_t ev, uint32_t row)
 		c->open = o;
 		c->cap_open = cap;
 	}
+	rc = c->visit->open(c->visit->data, ev, row, top);
+	if (rc < 0)
+		return rc;
 	c->open[c->n_open++] = (struct open_call){ ev, row, d };
 	return 0;
 }
@@ -335,9 +345,27 @@ static int64_t *collect_lanes(const struct sp_reader *r, const size_t *rows,
 	return lanes;
 }
 
-/* Build the runs of one lane (or of all events when lanes is false). */
-static int make_runs(struct ctx *c, const size_t *rows, size_t n_rows,
-		     bool lanes, int64_t lane)
+struct lane_sort_ctx {
+	const int64_t *t;
+};
+
+static int cmp_lane_ev(const void *pa, const void *pb, void *arg)
+{
+	const int64_t *t = arg;
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	if (t[a] != t[b])
+		return t[a] < t[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/*
+ * Set up one run per row. With lanes, each run's events are grouped by lane
+ * once (stable), so each lane's slice is contiguous: O(events log events)
+ * over all lanes, not O(lanes x events).
+ */
+static int init_runs(struct ctx *c, const size_t *rows, size_t n_rows,
+		     bool lanes)
 {
 	const int64_t *t = c->r->col[SP_COL_THREAD_IDS];
 
@@ -351,23 +379,51 @@ static int make_runs(struct ctx *c, const size_t *rows, size_t n_rows,
 		u->n = row->count;
 		if (!lanes)
 			continue;
-		u->idx = malloc((row->count + 1) * sizeof(*u->idx));
-		if (!u->idx)
+		u->lanes = malloc((row->count + 1) * sizeof(*u->lanes));
+		if (!u->lanes)
 			return -ENOMEM;
-		u->n = 0;
-		for (uint64_t k = row->offset; k < row->offset + row->count; k++)
-			if (t[k] == lane)
-				u->idx[u->n++] = k;
+		for (uint64_t k = 0; k < row->count; k++)
+			u->lanes[k] = row->offset + k;
+		qsort_r(u->lanes, row->count, sizeof(*u->lanes), cmp_lane_ev,
+			(void *)t);
+		u->n_lanes_ev = row->count;
 	}
 	c->n_runs = n_rows;
 	return 0;
 }
 
+/* Point each run at its events of the lane (lanes visited ascending). */
+static void lane_runs(struct ctx *c, bool lanes, int64_t lane)
+{
+	const int64_t *t = c->r->col[SP_COL_THREAD_IDS];
+
+	for (size_t i = 0; i < c->n_runs; i++) {
+		struct run *u = &c->runs[i];
+
+		free(u->own);
+		u->own = NULL;
+		u->pos = 0;
+		if (!lanes) {
+			u->idx = NULL;
+			continue;
+		}
+		while (u->lane_pos < u->n_lanes_ev && t[u->lanes[u->lane_pos]] < lane)
+			u->lane_pos++;
+		u->idx = u->lanes + u->lane_pos;
+		u->n = 0;
+		while (u->lane_pos < u->n_lanes_ev && t[u->lanes[u->lane_pos]] == lane) {
+			u->lane_pos++;
+			u->n++;
+		}
+	}
+}
+
 static void free_runs(struct ctx *c)
 {
 	for (size_t i = 0; i < c->n_runs; i++) {
-		free(c->runs[i].idx);
-		c->runs[i].idx = NULL;
+		free(c->runs[i].own);
+		free(c->runs[i].lanes);
+		c->runs[i].own = c->runs[i].lanes = NULL;
 	}
 }
 
@@ -380,24 +436,24 @@ static int build_lanes(struct ctx *c, struct sp_call_stack *cs,
 
 	if (!stack)
 		return -ENOMEM;
+	rc = init_runs(c, rows, n_rows, lanes != NULL);
 	for (size_t l = 0; l < (lanes ? n_lanes : 1) && rc == 0; l++) {
 		size_t from = at;
 
 		if (lanes && only != INT64_MIN && lanes[l] != only)
 			continue;
-		rc = make_runs(c, rows, n_rows, lanes != NULL, lanes ? lanes[l] : -1);
-		if (rc == 0)
-			rc = sort_runs(c);
+		lane_runs(c, lanes != NULL, lanes ? lanes[l] : -1);
+		rc = sort_runs(c);
 		if (rc == 0)
 			rc = merge_runs(c, cs, &at);
-		free_runs(c);
 		for (size_t i = from; rc == 0 && cs && cs->lane && i < at; i++)
 			cs->lane[i] = lanes[l];
-		if (rc == 0 && c->row_excl)
+		if (rc == 0 && c->visit)
 			stream_close(c, 0);
 		else if (rc == 0)
 			rc = nest(c->r, cs, from, at, stack);
 	}
+	free_runs(c);
 	if (cs)
 		cs->n = at;
 	free(stack);
@@ -442,12 +498,12 @@ struct sp_call_stack *call_stack_from_rows(const struct sp_reader *r,
 	return cs;
 }
 
-int exclusive_from_rows(const struct sp_reader *r, uint32_t rank,
-			const size_t *rows, size_t n_rows, int64_t *row_excl)
+int visit_rows(const struct sp_reader *r, uint32_t rank, const size_t *rows,
+	       size_t n_rows, const struct call_visitor *visit)
 {
 	bool lanes = r->col[SP_COL_THREAD_IDS] != NULL;
 	struct ctx c = { r, r->col[SP_COL_START_TIMES], r->col[SP_COL_END_TIMES],
-			 NULL, 0, rank, row_excl, NULL, 0, 0 };
+			 NULL, 0, rank, visit, NULL, 0, 0 };
 	int64_t *lane_ids = NULL;
 	size_t total = 0, n_lanes = 0;
 	int rc;
@@ -467,41 +523,50 @@ int exclusive_from_rows(const struct sp_reader *r, uint32_t rank,
 	return rc;
 }
 
+static int excl_open(void *data, uint64_t ev, uint32_t row, size_t depth)
+{
+	return 0;
+}
+
+static void excl_close(void *data, uint64_t ev, uint32_t row, int64_t excl)
+{
+	int64_t *row_excl = data;
+
+	row_excl[row] = sp_add_wrap(row_excl[row], excl);
+}
+
+int exclusive_from_rows(const struct sp_reader *r, uint32_t rank,
+			const size_t *rows, size_t n_rows, int64_t *row_excl)
+{
+	struct call_visitor v = { row_excl, excl_open, excl_close };
+
+	return visit_rows(r, rank, rows, n_rows, &v);
+}
+
 int sp_call_stack_build(const struct sp_reader *r, uint32_t rank,
 			int64_t lane, const struct sp_selection *sel,
 			struct sp_call_stack **ret)
 {
-	uint32_t *ids = NULL;
-	size_t *rows, n = 0;
+	uint32_t *pos = NULL;
+	size_t *rows, n;
 	struct sp_call_stack *cs;
+	long slot = reader_rank_slot(r, rank);
 	int count, rc = 0;
 
-	if (sp_reader_row_find(r, 0, rank) == -ENOENT) {
-		bool any = false;
-
-		for (size_t i = 0; i < r->n_ranks; i++)
-			any |= r->ranks[i] == rank;
-		if (!any)
-			return sp_error(ENOENT, "%s: no rank %u in the file",
-					r->path, rank);
-	}
-	count = sp_reader_regions(r, sel, &ids);
+	if (slot < 0)
+		return sp_error(ENOENT, "%s: no rank %u in the file", r->path, rank);
+	count = reader_region_positions(r, sel, &pos);
 	if (count < 0)
 		return count;
-	rows = malloc(((size_t)count + 1) * sizeof(*rows));
+	rows = malloc((r->rank_off[slot + 1] - r->rank_off[slot] + 1) * sizeof(*rows));
 	if (!rows) {
-		free(ids);
+		free(pos);
 		return -ENOMEM;
 	}
-	for (int i = 0; i < count; i++) {
-		long row = sp_reader_row_find(r, ids[i], rank);
-
-		if (row >= 0)
-			rows[n++] = (size_t)row;
-	}
+	n = reader_rank_rows(r, (size_t)slot, pos, rows);
 	cs = call_stack_from_rows(r, rank, lane, rows, n, &rc);
 	free(rows);
-	free(ids);
+	free(pos);
 	if (!cs)
 		return rc;
 	*ret = cs;

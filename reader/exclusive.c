@@ -17,20 +17,16 @@ static int64_t stored_exclusive(const struct sp_row *row)
 	return row->exclusive_total_ns;
 }
 
-static int rank_exclusive(struct sp_reader *r, uint32_t rank,
-			  const uint32_t *order, size_t n_order, size_t *rows)
+static int rank_exclusive(struct sp_reader *r, size_t slot,
+			  const uint32_t *pos, size_t *rows, int64_t *sums)
 {
-	int64_t *sums;
-	size_t n = 0;
+	size_t n = reader_rank_rows(r, slot, pos, rows);
 	bool need = false;
 	int rc = 0;
 
-	for (size_t i = 0; i < n_order; i++) {
-		long row = sp_reader_row_find(r, order[i], rank);
+	for (size_t i = 0; i < n; i++) {
+		size_t row = rows[i];
 
-		if (row < 0)
-			continue;
-		rows[n++] = (size_t)row;
 		r->row_exclusive[row] = stored_exclusive(&r->rows[row]);
 		if (r->row_exclusive[row] < 0) {
 			if (r->rows[row].count == 0 && !r->rows[row].has_aggregate)
@@ -41,12 +37,10 @@ static int rank_exclusive(struct sp_reader *r, uint32_t rank,
 	}
 	if (!need)
 		return 0;
-	sums = calloc(r->n_rows + 1, sizeof(*sums));
-	if (!sums)
-		return -ENOMEM;
-	rc = exclusive_from_rows(r, rank, rows, n, sums);
+	for (size_t i = 0; i < n; i++)
+		sums[rows[i]] = 0;
+	rc = exclusive_from_rows(r, r->ranks[slot], rows, n, sums);
 	if (rc < 0) {
-		free(sums);
 		if (rc == -ENOMEM)
 			return rc;
 		if (!r->nesting_problem)
@@ -59,30 +53,53 @@ static int rank_exclusive(struct sp_reader *r, uint32_t rank,
 	for (size_t i = 0; i < n; i++)
 		if (stored_exclusive(&r->rows[rows[i]]) < 0)
 			r->row_exclusive[rows[i]] = sums[rows[i]];
-	free(sums);
 	return 0;
+}
+
+/* Position of each region in sp_reader_regions() order. */
+int reader_region_positions(const struct sp_reader *r,
+			    const struct sp_selection *sel, uint32_t **ret)
+{
+	uint32_t *order = NULL, *pos;
+	int n = sp_reader_regions(r, sel, &order);
+
+	if (n < 0)
+		return n;
+	pos = malloc((r->n_regions + 1) * sizeof(*pos));
+	if (!pos) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n_regions; i++)
+		pos[i] = UINT32_MAX;
+	for (int i = 0; i < n; i++)
+		pos[order[i]] = (uint32_t)i;
+	free(order);
+	*ret = pos;
+	return n;
 }
 
 int reader_compute_exclusive(struct sp_reader *r)
 {
-	uint32_t *order = NULL;
+	uint32_t *pos = NULL;
 	size_t *rows;
+	int64_t *sums;
 	int n, rc = 0;
 
 	if (r->exclusive_done)
 		return 0;
-	n = sp_reader_regions(r, NULL, &order);
+	n = reader_region_positions(r, NULL, &pos);
 	if (n < 0)
 		return n;
-	rows = malloc(((size_t)n + 1) * sizeof(*rows));
-	if (!rows) {
-		free(order);
-		return -ENOMEM;
-	}
+	rows = malloc((r->n_rows + 1) * sizeof(*rows));
+	sums = malloc((r->n_rows + 1) * sizeof(*sums));
+	if (!rows || !sums)
+		rc = -ENOMEM;
 	for (size_t k = 0; k < r->n_ranks && rc == 0; k++)
-		rc = rank_exclusive(r, r->ranks[k], order, (size_t)n, rows);
+		rc = rank_exclusive(r, k, pos, rows, sums);
 	free(rows);
-	free(order);
+	free(sums);
+	free(pos);
 	if (rc == 0)
 		r->exclusive_done = true;
 	return rc;

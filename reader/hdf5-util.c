@@ -18,7 +18,7 @@ bool h5_exists(hid_t loc, const char *name)
 	return H5Lexists(loc, name, H5P_DEFAULT) > 0;
 }
 
-static hssize_t dset_1d_len(hid_t dset)
+hssize_t h5_dset_len(hid_t dset)
 {
 	hid_t space = H5Dget_space(dset);
 	hsize_t dims[1];
@@ -40,12 +40,34 @@ static hssize_t dset_1d_len(hid_t dset)
 	return (hssize_t)dims[0];
 }
 
+/*
+ * A column must not claim more values than its storage can hold: a small
+ * hostile file could otherwise make us allocate (and HDF5 fill) gigabytes.
+ * Unfiltered data is stored at full size; filtered (compressed) chunks are
+ * allowed a generous ratio. Unallocated storage (fill values) is refused.
+ */
+static bool storage_plausible(hid_t dset, hsize_t n, size_t tsize)
+{
+	hsize_t stored = H5Dget_storage_size(dset);
+	hid_t dcpl = H5Dget_create_plist(dset);
+	int nfilters = dcpl >= 0 ? H5Pget_nfilters(dcpl) : 0;
+
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	if (tsize == 0 || n > (hsize_t)1 << 40)
+		return false;
+	if (nfilters > 0)
+		return n * tsize / 2048 <= stored + 1;
+	return stored >= n * tsize;
+}
+
 long h5_read_i64(struct sp_reader *r, hid_t loc, const char *name,
 		 int64_t **ret)
 {
 	hid_t dset, type;
 	hssize_t n;
 	H5T_class_t cls;
+	size_t tsize;
 	int64_t *buf;
 
 	if (!h5_exists(loc, name))
@@ -56,13 +78,20 @@ long h5_read_i64(struct sp_reader *r, hid_t loc, const char *name,
 				r->path, name);
 	type = H5Dget_type(dset);
 	cls = H5Tget_class(type);
+	tsize = type >= 0 ? H5Tget_size(type) : 0;
 	H5Tclose(type);
-	n = dset_1d_len(dset);
-	if (n < 0 || (cls != H5T_INTEGER && cls != H5T_FLOAT)) {
+	n = h5_dset_len(dset);
+	if (n < 0 || cls != H5T_INTEGER) {
 		H5Dclose(dset);
 		return sp_error(SP_E_CORRUPT,
-				"%s: dataset '%s' is not a 1-D numeric column",
+				"%s: dataset '%s' is not a 1-D integer column",
 				r->path, name);
+	}
+	if (n > 0 && !storage_plausible(dset, (hsize_t)n, tsize)) {
+		H5Dclose(dset);
+		return sp_error(SP_E_CORRUPT,
+				"%s: dataset '%s' claims %lld values but stores far fewer bytes",
+				r->path, name, (long long)n);
 	}
 	buf = malloc(((size_t)n + 1) * sizeof(*buf));
 	if (!buf) {
@@ -155,13 +184,22 @@ long h5_read_strings(struct sp_reader *r, hid_t loc, const char *name,
 		return sp_error(SP_E_CORRUPT, "%s: cannot open dataset '%s'",
 				r->path, name);
 	type = H5Dget_type(dset);
-	n = dset_1d_len(dset);
+	n = h5_dset_len(dset);
 	if (n < 0 || H5Tget_class(type) != H5T_STRING) {
 		H5Tclose(type);
 		H5Dclose(dset);
 		return sp_error(SP_E_CORRUPT,
 				"%s: dataset '%s' is not a 1-D string column",
 				r->path, name);
+	}
+	if (n > 0 && !storage_plausible(dset, (hsize_t)n,
+					H5Tis_variable_str(type) > 0 ? 8
+						: H5Tget_size(type))) {
+		H5Tclose(type);
+		H5Dclose(dset);
+		return sp_error(SP_E_CORRUPT,
+				"%s: dataset '%s' claims %lld strings but stores far fewer bytes",
+				r->path, name, (long long)n);
 	}
 	out = pool_add(r, calloc((size_t)n + 1, sizeof(*out)));
 	space = H5Dget_space(dset);
@@ -400,7 +438,7 @@ int sp_load_hdf5(struct sp_reader *r)
 {
 	H5E_auto2_t old_func;
 	void *old_data;
-	hid_t file;
+	hid_t file, fapl;
 	htri_t is;
 	int rc;
 
@@ -415,7 +453,14 @@ int sp_load_hdf5(struct sp_reader *r)
 			      r->path);
 		goto out;
 	}
-	file = H5Fopen(r->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	/* Closing the file closes whatever a failed read left open, so no
+	 * object outlives it (HDF5 complains at exit otherwise). */
+	fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (fapl >= 0)
+		H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+	file = H5Fopen(r->path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
+	if (fapl >= 0)
+		H5Pclose(fapl);
 	if (file < 0) {
 		rc = sp_error(SP_E_NOT_PROFILE,
 			      "%s: cannot open HDF5 file (corrupt or truncated)",

@@ -10,13 +10,17 @@
 
 #include "reader-internal.h"
 
+/* Length of a 1-D dataset; -1 if not 1-D (or on error), -2 if scalar. */
+hssize_t h5_dset_len(hid_t dset);
+
 /* True if link name exists under loc (no error printed). */
 bool h5_exists(hid_t loc, const char *name);
 
 /*
- * Read a whole 1-D column as int64 (HDF5 converts narrower types).
+ * Read a whole 1-D integer column as int64 (HDF5 converts narrower types).
  * Returns the element count, -ENOENT if absent, -SP_E_CORRUPT on a non-1-D
- * or non-numeric dataset, -ENOMEM. *ret is malloc'ed (at least 1 element).
+ * or non-integer dataset or one that claims more values than it stores,
+ * -ENOMEM. *ret is malloc'ed (at least 1 element).
  */
 long h5_read_i64(struct sp_reader *r, hid_t loc, const char *name,
 		 int64_t **ret);

@@ -3,6 +3,7 @@
  * Minimal recursive-descent JSON parser producing a DOM (see json-parse.h).
  * Used only for JSON profiles, which are small next to HDF5 files.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,11 +224,12 @@ static struct json *number(struct parser *ps)
 		return NULL;
 	}
 	if (!frac) {
+		errno = 0;
 		v->i = strtoll(s, NULL, 10);
-		v->is_int = true;
-	} else {
-		v->i = (int64_t)v->d;
+		v->is_int = errno != ERANGE; /* beyond int64: not an integer */
 	}
+	if (!v->is_int) /* converting an out-of-range double is undefined */
+		v->i = v->d > -9.2e18 && v->d < 9.2e18 ? (int64_t)v->d : 0;
 	return v;
 }
 

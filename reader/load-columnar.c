@@ -62,6 +62,16 @@ static int read_summary_column(struct sp_reader *r, hid_t idx, long n)
 	if (!h5_exists(idx, SP_IDX_SUMMARY))
 		return 0;
 	dset = H5Dopen2(idx, SP_IDX_SUMMARY, H5P_DEFAULT);
+	if (dset < 0)
+		return sp_error(SP_E_CORRUPT, "%s: cannot open '%s/%s'", r->path,
+				SP_GROUP_INDEX, SP_IDX_SUMMARY);
+	/* H5S_ALL reads the whole dataset: it must have exactly n records. */
+	if (h5_dset_len(dset) != n) {
+		H5Dclose(dset);
+		return sp_error(SP_E_CORRUPT,
+				"%s: corrupt file: '%s/%s' is not a 1-D column of %ld records",
+				r->path, SP_GROUP_INDEX, SP_IDX_SUMMARY, n);
+	}
 	mtype = H5Tcreate(H5T_COMPOUND, sizeof(struct sp_summary_record));
 #define INSERT_FIELD(f, t) \
 	H5Tinsert(mtype, #f, HOFFSET(struct sp_summary_record, f), \
@@ -100,6 +110,29 @@ static int read_summary_column(struct sp_reader *r, hid_t idx, long n)
 	}
 	free(buf);
 	return 0;
+}
+
+/* Index values must fit the row fields before they are narrowed. */
+static int check_row(struct sp_reader *r, int64_t *const c[IX_N], long i)
+{
+	const char *what = NULL;
+	int64_t v = 0;
+
+	if (c[IX_REGION][i] < 0 || c[IX_REGION][i] > (int64_t)UINT32_MAX)
+		what = SP_IDX_REGION_IDS, v = c[IX_REGION][i];
+	else if (c[IX_RANK][i] < 0 || c[IX_RANK][i] > (int64_t)SP_RANK_MAX)
+		what = SP_IDX_RANKS, v = c[IX_RANK][i];
+	else if (c[IX_OFFSET] && c[IX_OFFSET][i] < 0)
+		what = SP_IDX_EVENT_OFFSETS, v = c[IX_OFFSET][i];
+	else if (c[IX_COUNT] && c[IX_COUNT][i] < 0)
+		what = SP_IDX_EVENT_COUNTS, v = c[IX_COUNT][i];
+	else if (c[IX_AGG_COUNT] && c[IX_AGG_COUNT][i] < 0)
+		what = SP_IDX_AGG_COUNTS, v = c[IX_AGG_COUNT][i];
+	if (!what)
+		return 0;
+	return sp_error(SP_E_CORRUPT,
+			"%s: corrupt index: '%s/%s' row %ld holds %lld, out of range",
+			r->path, SP_GROUP_INDEX, what, i, (long long)v);
 }
 
 static void fill_row(struct sp_row *row, int64_t *const c[IX_N], long i)
@@ -189,8 +222,12 @@ static int load_index(struct sp_reader *r, hid_t file)
 		rc = check_len(r, SP_GROUP_INDEX, idx_names[k], len, n);
 	}
 	for (long i = 0; rc == 0 && i < n; i++) {
-		struct sp_row *row = reader_add_row(r);
+		struct sp_row *row;
 
+		rc = check_row(r, c, i);
+		if (rc < 0)
+			break;
+		row = reader_add_row(r);
 		if (!row)
 			rc = -ENOMEM;
 		else
@@ -216,12 +253,12 @@ static void decode_deltas(struct sp_reader *r)
 		int64_t acc = 0;
 
 		for (uint64_t k = row->offset; k < row->offset + row->count; k++) {
-			acc += s[k];
+			acc = sp_add_wrap(acc, s[k]); /* garbage is range-checked later */
 			s[k] = acc;
 		}
 	}
 	for (size_t k = 0; k < r->n_events; k++)
-		e[k] += s[k];
+		e[k] = sp_add_wrap(e[k], s[k]);
 }
 
 static int load_events(struct sp_reader *r, hid_t file)

@@ -13,6 +13,25 @@
 
 #define SP_NS_PER_S 1e9
 
+/*
+ * Timestamps must lie in [-SP_TIME_LIMIT, SP_TIME_LIMIT] (±146 years of ns;
+ * files outside are rejected as corrupt), so a difference of two timestamps
+ * and a doubled timestamp never overflow int64. Sums of many durations can
+ * still exceed int64: they wrap like numpy's int64 sums (sp_add_wrap),
+ * never undefined behaviour.
+ */
+#define SP_TIME_LIMIT ((int64_t)1 << 62)
+
+static inline int64_t sp_add_wrap(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline int64_t sp_sub_wrap(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
 /* Growable array of owned strings (freed with the reader). */
 struct str_pool {
 	char **items;
@@ -45,7 +64,12 @@ struct sp_reader {
 
 	uint32_t *ranks;          /* distinct ranks, ascending */
 	size_t n_ranks;
-	long *row_lookup;         /* [n_regions * n_ranks] row index or -1 */
+	/* Row lookups, O(rows) memory (a dense region x rank table is not:
+	 * a hostile file can name as many ranks as regions). */
+	size_t *region_off;       /* [n_regions + 1] into region_rows */
+	size_t *region_rows;      /* rows of each region, ascending rank */
+	size_t *rank_off;         /* [n_ranks + 1] into rank_rows */
+	size_t *rank_rows;        /* rows of each rank slot, ascending region */
 
 	/* Per-row basics (computed once after loading, see stats.c). */
 	struct row_basic *basic;
@@ -98,6 +122,17 @@ int row_set_tags_json(struct sp_reader *r, struct sp_row *row,
 		      const char *json);
 /* Validate rows against the event columns and build lookups. */
 int reader_finish(struct sp_reader *r);
+/* Largest rank a file may name (MPI ranks are C ints). */
+#define SP_RANK_MAX 0x7fffffffu
+/*
+ * Rows of rank slot k whose region has pos[region] != UINT32_MAX, ordered
+ * by pos (e.g. the position in sp_reader_regions() order). rows must have
+ * room for the rank's row count. Returns the number of rows.
+ */
+size_t reader_rank_rows(const struct sp_reader *r, size_t k,
+			const uint32_t *pos, size_t *rows);
+/* Slot of rank in r->ranks, or -1. */
+long reader_rank_slot(const struct sp_reader *r, uint32_t rank);
 
 /* loaders */
 int sp_load_hdf5(struct sp_reader *r);
@@ -107,9 +142,30 @@ int sp_load_spt(struct sp_reader *r, const unsigned char *data, size_t len);
 /* stats.c */
 int reader_compute_basics(struct sp_reader *r);
 void percentiles3_ns(int64_t *v, size_t n, double ret[3]);
+/* The same with the minimum and maximum of v known. May reorder v. */
+void percentiles3_minmax(int64_t *v, size_t n, int64_t mn, int64_t mx,
+			 double ret[3]);
 
 /* exclusive time per row (exclusive.c); fills r->row_exclusive */
 int reader_compute_exclusive(struct sp_reader *r);
+/* pos[region] = index in sp_reader_regions(sel) order, else UINT32_MAX.
+ * *ret malloc'ed. Returns the number of selected regions. */
+int reader_region_positions(const struct sp_reader *r,
+			    const struct sp_selection *sel, uint32_t **ret);
+
+/*
+ * Streaming call-stack walk (callstack.c): calls are nested as in
+ * sp_call_stack_build but not stored; open() sees each call when it starts
+ * (depth = number of open ancestors), close() when it ends, innermost
+ * first, with its exclusive ns. -SP_E_NESTING on improper nesting.
+ */
+struct call_visitor {
+	void *data;
+	int (*open)(void *data, uint64_t ev, uint32_t row, size_t depth);
+	void (*close)(void *data, uint64_t ev, uint32_t row, int64_t excl);
+};
+int visit_rows(const struct sp_reader *r, uint32_t rank, const size_t *rows,
+	       size_t n_rows, const struct call_visitor *visit);
 
 /* Add each call's exclusive ns to row_excl[row] without materialising the
  * stack (callstack.c). -SP_E_NESTING on improper nesting. */

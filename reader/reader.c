@@ -203,7 +203,7 @@ static int cmp_row_offset(const void *a, const void *b, void *ctx)
 	return (x->offset > y->offset) - (x->offset < y->offset);
 }
 
-static long rank_slot(const struct sp_reader *r, uint32_t rank)
+long reader_rank_slot(const struct sp_reader *r, uint32_t rank)
 {
 	size_t lo = 0, hi = r->n_ranks;
 
@@ -225,6 +225,10 @@ static int check_partition(struct sp_reader *r)
 	for (size_t i = 0; i < r->n_rows; i++) {
 		const struct sp_row *row = &r->rows[i];
 
+		if (row->rank > SP_RANK_MAX)
+			return sp_error(SP_E_CORRUPT,
+					"%s: corrupt index: row %zu names rank %u (ranks are 0 to %u)",
+					r->path, i, row->rank, SP_RANK_MAX);
 		if (row->region >= r->n_regions)
 			return sp_error(SP_E_CORRUPT,
 					"%s: corrupt index: row %zu names region id %u but the region table has %zu",
@@ -261,9 +265,61 @@ static int check_partition(struct sp_reader *r)
 	return 0;
 }
 
+/* Counting sort of the rows by key (stable: ties keep row order). */
+static int bucket_rows(struct sp_reader *r, size_t n_keys, bool by_region,
+		       size_t **ret_off, size_t **ret_rows)
+{
+	size_t *off = calloc(n_keys + 2, sizeof(*off));
+	size_t *rows = malloc((r->n_rows + 1) * sizeof(*rows));
+
+	if (!off || !rows) {
+		free(off);
+		free(rows);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sp_row *row = &r->rows[i];
+		size_t key = by_region ? row->region
+				       : (size_t)reader_rank_slot(r, row->rank);
+
+		off[key + 2]++;
+	}
+	for (size_t k = 2; k < n_keys + 2; k++)
+		off[k] += off[k - 1];
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sp_row *row = &r->rows[i];
+		size_t key = by_region ? row->region
+				       : (size_t)reader_rank_slot(r, row->rank);
+
+		rows[off[key + 1]++] = i;
+	}
+	*ret_off = off;
+	*ret_rows = rows;
+	return 0;
+}
+
+static int cmp_row_rank(const void *a, const void *b, void *ctx)
+{
+	const struct sp_row *rows = ctx;
+	uint32_t x = rows[*(const size_t *)a].rank, y = rows[*(const size_t *)b].rank;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_row_region(const void *a, const void *b, void *ctx)
+{
+	const struct sp_row *rows = ctx;
+	uint32_t x = rows[*(const size_t *)a].region;
+	uint32_t y = rows[*(const size_t *)b].region;
+
+	return (x > y) - (x < y);
+}
+
+/* Distinct ranks, rows per region (by rank) and per rank (by region). */
 static int build_lookups(struct sp_reader *r)
 {
 	size_t n = 0;
+	int rc;
 
 	r->ranks = malloc((r->n_rows + 1) * sizeof(*r->ranks));
 	if (!r->ranks)
@@ -275,22 +331,54 @@ static int build_lookups(struct sp_reader *r)
 		if (n == 0 || r->ranks[n - 1] != r->ranks[i])
 			r->ranks[n++] = r->ranks[i];
 	r->n_ranks = n;
-	r->row_lookup = malloc((r->n_regions * n + 1) * sizeof(long));
-	if (!r->row_lookup)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->n_regions * n; i++)
-		r->row_lookup[i] = -1;
-	for (size_t i = 0; i < r->n_rows; i++) {
-		const struct sp_row *row = &r->rows[i];
-		size_t k = row->region * n + (size_t)rank_slot(r, row->rank);
+	rc = bucket_rows(r, r->n_regions, true, &r->region_off, &r->region_rows);
+	if (rc == 0)
+		rc = bucket_rows(r, r->n_ranks, false, &r->rank_off, &r->rank_rows);
+	if (rc < 0)
+		return rc;
+	for (size_t g = 0; g < r->n_regions; g++) {
+		size_t *rows = r->region_rows + r->region_off[g];
+		size_t m = r->region_off[g + 1] - r->region_off[g];
 
-		if (r->row_lookup[k] >= 0)
-			return sp_error(SP_E_CORRUPT,
-					"%s: corrupt index: duplicate row for region '%s' on rank %u",
-					r->path, r->names[row->region], row->rank);
-		r->row_lookup[k] = (long)i;
+		qsort_r(rows, m, sizeof(*rows), cmp_row_rank, r->rows);
+		for (size_t i = 1; i < m; i++)
+			if (r->rows[rows[i]].rank == r->rows[rows[i - 1]].rank)
+				return sp_error(SP_E_CORRUPT,
+						"%s: corrupt index: duplicate row for region '%s' on rank %u",
+						r->path, r->names[g], r->rows[rows[i]].rank);
 	}
+	for (size_t k = 0; k < r->n_ranks; k++)
+		qsort_r(r->rank_rows + r->rank_off[k],
+			r->rank_off[k + 1] - r->rank_off[k], sizeof(size_t),
+			cmp_row_region, r->rows);
 	return 0;
+}
+
+struct pos_ctx {
+	const struct sp_row *rows;
+	const uint32_t *pos;
+};
+
+static int cmp_row_pos(const void *a, const void *b, void *ctx)
+{
+	const struct pos_ctx *c = ctx;
+	uint32_t x = c->pos[c->rows[*(const size_t *)a].region];
+	uint32_t y = c->pos[c->rows[*(const size_t *)b].region];
+
+	return (x > y) - (x < y);
+}
+
+size_t reader_rank_rows(const struct sp_reader *r, size_t k,
+			const uint32_t *pos, size_t *rows)
+{
+	struct pos_ctx c = { r->rows, pos };
+	size_t n = 0;
+
+	for (size_t i = r->rank_off[k]; i < r->rank_off[k + 1]; i++)
+		if (pos[r->rows[r->rank_rows[i]].region] != UINT32_MAX)
+			rows[n++] = r->rank_rows[i];
+	qsort_r(rows, n, sizeof(*rows), cmp_row_pos, &c);
+	return n;
 }
 
 int reader_finish(struct sp_reader *r)
@@ -463,7 +551,10 @@ void sp_reader_destroy(struct sp_reader *r)
 	free(r->rows);
 	free(r->threads);
 	free(r->ranks);
-	free(r->row_lookup);
+	free(r->region_off);
+	free(r->region_rows);
+	free(r->rank_off);
+	free(r->rank_rows);
 	free(r->row_exclusive);
 	free(r->basic);
 	free(r->nesting_problem);
@@ -504,14 +595,24 @@ const struct sp_row *sp_reader_row(const struct sp_reader *r, size_t i)
 long sp_reader_row_find(const struct sp_reader *r, uint32_t region,
 			uint32_t rank)
 {
-	long slot;
+	size_t lo, hi;
 
 	if (region >= r->n_regions)
 		return -ENOENT;
-	slot = rank_slot(r, rank);
-	if (slot < 0 || r->row_lookup[region * r->n_ranks + (size_t)slot] < 0)
-		return -ENOENT;
-	return r->row_lookup[region * r->n_ranks + (size_t)slot];
+	lo = r->region_off[region];
+	hi = r->region_off[region + 1];
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (r->rows[r->region_rows[mid]].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < r->region_off[region + 1] &&
+	    r->rows[r->region_rows[lo]].rank == rank)
+		return (long)r->region_rows[lo];
+	return -ENOENT;
 }
 
 const int64_t *sp_reader_column(const struct sp_reader *r,

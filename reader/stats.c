@@ -13,6 +13,19 @@
 #include "reader-internal.h"
 #include "sp-format.h"
 
+static int bad_time(struct sp_reader *r, size_t row)
+{
+	return sp_error(SP_E_CORRUPT,
+			"%s: corrupt events: row %zu (region '%s', rank %u) has a timestamp beyond +/-2^62 ns",
+			r->path, row, r->names[r->rows[row].region],
+			r->rows[row].rank);
+}
+
+/*
+ * One pass over each row's events: calls, total (wrapping), min, max,
+ * first/last duration, first start, last end, and the timestamp range
+ * check that keeps later differences free of overflow.
+ */
 int reader_compute_basics(struct sp_reader *r)
 {
 	const int64_t *s = r->col[SP_COL_START_TIMES], *e = r->col[SP_COL_END_TIMES];
@@ -24,6 +37,8 @@ int reader_compute_basics(struct sp_reader *r)
 		const struct sp_row *row = &r->rows[i];
 		struct row_basic *b = &r->basic[i];
 		uint64_t lo = row->offset, hi = row->offset + row->count;
+		int64_t smin, smax, emin, emax, dmin, dmax;
+		uint64_t total = 0;
 
 		if (row->count == 0 && row->has_aggregate) {
 			b->calls = row->agg_count;
@@ -39,26 +54,32 @@ int reader_compute_basics(struct sp_reader *r)
 		}
 		if (row->count == 0)
 			continue;
+		smin = smax = s[lo];
+		emin = emax = e[lo];
+		dmin = dmax = sp_sub_wrap(e[lo], s[lo]);
+		for (uint64_t k = lo; k < hi; k++) {
+			int64_t d = sp_sub_wrap(e[k], s[k]);
+
+			total += (uint64_t)d;
+			dmin = d < dmin ? d : dmin;
+			dmax = d > dmax ? d : dmax;
+			smin = s[k] < smin ? s[k] : smin;
+			smax = s[k] > smax ? s[k] : smax;
+			emin = e[k] < emin ? e[k] : emin;
+			emax = e[k] > emax ? e[k] : emax;
+		}
+		if (smin < -SP_TIME_LIMIT || emin < -SP_TIME_LIMIT ||
+		    smax > SP_TIME_LIMIT || emax > SP_TIME_LIMIT)
+			return bad_time(r, i);
 		b->calls = row->count;
 		b->has_timing = true;
 		b->first = e[lo] - s[lo];
 		b->last = e[hi - 1] - s[hi - 1];
-		b->min = b->max = b->first;
-		b->first_start = s[lo];
-		b->last_end = e[lo];
-		for (uint64_t k = lo; k < hi; k++) {
-			int64_t d = e[k] - s[k];
-
-			b->total += d;
-			if (d < b->min)
-				b->min = d;
-			if (d > b->max)
-				b->max = d;
-			if (s[k] < b->first_start)
-				b->first_start = s[k];
-			if (e[k] > b->last_end)
-				b->last_end = e[k];
-		}
+		b->total = (int64_t)total;
+		b->min = dmin;
+		b->max = dmax;
+		b->first_start = smin;
+		b->last_end = emax;
 	}
 	return 0;
 }
@@ -152,18 +173,156 @@ static double percentile_from(int64_t *v, size_t n, size_t from, double q,
 	return lerp(a, b, t);
 }
 
-void percentiles3_ns(int64_t *v, size_t n, double ret[3])
+static const double pct_q[3] = { 50.0 / 100, 95.0 / 100, 99.0 / 100 };
+
+/* Quickselect path: small arrays, and the fallback without memory. */
+static void percentiles3_select(int64_t *v, size_t n, double ret[3])
 {
-	static const double q[3] = { 50.0 / 100, 95.0 / 100, 99.0 / 100 };
 	size_t from = 0;
 
-	for (int i = 0; i < 3; i++) {
-		if (n == 0) {
-			ret[i] = 0.0;
-			continue;
-		}
-		ret[i] = percentile_from(v, n, from, q[i], &from);
+	for (int i = 0; i < 3; i++)
+		ret[i] = n ? percentile_from(v, n, from, pct_q[i], &from) : 0.0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The six order statistics behind p50/p95/p99 (rank k and k + 1 of each)
+ * from one counting pass: values are bucketed by (v - min) >> shift into at
+ * most 64K buckets; when the range fits (shift 0) the buckets are the exact
+ * values, else a second pass gathers only the few buckets holding a wanted
+ * rank and sorts those. Same values as selection, so the same doubles.
+ */
+static bool percentiles3_hist(const int64_t *v, size_t n, int64_t mn,
+			      int64_t mx, double ret[3])
+{
+	uint64_t range = (uint64_t)mx - (uint64_t)mn, nb = 64;
+	size_t want[6], off[6];
+	int64_t val[6];
+	uint32_t bucket_of[6];
+	unsigned shift = 0;
+	uint32_t *hist;
+	int64_t *gather = NULL;
+
+	while (nb < n && nb < 65536)
+		nb *= 2;
+	while ((range >> shift) >= nb)
+		shift++;
+	nb = (range >> shift) + 1;
+	hist = calloc(nb, sizeof(*hist));
+	if (!hist || n > UINT32_MAX) {
+		free(hist);
+		return false;
 	}
+	for (size_t i = 0; i < n; i++)
+		hist[((uint64_t)v[i] - (uint64_t)mn) >> shift]++;
+	for (int i = 0; i < 3; i++) {
+		double virt = (double)(n - 1) * pct_q[i];
+		size_t k = (size_t)floor(virt);
+
+		if (k >= n - 1)
+			k = n - 1;
+		want[2 * i] = k;
+		want[2 * i + 1] = k + 1 < n ? k + 1 : k;
+	}
+	/* Bucket and offset within the bucket of each wanted rank (ascending). */
+	{
+		size_t below = 0, b = 0;
+
+		for (int w = 0; w < 6; w++) {
+			while (below + hist[b] <= want[w])
+				below += hist[b++];
+			bucket_of[w] = (uint32_t)b;
+			off[w] = want[w] - below;
+		}
+	}
+	if (shift == 0) {
+		for (int w = 0; w < 6; w++)
+			val[w] = (int64_t)((uint64_t)mn + bucket_of[w]);
+	} else {
+		/* Gather the distinct wanted buckets, in bucket order. */
+		size_t total = 0, start[6];
+
+		for (int w = 0; w < 6; w++)
+			if (w == 0 || bucket_of[w] != bucket_of[w - 1])
+				total += hist[bucket_of[w]];
+		gather = malloc((total + 1) * sizeof(*gather));
+		if (!gather) {
+			free(hist);
+			return false;
+		}
+		size_t at = 0;
+
+		for (int w = 0; w < 6; w++) {
+			if (w == 0 || bucket_of[w] != bucket_of[w - 1]) {
+				start[w] = at;
+				at += hist[bucket_of[w]];
+			} else {
+				start[w] = start[w - 1];
+			}
+		}
+		{
+			size_t fill[6] = { 0 };
+
+			for (size_t i = 0; i < n; i++) {
+				uint32_t b = (uint32_t)(((uint64_t)v[i] - (uint64_t)mn) >> shift);
+
+				for (int w = 0; w < 6; w++) {
+					if (bucket_of[w] == b) {
+						gather[start[w] + fill[w]++] = v[i];
+						break;
+					}
+				}
+			}
+		}
+		for (int w = 0; w < 6; w++)
+			if (w == 0 || bucket_of[w] != bucket_of[w - 1])
+				qsort(gather + start[w], hist[bucket_of[w]],
+				      sizeof(*gather), cmp_i64);
+		for (int w = 0; w < 6; w++)
+			val[w] = gather[start[w] + off[w]];
+	}
+	for (int i = 0; i < 3; i++) {
+		double virt = (double)(n - 1) * pct_q[i];
+		double t = virt - floor(virt);
+		double a = (double)val[2 * i] / SP_NS_PER_S;
+		double b = (double)val[2 * i + 1] / SP_NS_PER_S;
+
+		if (want[2 * i] >= n - 1)
+			t = 0;
+		ret[i] = lerp(a, b, t);
+	}
+	free(gather);
+	free(hist);
+	return true;
+}
+
+void percentiles3_minmax(int64_t *v, size_t n, int64_t mn, int64_t mx,
+			 double ret[3])
+{
+	if (n < 256 || !percentiles3_hist(v, n, mn, mx, ret))
+		percentiles3_select(v, n, ret);
+}
+
+void percentiles3_ns(int64_t *v, size_t n, double ret[3])
+{
+	int64_t mn, mx;
+
+	if (n == 0) {
+		ret[0] = ret[1] = ret[2] = 0.0;
+		return;
+	}
+	mn = mx = v[0];
+	for (size_t i = 1; i < n; i++) {
+		mn = v[i] < mn ? v[i] : mn;
+		mx = v[i] > mx ? v[i] : mx;
+	}
+	percentiles3_minmax(v, n, mn, mx, ret);
 }
 
 double sp_percentile_ns(int64_t *ns, size_t n, double percent)
@@ -190,7 +349,7 @@ static int exclusive_of_rows(struct sp_reader *r, const size_t *rows,
 		if (x < 0)
 			st->has_exclusive = false;
 		else
-			st->exclusive_ns += x;
+			st->exclusive_ns = sp_add_wrap(st->exclusive_ns, x);
 	}
 	if (!st->has_exclusive)
 		st->exclusive_ns = st->total_ns;
@@ -204,10 +363,14 @@ static int spread_of_rows(struct sp_reader *r, const size_t *rows, size_t n,
 {
 	const int64_t *s = r->col[SP_COL_START_TIMES], *e = r->col[SP_COL_END_TIMES];
 	double mean = (double)st->total_ns / (double)st->num_calls, m2 = 0;
-	int64_t *pool = malloc(st->num_calls * sizeof(*pool));
-	size_t k = 0;
+	size_t k = 0, n_ev = 0;
+	int64_t *pool;
 	double p[3];
 
+	/* Sized by the events (aggregate counts are untrusted numbers). */
+	for (size_t i = 0; i < n; i++)
+		n_ev += r->rows[rows[i]].count;
+	pool = malloc((n_ev + 1) * sizeof(*pool));
 	if (!pool)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -293,7 +456,7 @@ static int stats_of_rows(struct sp_reader *r, const size_t *rows, size_t n,
 		if (r->rows[rows[i]].count > 0)
 			events = true;
 		st.num_calls += b->calls;
-		st.total_ns += b->total;
+		st.total_ns = sp_add_wrap(st.total_ns, b->total);
 		if (!bf || (double)b->first_start / SP_NS_PER_S <
 				   (double)bf->first_start / SP_NS_PER_S)
 			bf = b;
@@ -344,14 +507,15 @@ int sp_reader_region_stats(struct sp_reader *r, uint32_t region,
 
 	if (region >= r->n_regions)
 		return -ENOENT;
-	rows = malloc((r->n_ranks + 1) * sizeof(*rows));
+	rows = malloc((r->region_off[region + 1] - r->region_off[region] + 1) *
+		      sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
-	for (size_t k = 0; k < r->n_ranks; k++) {
-		long i = r->row_lookup[region * r->n_ranks + k];
+	for (size_t k = r->region_off[region]; k < r->region_off[region + 1]; k++) {
+		size_t i = r->region_rows[k];
 
-		if (i >= 0 && sp_selection_match_rank(sel, r->ranks[k]))
-			rows[n++] = (size_t)i;
+		if (sp_selection_match_rank(sel, r->rows[i].rank))
+			rows[n++] = i;
 	}
 	rc = stats_of_rows(r, rows, n, ret);
 	free(rows);
@@ -396,12 +560,10 @@ int sp_reader_regions(const struct sp_reader *r,
 
 		if (!sp_selection_match_name(sel, r->names[id]))
 			continue;
-		for (size_t k = 0; k < r->n_ranks; k++) {
-			long i = r->row_lookup[id * r->n_ranks + k];
+		for (size_t k = r->region_off[id]; k < r->region_off[id + 1]; k++) {
+			size_t i = r->region_rows[k];
 			double fs;
 
-			if (i < 0)
-				continue;
 			fs = r->basic[i].has_timing
 				     ? (double)r->basic[i].first_start / SP_NS_PER_S
 				     : 0.0;

@@ -27,7 +27,8 @@ struct node {
 	uint32_t rank_mark;       /* 1 + index of the last rank seen */
 	unsigned n_ranks, imb_n;
 	double imb_sum, imb_max;
-	size_t dur_off, dur_n;
+	int64_t *dur;             /* durations of the node's calls, in order */
+	size_t dur_n, dur_cap;
 };
 
 struct summary_tree {
@@ -36,12 +37,8 @@ struct summary_tree {
 	uint64_t *hkeys;          /* (parent << 32 | region) + 1, 0 = empty */
 	uint32_t *hvals;
 	size_t hcap;
-	uint32_t *call_node;      /* all calls of all ranks */
-	int64_t *call_dur;
-	size_t n_calls, cap_calls;
-	int64_t *pool;            /* durations grouped by node */
-	uint32_t *touched;
-	size_t n_touched;
+	uint32_t *touched;        /* nodes seen on the current rank */
+	size_t n_touched, cap_touched;
 };
 
 static uint64_t hash64(uint64_t x)
@@ -135,38 +132,31 @@ static int child_of(struct summary_tree *t, uint32_t parent, uint32_t region,
 	return rc;
 }
 
-static int push_call(struct summary_tree *t, uint32_t node, int64_t dur)
+static int push_dur(struct node *nd, int64_t dur)
 {
-	if (t->n_calls == t->cap_calls) {
-		size_t cap = t->cap_calls ? t->cap_calls * 2 : 4096;
-		uint32_t *a = realloc(t->call_node, cap * sizeof(*a));
-		int64_t *b;
+	if (nd->dur_n == nd->dur_cap) {
+		size_t cap = nd->dur_cap ? nd->dur_cap * 2 : 16;
+		int64_t *p = realloc(nd->dur, cap * sizeof(*p));
 
-		if (!a)
+		if (!p)
 			return -ENOMEM;
-		t->call_node = a;
-		b = realloc(t->call_dur, cap * sizeof(*b));
-		if (!b)
-			return -ENOMEM;
-		t->call_dur = b;
-		t->cap_calls = cap;
+		nd->dur = p;
+		nd->dur_cap = cap;
 	}
-	t->call_node[t->n_calls] = node;
-	t->call_dur[t->n_calls++] = dur;
+	nd->dur[nd->dur_n++] = dur;
 	return 0;
 }
 
-static void account(struct summary_tree *t, uint32_t node, bool outer,
-		    int64_t s, int64_t e, int64_t excl, uint32_t rank_mark)
+static int account(struct summary_tree *t, uint32_t node, bool outer,
+		   int64_t s, int64_t e, uint32_t rank_mark)
 {
 	struct node *nd = &t->nodes[node];
 	int64_t d = e - s;
 
 	nd->calls++;
-	nd->own += excl;
 	if (outer) {
-		nd->total_outer += d;
-		nd->rank_total += d;
+		nd->total_outer = sp_add_wrap(nd->total_outer, d);
+		nd->rank_total = sp_add_wrap(nd->rank_total, d);
 	}
 	if (!nd->any || s < nd->first_start) {
 		nd->first_start = s;
@@ -178,10 +168,20 @@ static void account(struct summary_tree *t, uint32_t node, bool outer,
 	}
 	nd->any = true;
 	if (nd->rank_mark != rank_mark) {
+		if (t->n_touched == t->cap_touched) {
+			size_t cap = t->cap_touched ? t->cap_touched * 2 : 64;
+			uint32_t *p = realloc(t->touched, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			t->touched = p;
+			t->cap_touched = cap;
+		}
 		nd->rank_mark = rank_mark;
 		nd->n_ranks++;
 		t->touched[t->n_touched++] = node;
 	}
+	return push_dur(nd, d);
 }
 
 /* Union of the outermost intervals per node (only needed with lanes). */
@@ -202,63 +202,92 @@ static void add_coverage(struct summary_tree *t, struct ival *iv, size_t n)
 	for (size_t i = 0; i < n;) {
 		uint32_t node = iv[i].node;
 		int64_t s = iv[i].s, e = iv[i].e;
+		struct node *nd = &t->nodes[node];
 
 		for (i++; i < n && iv[i].node == node; i++) {
 			if (iv[i].s > e) {
-				t->nodes[node].coverage += e - s;
+				nd->coverage = sp_add_wrap(nd->coverage, e - s);
 				s = iv[i].s;
 				e = iv[i].e;
 			} else if (iv[i].e > e) {
 				e = iv[i].e;
 			}
 		}
-		t->nodes[node].coverage += e - s;
+		nd->coverage = sp_add_wrap(nd->coverage, e - s);
 	}
 }
 
-static int fold_rank(struct summary_tree *t, const struct sp_reader *r,
-		     const struct sp_call_stack *cs, uint32_t rank_mark)
+/* Streaming fold of one rank's calls (a call_visitor). */
+struct fold {
+	struct summary_tree *t;
+	const struct sp_reader *r;
+	const int64_t *s, *e;
+	uint32_t rank_mark;
+	uint32_t *stack;          /* node of each open call */
+	size_t n_stack, cap_stack;
+	struct ival *iv;          /* outermost intervals (lanes only) */
+	size_t n_iv, cap_iv;
+	bool lanes;
+};
+
+static int fold_open(void *data, uint64_t ev, uint32_t row, size_t depth)
 {
-	const int64_t *s = r->col[SP_COL_START_TIMES], *e = r->col[SP_COL_END_TIMES];
-	uint32_t *node_of = malloc((cs->n + 1) * sizeof(*node_of));
-	struct ival *iv = cs->lane ? malloc((cs->n + 1) * sizeof(*iv)) : NULL;
-	size_t n_iv = 0;
-	int rc = 0;
+	struct fold *f = data;
+	struct summary_tree *t = f->t;
+	uint32_t region = f->r->rows[row].region, node;
+	uint32_t pnode = depth ? f->stack[depth - 1] : 0;
+	bool outer = depth == 0 || t->nodes[pnode].region != region;
+	int rc;
 
-	t->touched = realloc(t->touched, (t->n + cs->n + 1) * sizeof(*t->touched));
-	if (!node_of || !t->touched || (cs->lane && !iv)) {
-		free(node_of);
-		free(iv);
-		return -ENOMEM;
-	}
-	t->n_touched = 0;
-	for (size_t i = 0; i < cs->n && rc == 0; i++) {
-		uint32_t region = r->rows[cs->row[i]].region, node;
-		uint32_t pnode = cs->parent[i] < 0 ? 0 : node_of[cs->parent[i]];
-		bool outer = cs->parent[i] < 0 || t->nodes[pnode].region != region;
-		uint64_t ev = cs->ev[i];
-
-		if (outer)
-			rc = child_of(t, pnode, region, &node);
-		else
-			node = pnode;
+	if (outer) {
+		rc = child_of(t, pnode, region, &node);
 		if (rc < 0)
-			break;
-		if (!outer)
-			t->nodes[node].recursive = true;
-		node_of[i] = node;
-		account(t, node, outer, s[ev], e[ev], cs->excl[i], rank_mark);
-		if (outer && iv)
-			iv[n_iv++] = (struct ival){ node, s[ev], e[ev] };
-		rc = push_call(t, node, e[ev] - s[ev]);
+			return rc;
+	} else {
+		node = pnode;
+		t->nodes[node].recursive = true;
 	}
-	if (rc == 0 && iv)
-		add_coverage(t, iv, n_iv);
-	for (size_t k = 0; rc == 0 && k < t->n_touched; k++) {
+	if (f->n_stack == f->cap_stack) {
+		size_t cap = f->cap_stack ? f->cap_stack * 2 : 64;
+		uint32_t *p = realloc(f->stack, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		f->stack = p;
+		f->cap_stack = cap;
+	}
+	f->stack[f->n_stack++] = node;
+	if (outer && f->lanes) {
+		if (f->n_iv == f->cap_iv) {
+			size_t cap = f->cap_iv ? f->cap_iv * 2 : 256;
+			struct ival *p = realloc(f->iv, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			f->iv = p;
+			f->cap_iv = cap;
+		}
+		f->iv[f->n_iv++] = (struct ival){ node, f->s[ev], f->e[ev] };
+	}
+	return account(t, node, outer, f->s[ev], f->e[ev], f->rank_mark);
+}
+
+static void fold_close(void *data, uint64_t ev, uint32_t row, int64_t excl)
+{
+	struct fold *f = data;
+	struct node *nd = &f->t->nodes[f->stack[--f->n_stack]];
+
+	nd->own = sp_add_wrap(nd->own, excl);
+}
+
+/* Per-rank totals into coverage (without lanes) and imbalance. */
+static void end_rank(struct summary_tree *t, bool lanes)
+{
+	for (size_t k = 0; k < t->n_touched; k++) {
 		struct node *nd = &t->nodes[t->touched[k]];
 
-		if (!iv)
-			nd->coverage += nd->rank_total;
+		if (!lanes)
+			nd->coverage = sp_add_wrap(nd->coverage, nd->rank_total);
 		if (nd->rank_total > 0) {
 			double v = (double)nd->rank_total / SP_NS_PER_S;
 
@@ -268,77 +297,48 @@ static int fold_rank(struct summary_tree *t, const struct sp_reader *r,
 		}
 		nd->rank_total = 0;
 	}
-	free(node_of);
-	free(iv);
-	return rc;
-}
-
-/* Group the pooled durations by node (counting sort). */
-static int group_durations(struct summary_tree *t)
-{
-	size_t off = 0;
-
-	t->pool = malloc((t->n_calls + 1) * sizeof(*t->pool));
-	if (!t->pool)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n; i++)
-		t->nodes[i].dur_n = 0;
-	for (size_t i = 0; i < t->n_calls; i++)
-		t->nodes[t->call_node[i]].dur_n++;
-	for (size_t i = 0; i < t->n; i++) {
-		t->nodes[i].dur_off = off;
-		off += t->nodes[i].dur_n;
-		t->nodes[i].dur_n = 0;
-	}
-	for (size_t i = 0; i < t->n_calls; i++) {
-		struct node *nd = &t->nodes[t->call_node[i]];
-
-		t->pool[nd->dur_off + nd->dur_n++] = t->call_dur[i];
-	}
-	free(t->call_node);
-	free(t->call_dur);
-	t->call_node = NULL;
-	t->call_dur = NULL;
-	return 0;
+	t->n_touched = 0;
 }
 
 int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
 		       struct summary_tree **ret)
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
-	uint32_t *order = NULL, root;
+	struct fold f = { .r = r, .s = r->col[SP_COL_START_TIMES],
+			  .e = r->col[SP_COL_END_TIMES],
+			  .lanes = r->col[SP_COL_THREAD_IDS] != NULL };
+	struct call_visitor v = { &f, fold_open, fold_close };
+	uint32_t *pos = NULL, root;
 	size_t *rows = NULL;
 	int n, rc;
 
 	if (!t)
 		return -ENOMEM;
+	f.t = t;
 	rc = new_node(t, NONE, NONE, &root);
-	n = rc < 0 ? rc : sp_reader_regions(r, NULL, &order);
+	n = rc < 0 ? rc : reader_region_positions(r, NULL, &pos);
 	rc = n < 0 ? n : 0;
-	if (rc == 0 && !(rows = malloc(((size_t)n + 1) * sizeof(*rows))))
+	if (rc == 0 && !(rows = malloc((r->n_rows + 1) * sizeof(*rows))))
 		rc = -ENOMEM;
 	for (size_t k = 0; rc == 0 && k < r->n_ranks; k++) {
-		struct sp_call_stack *cs;
-		size_t nr = 0;
+		size_t nr;
 
 		if (!sp_selection_match_rank(sel, r->ranks[k]))
 			continue;
-		for (int i = 0; i < n; i++) {
-			long row = sp_reader_row_find(r, order[i], r->ranks[k]);
-
-			if (row >= 0)
-				rows[nr++] = (size_t)row;
-		}
-		cs = call_stack_from_rows(r, r->ranks[k], INT64_MIN, rows, nr, &rc);
-		if (!cs)
-			break;
-		rc = fold_rank(t, r, cs, (uint32_t)k + 1);
-		sp_call_stack_destroy(cs);
+		nr = reader_rank_rows(r, k, pos, rows);
+		f.rank_mark = (uint32_t)k + 1;
+		f.n_stack = 0;
+		f.n_iv = 0;
+		rc = visit_rows(r, r->ranks[k], rows, nr, &v);
+		if (rc == 0 && f.lanes)
+			add_coverage(t, f.iv, f.n_iv);
+		if (rc == 0)
+			end_rank(t, f.lanes);
 	}
-	if (rc == 0)
-		rc = group_durations(t);
+	free(f.stack);
+	free(f.iv);
 	free(rows);
-	free(order);
+	free(pos);
 	if (rc < 0) {
 		summary_tree_destroy(t);
 		return rc;
@@ -351,12 +351,11 @@ void summary_tree_destroy(struct summary_tree *t)
 {
 	if (!t)
 		return;
+	for (size_t i = 0; i < t->n; i++)
+		free(t->nodes[i].dur);
 	free(t->nodes);
 	free(t->hkeys);
 	free(t->hvals);
-	free(t->call_node);
-	free(t->call_dur);
-	free(t->pool);
 	free(t->touched);
 	free(t);
 }
@@ -367,7 +366,7 @@ static void node_row(struct summary_tree *t, const struct sp_reader *r,
 		     uint32_t id, struct sp_summary_row *row)
 {
 	const struct node *nd = &t->nodes[id];
-	int64_t *d = t->pool + nd->dur_off, mn, mx;
+	int64_t *d = nd->dur, mn, mx;
 	double mean, m2 = 0, p[3];
 
 	memset(row, 0, sizeof(*row));
@@ -395,7 +394,7 @@ static void node_row(struct summary_tree *t, const struct sp_reader *r,
 	mean /= (double)nd->dur_n;
 	for (size_t i = 0; i < nd->dur_n; i++)
 		m2 += ((double)d[i] - mean) * ((double)d[i] - mean);
-	percentiles3_ns(d, nd->dur_n, p);
+	percentiles3_minmax(d, nd->dur_n, mn, mx, p);
 	row->total = (double)nd->total_outer / SP_NS_PER_S;
 	row->avg = mean / SP_NS_PER_S;
 	row->min = (double)mn / SP_NS_PER_S;
@@ -421,29 +420,50 @@ struct emit_ctx {
 	bool *kept;
 };
 
-/* Kept descendants reached through filtered-out nodes. */
-static int collect(struct emit_ctx *c, uint32_t id, uint32_t **list,
-		   size_t *n, size_t *cap)
+static int push_u32(uint32_t **list, size_t *n, size_t *cap, uint32_t v)
 {
-	for (uint32_t k = c->t->nodes[id].first_child; k != NONE;
-	     k = c->t->nodes[k].next_sibling) {
-		if (!c->kept[k]) {
-			if (collect(c, k, list, n, cap) < 0)
-				return -ENOMEM;
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		uint32_t *p = realloc(*list, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*list = p;
+		*cap = nc;
+	}
+	(*list)[(*n)++] = v;
+	return 0;
+}
+
+/*
+ * Kept descendants of id reached through filtered-out nodes, in depth-first
+ * sibling order. Iterative: a hostile file can nest calls 100k levels deep.
+ * walk is scratch space for the pending siblings.
+ */
+static int collect(struct emit_ctx *c, uint32_t id, uint32_t **list,
+		   size_t *n, size_t *cap, uint32_t **walk, size_t *walk_cap)
+{
+	size_t top = 0;
+	uint32_t k = c->t->nodes[id].first_child;
+
+	for (;;) {
+		if (k == NONE) {
+			if (top == 0)
+				return 0;
+			k = (*walk)[--top];
 			continue;
 		}
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 8;
-			uint32_t *p = realloc(*list, nc * sizeof(*p));
-
-			if (!p)
+		if (c->kept[k]) {
+			if (push_u32(list, n, cap, k) < 0)
 				return -ENOMEM;
-			*list = p;
-			*cap = nc;
+			k = c->t->nodes[k].next_sibling;
+			continue;
 		}
-		(*list)[(*n)++] = k;
+		/* Descend into a filtered-out node; resume at its sibling. */
+		if (push_u32(walk, &top, walk_cap, c->t->nodes[k].next_sibling) < 0)
+			return -ENOMEM;
+		k = c->t->nodes[k].first_child;
 	}
-	return 0;
 }
 
 static int cmp_nodes(const void *a, const void *b, void *ctx)
@@ -454,46 +474,95 @@ static int cmp_nodes(const void *a, const void *b, void *ctx)
 			       &c->rows[*(const uint32_t *)b], c->sort);
 }
 
-static int emit(struct emit_ctx *c, uint32_t id, int depth)
+static int own_row(struct emit_ctx *c, uint32_t id, int depth)
 {
-	uint32_t *list = NULL;
-	size_t n = 0, cap = 0;
-	struct sp_summary_row *row;
-	int rc = collect(c, id, &list, &n, &cap);
+	const struct node *nd = &c->t->nodes[id];
+	struct sp_summary_row *row = summary_add_row(c->s);
 
-	if (rc < 0 || n == 0) {
+	if (!row)
+		return -ENOMEM;
+	row->name = c->r->names[nd->region];
+	row->region = nd->region;
+	row->own = true;
+	row->depth = depth;
+	row->num_ranks = nd->n_ranks;
+	row->calls = nd->calls;
+	row->total_ns = nd->own;
+	row->coverage_ns = nd->own;
+	row->total = (double)nd->own / SP_NS_PER_S;
+	row->avg = nd->calls ? row->total / (double)nd->calls : NAN;
+	return 0;
+}
+
+/* One level of the depth-first emission: sorted kept children of a node. */
+struct frame {
+	uint32_t *list;
+	size_t n, i;
+};
+
+/*
+ * Depth-first rows: a node with kept children gets its "(own)" row first
+ * (not the root), then each child row followed by the child's subtree.
+ * Iterative with an explicit stack of frames (deep trees).
+ */
+static int emit(struct emit_ctx *c)
+{
+	struct frame *fr = NULL;
+	size_t depth = 0, cap_fr = 0, walk_cap = 0;
+	uint32_t *walk = NULL, id = 0;
+	int rc = 0;
+
+	for (;;) {
+		uint32_t *list = NULL;
+		size_t n = 0, cap = 0;
+
+		/* Enter node id at level depth. */
+		rc = collect(c, id, &list, &n, &cap, &walk, &walk_cap);
+		if (rc == 0 && n > 0) {
+			qsort_r(list, n, sizeof(*list), cmp_nodes, c);
+			if (id != 0)
+				rc = own_row(c, id, (int)depth);
+			if (rc == 0 && depth == cap_fr) {
+				size_t nc = cap_fr ? cap_fr * 2 : 16;
+				struct frame *p = realloc(fr, nc * sizeof(*p));
+
+				if (p) {
+					fr = p;
+					cap_fr = nc;
+				} else {
+					rc = -ENOMEM;
+				}
+			}
+			if (rc == 0) {
+				fr[depth++] = (struct frame){ list, n, 0 };
+				list = NULL;
+			}
+		}
 		free(list);
-		return rc;
-	}
-	qsort_r(list, n, sizeof(*list), cmp_nodes, c);
-	if (id != 0) { /* the "(own)" row of a node with children */
-		const struct node *nd = &c->t->nodes[id];
-
-		if (!(row = summary_add_row(c->s))) {
-			free(list);
-			return -ENOMEM;
-		}
-		row->name = c->r->names[nd->region];
-		row->region = nd->region;
-		row->own = true;
-		row->depth = depth;
-		row->num_ranks = nd->n_ranks;
-		row->calls = nd->calls;
-		row->total_ns = nd->own;
-		row->coverage_ns = nd->own;
-		row->total = (double)nd->own / SP_NS_PER_S;
-		row->avg = nd->calls ? row->total / (double)nd->calls : NAN;
-	}
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		if (!(row = summary_add_row(c->s))) {
-			rc = -ENOMEM;
+		if (rc < 0)
 			break;
+		/* Next child to emit: climb while levels are exhausted. */
+		while (depth > 0 && fr[depth - 1].i == fr[depth - 1].n)
+			free(fr[--depth].list);
+		if (depth == 0)
+			break;
+		{
+			struct frame *f = &fr[depth - 1];
+			struct sp_summary_row *row = summary_add_row(c->s);
+
+			if (!row) {
+				rc = -ENOMEM;
+				break;
+			}
+			id = f->list[f->i++];
+			*row = c->rows[id];
+			row->depth = (int)depth - 1;
 		}
-		*row = c->rows[list[i]];
-		row->depth = depth;
-		rc = emit(c, list[i], depth + 1);
 	}
-	free(list);
+	while (depth > 0)
+		free(fr[--depth].list);
+	free(fr);
+	free(walk);
 	return rc;
 }
 
@@ -518,7 +587,7 @@ int summary_tree_rows(struct summary_tree *t, struct sp_reader *r,
 		node_row(t, r, i, &c.rows[i]);
 		c.kept[i] = sp_selection_match_name(sel, r->names[t->nodes[i].region]);
 	}
-	rc = emit(&c, 0, 0);
+	rc = emit(&c);
 	for (size_t i = first; rc == 0 && i < sp_summary_count(s); i++) {
 		const struct sp_summary_row *row = sp_summary_get(s, i);
 

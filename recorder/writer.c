@@ -13,6 +13,7 @@
 #include <hdf5.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,23 @@ static int open_groups(struct sp_writer *w)
 	return ret;
 }
 
+static herr_t find_lock_error(unsigned n, const H5E_error2_t *e, void *data)
+{
+	(void)n;
+	if (e->min_num == H5E_CANTLOCKFILE)
+		*(bool *)data = true;
+	return 0;
+}
+
+/* Why H5Fcreate failed: -ENOLCK when HDF5 could not lock the file (file
+ * systems without locks: HDF5_USE_FILE_LOCKING=FALSE), -EIO otherwise. */
+static int create_error(void)
+{
+	bool lock = false;
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, find_lock_error, &lock);
+	return lock ? -ENOLCK : -EIO;
+}
+
 int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 		     struct sp_writer **ret_writer)
 {
@@ -274,7 +292,7 @@ int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 	w->str_type = make_str_type();
 	w->summary_type = make_summary_type();
 	w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	int ret = w->file < 0 ? -EIO : open_groups(w);
+	int ret = w->file < 0 ? create_error() : open_groups(w);
 	if (!ret)
 		ret = create_index(w);
 	if (!ret)

@@ -63,7 +63,7 @@ struct sp_writer_thread {
 struct sp_writer;
 
 /* Create the temporary file with every dataset sized. Returns 0 or -errno
- * (-EIO for an HDF5 failure). */
+ * (-EIO for an HDF5 failure, -ENOLCK when HDF5 could not lock the file). */
 SP_WRITER_HIDDEN int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 				      struct sp_writer **ret_writer);
 SP_WRITER_HIDDEN int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,

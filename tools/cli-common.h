@@ -91,6 +91,9 @@ struct json_writer {
 	bool pretty;
 };
 
+/* A JSON string literal; invalid UTF-8 becomes U+FFFD (json-writer.c). */
+void cli_json_escape(FILE *f, const char *s);
+
 void jw_init(struct json_writer *w, FILE *f, bool pretty);
 void jw_begin_object(struct json_writer *w);
 void jw_end_object(struct json_writer *w);

@@ -17,7 +17,7 @@
 
 static const char usage[] =
 	"FILE... [--rank R]... [--region REGEX] [--function REGEX] [--top N] [--json]\n"
-	"       [--ranks 0,2,4-7]";
+	"       [--ranks 0,2,4-7] [--include RE]... [--exclude RE]...";
 
 enum { OPT_RANK = OPT_FIRST_COMMAND_SPECIFIC, OPT_REGION, OPT_FUNCTION, OPT_TOP };
 

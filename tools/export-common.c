@@ -14,63 +14,9 @@
 
 #include "export.h"
 
-/* Length of the valid UTF-8 sequence at s, 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (size_t k = 1; k < n; k++)
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-		return 0;
-	return n;
-}
-
 void ex_json_string(FILE *out, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-
-	fputc('"', out);
-	while (*s) {
-		size_t n = utf8_len(s);
-
-		if (n == 0) {
-			fputs("\\ufffd", out);
-			s++;
-			continue;
-		}
-		if (n > 1) {
-			fwrite(s, 1, n, out);
-			s += n;
-			continue;
-		}
-		switch (*s) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (*s < 0x20)
-				fprintf(out, "\\u%04x", *s);
-			else
-				fputc(*s, out);
-		}
-		s++;
-	}
-	fputc('"', out);
+	cli_json_escape(out, str);
 }
 
 void ex_json_double(FILE *out, double v)

@@ -216,7 +216,8 @@ static int collect_mpi(struct sp_reader *r, const struct lp_filter *f, struct lp
 		if (!is_mpi(name) || !sp_selection_match_rank(f->ranks, row->rank) ||
 		    row->rank >= g->nranks)
 			continue;
-		bool want = loc && site && sp_selection_match_name(f->regions, name);
+		bool want = loc && site && sp_selection_match_name(f->regions, name) &&
+			    sp_selection_match_name(f->ranks, name);
 		for (uint64_t e = row->offset; !rc && e < row->offset + row->count; e++) {
 			res->mpi_total_ns += en[e] - st[e];
 			if (want && site[e] >= 0)
@@ -238,6 +239,7 @@ static int collect_regions(struct sp_reader *r, const struct lp_filter *f, struc
 		if (is_mpi(name) || !row->source_file[0] || row->source_lineno < 0 ||
 		    !sp_selection_match_rank(f->ranks, row->rank) || row->rank >= g->nranks ||
 		    !sp_selection_match_name(f->regions, name) ||
+		    !sp_selection_match_name(f->ranks, name) ||
 		    !sp_selection_match_name(f->functions, name))
 			continue;
 		int rc = sp_reader_row_stats(r, i, &st);
@@ -272,7 +274,9 @@ static int take_rows(struct groups *g, struct lp_result *res, const struct lp_fi
 		if (mpi)
 			g->v[i].row.percent_mpi = res->mpi_total_ns > 0
 				? 100.0 * (double)g->v[i].row.total_ns / (double)res->mpi_total_ns : 0;
-		qsort(g->v[i].row.paths, g->v[i].row.n_paths, sizeof *g->v[i].row.paths, cmp_path);
+		if (g->v[i].row.n_paths > 1)
+			qsort(g->v[i].row.paths, g->v[i].row.n_paths, sizeof *g->v[i].row.paths,
+			      cmp_path);
 		free(g->v[i].rank_calls);
 		free(g->v[i].rank_ns);
 	}
@@ -329,12 +333,21 @@ void lp_free(struct lp_result *res)
 
 int lp_add_search(struct sp_selection *sel, const char *pattern)
 {
+	/* The pattern alone first: its errors name it, and a pattern that is
+	 * only valid once wrapped ("a)|(b") is refused as Python would. */
+	struct sp_selection *raw = NULL;
+	int rc = sp_selection_create(&raw);
+	if (rc == 0)
+		rc = sp_selection_add_include(raw, pattern);
+	sp_selection_destroy(raw);
 	size_t n = strlen(pattern) + 16;
-	char *re = malloc(n);
-	if (!re)
-		return -ENOMEM;
-	snprintf(re, n, ".*?(?:%s)", pattern);
-	int rc = sp_selection_add_include(sel, re);
+	char *re = rc == 0 ? malloc(n) : NULL;
+	if (rc == 0 && !re)
+		rc = -ENOMEM;
+	if (rc == 0) {
+		snprintf(re, n, ".*?(?:%s)", pattern);
+		rc = sp_selection_add_include(sel, re);
+	}
 	free(re);
 	return rc;
 }

@@ -50,7 +50,7 @@ struct lp_result {
 };
 
 struct lp_filter {
-	const struct sp_selection *ranks;     /* rank list (NULL: all) */
+	const struct sp_selection *ranks;     /* rank list and --include/--exclude (NULL: all) */
 	const struct sp_selection *regions;   /* on region / MPI function names */
 	const struct sp_selection *functions; /* on source function names */
 	size_t top;                           /* rows per part, 0 = all */

@@ -305,7 +305,9 @@ int rank_inputs_write(const struct cli_common *c, struct rank_inputs *in, const 
 	free(ranks);
 	free(meta);
 	if (ret) {
-		cli_error(c, "could not write %s: %s", out, strerror(-ret));
+		cli_error(c, "could not write %s: %s", out,
+			  ret == -ENOLCK ? "HDF5 could not lock the file (on a file system without "
+					   "locks, set HDF5_USE_FILE_LOCKING=FALSE)" : strerror(-ret));
 		return EXIT_USAGE;
 	}
 	return 0;
