@@ -14,9 +14,10 @@
 #define SP_NS_PER_S 1e9
 
 /*
- * Timestamps must lie in [-SP_TIME_LIMIT, SP_TIME_LIMIT] (±146 years of ns;
- * files outside are rejected as corrupt), so a difference of two timestamps
- * and a doubled timestamp never overflow int64. Sums of many durations can
+ * Timestamps must lie strictly inside (-SP_TIME_LIMIT, SP_TIME_LIMIT)
+ * (±146 years of ns; files outside are rejected as corrupt), so a
+ * difference of two timestamps and 2 * t + 1 (the nesting rule) never
+ * overflow int64. Sums of many durations can
  * still exceed int64: they wrap like numpy's int64 sums (sp_add_wrap),
  * never undefined behaviour.
  */

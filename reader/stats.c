@@ -16,7 +16,7 @@
 static int bad_time(struct sp_reader *r, size_t row)
 {
 	return sp_error(SP_E_CORRUPT,
-			"%s: corrupt events: row %zu (region '%s', rank %u) has a timestamp beyond +/-2^62 ns",
+			"%s: corrupt events: row %zu (region '%s', rank %u) has a timestamp outside (-2^62, 2^62) ns",
 			r->path, row, r->names[r->rows[row].region],
 			r->rows[row].rank);
 }
@@ -68,8 +68,8 @@ int reader_compute_basics(struct sp_reader *r)
 			emin = e[k] < emin ? e[k] : emin;
 			emax = e[k] > emax ? e[k] : emax;
 		}
-		if (smin < -SP_TIME_LIMIT || emin < -SP_TIME_LIMIT ||
-		    smax > SP_TIME_LIMIT || emax > SP_TIME_LIMIT)
+		if (smin <= -SP_TIME_LIMIT || emin <= -SP_TIME_LIMIT ||
+		    smax >= SP_TIME_LIMIT || emax >= SP_TIME_LIMIT)
 			return bad_time(r, i);
 		b->calls = row->count;
 		b->has_timing = true;

@@ -4,8 +4,9 @@
 # the reader sources, seed it with the shared fixtures and a few generated
 # profiles, and fuzz for N seconds.
 #   run-fuzz.sh SECONDS [WORKDIR]     (default 40 s, a temporary WORKDIR)
-# Env: SP_SOURCE_DIR (default: two levels up), SP_FIXTURES, FUZZ_JOBS (>1:
-# libFuzzer -fork mode, keeps going after a crash and collects them all).
+# Env: SP_SOURCE_DIR (default: two levels up), SP_FIXTURES, FUZZ_FORK=N
+# (libFuzzer -fork=N mode: N worker processes, keeps going after a crash
+# and collects every finding; for long runs).
 # Exit 0 clean, 1 on a finding (crash-*/leak-*/timeout-*/oom-* files kept
 # in WORKDIR), 77 when clang/libFuzzer/pkg-config deps are missing.
 set -u
@@ -30,7 +31,7 @@ fi
 bin="$work/fuzz-reader"
 # shellcheck disable=SC2046
 "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -fno-omit-frame-pointer -D_GNU_SOURCE -std=gnu11 \
+  -fno-omit-frame-pointer -std=gnu11 \
   -I"$src/reader" -I"$src/recorder" \
   "$here/fuzz-reader.c" "$src"/reader/*.c \
   $(pkg-config --cflags --libs hdf5-serial libpcre2-8) -lm -lpthread -o "$bin" || exit 1
@@ -41,15 +42,16 @@ import hostile_files; hostile_files.make_seeds('$work/seeds')"
 fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-jobs=${FUZZ_JOBS:-1}
+fork=${FUZZ_FORK:-0}
 args=(-max_total_time="$secs" -timeout=20 -rss_limit_mb=3072 -malloc_limit_mb=3072
       -max_len=65536 -artifact_prefix="$work/findings/" -print_final_stats=1)
-if [ "$jobs" -gt 1 ]; then
-  args+=(-fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+if [ "$fork" -gt 0 ]; then
+  args+=(-fork="$fork" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
 fi
+start=$(date +%s)
 cd "$work"
 "$bin" "${args[@]}" "$work/corpus" "$work/seeds" 2>&1 | tail -n 60
 rc=${PIPESTATUS[0]}
 n=$(find "$work/findings" -type f | wc -l)
-echo "fuzz-reader: ran ${secs}s, exit $rc, $n finding(s) in $work/findings"
+echo "fuzz-reader: ran $(( $(date +%s) - start ))s of ${secs}s, exit $rc, $n finding(s) in $work/findings"
 [ "$rc" -eq 0 ] && [ "$n" -eq 0 ]

@@ -228,6 +228,7 @@ def hostile_h5(d):
     add("float-nan.h5", starts=(np.nan, np.inf, -np.inf, 1e300),
         dtypes={"start_times": np.float64})
     add("string-ranks.h5", ranks=("zero", "one"), dtypes={"ranks": STR})
+    add("times-limit.h5", starts=(0, 2**62, 4, 5), ends=(1, 2**62, 5, 6))
     add("times-extreme.h5", starts=(-2**63, 2**63 - 1, -2**63, 0),
         ends=(2**63 - 1, -2**63, 2**63 - 1, 2**63 - 1))
     # 2-D columns, scalar columns and a compound where a column belongs.
@@ -331,21 +332,23 @@ def odd_h5(d):
     columnar_raw(p, ends=(0, 2, 4, 6))
     out.append(p)
     p = os.path.join(d, "odd-durations-2e62.h5")
-    columnar_raw(p, starts=(0, 0, 0, 0), ends=(2**62,) * 4)
+    columnar_raw(p, starts=(0, 0, 0, 0), ends=(2**62 - 1,) * 4)
     out.append(p)
     p = os.path.join(d, "odd-negative-times.h5")
-    columnar_raw(p, starts=(-2**62, -10, -8, -6), ends=(-2**61, -9, -7, -5))
+    columnar_raw(p, starts=(1 - 2**62, -10, -8, -6), ends=(-2**61, -9, -7, -5))
     out.append(p)
-    # 100k calls nested inside each other, alternating two regions: a call
-    # tree 100k levels deep (recursion in a tree walk overflows the stack).
-    n = 100_000
-    k = np.arange(n, dtype=np.int64)
-    a, b = k[0::2], k[1::2]
-    p = os.path.join(d, "odd-deep-nesting.h5")
-    columnar_raw(p, offsets=(0, len(a)), counts=(len(a), len(b)),
-                 starts=np.concatenate([a, b]),
-                 ends=np.concatenate([2 * n - a, 2 * n - b]))
-    out.append(p)
+    # Calls nested inside each other, alternating two regions: a call tree
+    # as deep as the calls (recursion in a tree walk overflows the stack).
+    # Text outputs grow with depth^2 (indentation, folded stacks), so the
+    # 100k-deep file runs only the commands in LINEAR_COMMANDS.
+    for n, name in ((3_000, "odd-deep-nesting.h5"), (100_000, "odd-very-deep-nesting.h5")):
+        k = np.arange(n, dtype=np.int64)
+        a, b = k[0::2], k[1::2]
+        p = os.path.join(d, name)
+        columnar_raw(p, offsets=(0, len(a)), counts=(len(a), len(b)),
+                     starts=np.concatenate([a, b]),
+                     ends=np.concatenate([2 * n - a, 2 * n - b]))
+        out.append(p)
     # Many rows, each its own region and rank: a dense region x rank table
     # would need rows^2 entries.
     m = 20_000

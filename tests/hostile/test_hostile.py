@@ -35,6 +35,10 @@ import hostile_files  # noqa: E402
 
 EXPORT_FORMATS = ["chrome-trace", "speedscope", "folded", "json", "plot-data",
                   "region-statistics"]
+# Commands whose output grows linearly with the calls, whatever the depth.
+LINEAR_COMMANDS = {"summary-json", "inspect-json", "events-json",
+                   "diff-a", "check", "comm", "export-chrome-trace",
+                   "export-json", "export-region-statistics", "tui"}
 SANITIZER_MARKS = ("AddressSanitizer", "UndefinedBehaviorSanitizer",
                    "LeakSanitizer", "runtime error:", "Segmentation fault")
 
@@ -90,11 +94,14 @@ def run_one(binary, path, strict, good, workdir):
     name = os.path.basename(path)
     loads = None
     for cname, argv, outputs in commands(path, good, out):
+        if "very-deep" in name and cname not in LINEAR_COMMANDS:
+            continue
         shutil.rmtree(out, ignore_errors=True)
         os.makedirs(out, exist_ok=True)
         try:
             p = subprocess.run([binary, *argv], stdin=subprocess.DEVNULL,
-                               capture_output=True, timeout=120)
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, timeout=300)
         except subprocess.TimeoutExpired:
             problems.append(f"{name}: {cname}: timeout (hang)")
             continue
