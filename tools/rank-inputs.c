@@ -7,6 +7,7 @@
 #include "rank-inputs.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -324,4 +325,66 @@ void rank_inputs_free(struct rank_inputs *in)
 		sp_reader_destroy(in->v[i].reader);
 	free(in->v);
 	memset(in, 0, sizeof *in);
+}
+
+/* The command line shared by merge and recover. */
+static const char usage[] = "FILE... -o OUT [--json]";
+
+int rank_inputs_main(int argc, char **argv, const char *name, const char *description,
+		     bool recover)
+{
+	static const struct option options[] = {
+		CLI_COMMON_OPTIONS,
+		{ "output", required_argument, NULL, 'o' },
+		{ 0 },
+	};
+	struct cli_common c;
+	const char *out = NULL;
+	int opt, rc = EXIT_OK;
+
+	if (cli_common_init(&c, name, usage) < 0)
+		return EXIT_USAGE;
+	optind = 1;
+	while (rc == EXIT_OK && (opt = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
+		if (opt == 'o') {
+			out = optarg;
+			continue;
+		}
+		int h = cli_common_option(&c, opt == 'h' ? OPT_HELP : opt, optarg);
+		if (h < 0)
+			rc = EXIT_USAGE;
+		else if (h == 0)
+			rc = cli_usage_error(&c, "invalid option");
+	}
+	if (rc == EXIT_OK && c.help) {
+		printf("usage: scope-profiler %s %s\n\n%s", name, usage, description);
+	} else if (rc == EXIT_OK) {
+		if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0)
+			rc = cli_usage_error(&c, "no input file given");
+		else if (!out)
+			rc = cli_usage_error(&c, "no output file given (-o OUT)");
+	}
+	struct rank_inputs in = { 0 };
+	if (rc == EXIT_OK && !c.help)
+		rc = rank_inputs_load(&c, &in);
+	if (rc == EXIT_OK && !c.help)
+		rc = rank_inputs_write(&c, &in, out, recover);
+	if (rc == EXIT_OK && !c.help) {
+		uint64_t events = 0, unclosed = 0;
+		for (size_t i = 0; i < in.n; i++) {
+			events += in.v[i].s.nevents;
+			unclosed += in.v[i].unclosed;
+		}
+		if (c.json)
+			printf("{\"output\": \"%s\", \"ranks\": %zu, \"events\": %llu, "
+			       "\"unclosed\": %llu}\n", out, in.n, (unsigned long long)events,
+			       (unsigned long long)unclosed);
+		else
+			printf("wrote %s (%zu ranks, %llu events%s)\n", out, in.n,
+			       (unsigned long long)events,
+			       unclosed ? "; calls open at the kill are not included" : "");
+	}
+	rank_inputs_free(&in);
+	cli_common_fini(&c);
+	return rc;
 }

@@ -42,5 +42,9 @@ int rank_inputs_load(const struct cli_common *c, struct rank_inputs *in);
 int rank_inputs_write(const struct cli_common *c, struct rank_inputs *in, const char *out,
 		      bool force_partial);
 void rank_inputs_free(struct rank_inputs *in);
+/* The whole command `scope-profiler NAME FILE... -o OUT [--json]`: load,
+ * write (recover: mark the file partial as a recovery), print a line. */
+int rank_inputs_main(int argc, char **argv, const char *name, const char *description,
+		     bool recover);
 
 #endif /* SP_RANK_INPUTS_H */
