@@ -33,6 +33,40 @@ static inline int64_t tsc_ticks(void)
 #endif
 }
 
+/*
+ * A throttled function (auto-throttle only, TSC clock): its call gets no
+ * event, but its count and total time stay exact (issue #3), so both
+ * timestamps are still read; what is saved over sp_fn_*_filtered() is the
+ * out-of-line call, the errno save and the clock-mode test. Same frame and
+ * counters as enter_filtered()/close_frame() in recorder/functions.c for a
+ * throttled region (whose throttle counters no longer move). The cache fill
+ * sized h->stats for every cached region because sp_fn_mode != 0.
+ */
+static inline void push_throttled(struct sp_thread *t, uint32_t region)
+{
+	int64_t now = tsc_ticks();
+	t->stack[t->depth++] = (struct sp_frame){
+		.ev = NULL, .start = now, .region = region,
+		.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION,
+	};
+}
+
+static inline bool pop_throttled(struct sp_fn_thread *h, struct sp_thread *t, uint32_t region)
+{
+	uint32_t d = t->depth;
+	if (SP_UNLIKELY(!d || t->overflow))
+		return false;
+	struct sp_frame *f = &t->stack[d - 1];
+	if (f->region != region || f->flags != (SP_FRAME_UNTIMED | SP_FRAME_FUNCTION))
+		return false;
+	int64_t now = tsc_ticks();
+	struct sp_fn_stats *st = &h->stats[region];
+	st->hidden++;
+	st->hidden_ticks += now - f->start;
+	t->depth = d - 1;
+	return true;
+}
+
 static __attribute__((noinline)) void enter_slow(void *fn)
 {
 	struct sp_fn_thread *h = sp_fn_tls;
@@ -78,8 +112,12 @@ SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	uint32_t region = e->region;
 	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return; /* filtered out */
-	if (SP_UNLIKELY(sp_fn_mode))
+	if (SP_UNLIKELY(sp_fn_mode)) {
+		if (sp_fn_mode == SP_FN_THROTTLE && h->stats[region].throttled &&
+		    t->depth < SP_STACK_MAX)
+			return push_throttled(t, region);
 		return sp_fn_enter_filtered(h, region);
+	}
 	/* sp_rec_enter_thread() with the TSC read inline. */
 	int64_t now = tsc_ticks();
 	struct sp_event *ev = t->pos;
@@ -112,8 +150,11 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	uint32_t region = e->region;
 	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return;
-	if (SP_UNLIKELY(sp_fn_mode))
+	if (SP_UNLIKELY(sp_fn_mode)) {
+		if (sp_fn_mode == SP_FN_THROTTLE && pop_throttled(h, t, region))
+			return;
 		return sp_fn_exit_filtered(h, region);
+	}
 	int64_t now = tsc_ticks();
 	uint32_t d = t->depth;
 	if (SP_LIKELY(d && !t->overflow)) {

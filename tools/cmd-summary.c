@@ -4,11 +4,13 @@
  * the framed call-tree table of §3.8 or, with --json, the list of objects of
  * the Python summary() (same key names, full precision).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli-common.h"
 #include "commands.h"
+#include "overhead-estimate.h"
 
 enum { OPT_SORT = OPT_FIRST_COMMAND_SPECIFIC, OPT_COLUMNS };
 
@@ -18,7 +20,7 @@ static const char usage[] =
 	"       [--columns region,ranks,calls,total,percent,avg,min,max,first,last,std,p50,p95,p99,imbalance]";
 
 static void emit_region(struct json_writer *w, struct sp_reader *r, const struct sp_selection *sel,
-			uint32_t id, const struct sp_stats *st)
+			uint32_t id, const struct sp_stats *st, const double *overhead)
 {
 	const struct sp_row *first = NULL, *src = NULL;
 	const uint32_t *ranks;
@@ -91,6 +93,10 @@ static void emit_region(struct json_writer *w, struct sp_reader *r, const struct
 		jw_int(w, (long long)st->num_calls + (dropped > 0 ? dropped : 0) +
 			       (throttled > 0 ? throttled : 0));
 	}
+	/* The profiler's own share of total_duration (docs/FORMAT.md). */
+	if (overhead && overhead[id] >= 0) {
+		jw_key(w, "profiler_overhead_estimate"); jw_double(w, overhead[id]);
+	}
 	jw_end_object(w);
 }
 
@@ -99,9 +105,14 @@ static int emit_file_json(struct cli_common *c, struct json_writer *w,
 			  struct sp_reader *r)
 {
 	uint32_t *ids = NULL;
+	double *overhead = NULL;
 	int n = sp_reader_regions(r, c->sel, &ids);
 	const char *problem;
 
+	if (n >= 0 && cli_overhead_regions(r, c->sel, &overhead) < 0) {
+		free(ids);
+		n = -ENOMEM;
+	}
 	if (n < 0) {
 		cli_error(c, "%s: out of memory", sp_reader_path(r));
 		return EXIT_USAGE;
@@ -112,13 +123,15 @@ static int emit_file_json(struct cli_common *c, struct json_writer *w,
 
 		if (sp_reader_region_stats(r, ids[i], c->sel, &st) < 0) {
 			free(ids);
+			free(overhead);
 			cli_error(c, "%s: out of memory", sp_reader_path(r));
 			return EXIT_USAGE;
 		}
-		emit_region(w, r, c->sel, ids[i], &st);
+		emit_region(w, r, c->sel, ids[i], &st, overhead);
 	}
 	jw_end_array(w);
 	free(ids);
+	free(overhead);
 	problem = sp_reader_nesting_problem(r);
 	if (problem)
 		cli_error(c, "warning: exclusive time unavailable: %s", problem);
@@ -149,6 +162,8 @@ static int run(struct cli_common *c, const char *columns, enum sp_sort_key sort)
 			rc = emit_file_json(c, &w, r);
 		else
 			rc = cli_print_summary_table(c, stdout, r, columns, sort);
+		if (!c->json && rc == 0)
+			cli_overhead_print_footer(stdout, r, c->sel);
 		if (c->json && c->n_files > 1)
 			jw_end_object(&w);
 		sp_reader_destroy(r);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The metadata of `inspect`: every key lands in exactly one section (Run,
- * System, Parallelism, Slurm, Environment, Other, Modules) so new keys never
+ * System, Parallelism, Slurm, Environment, Profiler, Other, Modules) so new keys never
  * disappear; values are shown as Python's str() would show them, clipped to
  * 96 characters unless --full. Also the JSON form used by --json and
  * --export-metadata.
@@ -28,11 +28,16 @@ static const char *const parallel_keys[] = {
 	"mpi_size", "num_nodes", "omp_num_threads", "total_cores", NULL,
 };
 
-enum section { S_RUN, S_SYSTEM, S_PARALLEL, S_SLURM, S_ENV, S_OTHER,
+/* The profiler's self-measurement (docs/FORMAT.md). */
+static const char *const profiler_keys[] = {
+	"profiler_event_cost_ns", "profiler_finalize_ns", "mpi_merge_ns", "dropped_events", NULL,
+};
+
+enum section { S_RUN, S_SYSTEM, S_PARALLEL, S_SLURM, S_ENV, S_PROFILER, S_OTHER,
 	       S_MODULES, S_COUNT };
 
 static const char *const section_titles[S_COUNT] = {
-	"Run", "System", "Parallelism", "Slurm", "Environment", "Other", "Modules",
+	"Run", "System", "Parallelism", "Slurm", "Environment", "Profiler", "Other", "Modules",
 };
 
 size_t inspect_strlen(const char *s)
@@ -69,6 +74,8 @@ static enum section section_of(const char *key)
 		return S_SYSTEM;
 	if (list_index(parallel_keys, key) >= 0)
 		return S_PARALLEL;
+	if (list_index(profiler_keys, key) >= 0)
+		return S_PROFILER;
 	if (strcmp(key, "modules") == 0)
 		return S_MODULES;
 	if (strncmp(key, "SLURM_", 6) == 0 || strncmp(key, "SLURMD_", 7) == 0)
@@ -176,6 +183,7 @@ static int fixed_rank(enum section s, const char *key)
 	case S_RUN: return list_index(run_keys, key);
 	case S_SYSTEM: return list_index(system_keys, key);
 	case S_PARALLEL: return list_index(parallel_keys, key);
+	case S_PROFILER: return list_index(profiler_keys, key);
 	default: return 0;
 	}
 }
@@ -196,7 +204,8 @@ static void print_section(FILE *f, enum section s, const struct sp_meta **sorted
 			  size_t n, size_t key_width, bool full)
 {
 	bool titled = false;
-	int fixed_n = s == S_RUN ? 8 : s == S_SYSTEM ? 3 : s == S_PARALLEL ? 4 : 1;
+	int fixed_n = s == S_RUN ? 8 : s == S_SYSTEM ? 3 : s == S_PARALLEL ? 4
+		      : s == S_PROFILER ? 4 : 1;
 
 	/* Fixed sections go in list order; the others in key order. */
 	for (int pos = 0; pos < fixed_n; pos++) {

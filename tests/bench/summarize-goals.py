@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Final goal table of issue #8 from the benchmarks' output: reads the JSON
+lines of every benchmark (stdin or files), prints one row per goal (metric,
+measured, goal, met yes/no, floor or note) and one JSON line per goal. A goal
+whose benchmark did not run says "not run"; a goal not met says "no" and,
+where one is measured, the floor.
+usage: summarize-goals.py [LOG...]"""
+import fileinput, json
+
+
+def records():
+    out = []
+    for line in fileinput.input():
+        line = line.strip()
+        i = line.find("{")
+        if i < 0:
+            continue
+        try:
+            rec = json.loads(line[i:])
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and "metric" in rec:
+            out.append(rec)
+    return out
+
+
+def find(recs, **kw):
+    for r in recs:
+        if all(r.get(k) == v for k, v in kw.items()):
+            return r
+    return None
+
+
+def val(r, *keys):
+    for k in keys:
+        if r is not None and isinstance(r.get(k), (int, float)):
+            return float(r[k])
+    return None
+
+
+def main():
+    recs = records()
+    rows = []
+
+    def goal(metric, measured, limit, unit, note=""):
+        met = None if measured is None else measured <= limit
+        rows.append((metric, measured, limit, unit, met, note))
+
+    hook = lambda v: find(recs, benchmark="hooks", metric="ns_per_call", variant=v)
+    ours, empty, floor = hook("scope_profiler"), hook("glibc_empty_hooks"), hook("floor_rdtsc_records")
+    fl = val(floor, "value")
+    goal("hooks ns/call (enter+exit)", val(ours, "value"), 30, "ns",
+         "floor (rdtsc+16 B record per hook) %.1f ns" % fl if fl else "")
+    ratio = find(recs, benchmark="hooks", metric="ratio_to_uftrace")
+    ufl = val(hook("uftrace_record"), "value")
+    goal("hooks ratio to uftrace record", val(ratio, "value"), 0.22, "x",
+         "floor/uftrace %.3f" % (fl / ufl) if fl and ufl else "")
+    two_ts = fl - val(empty, "value") if fl and empty else None
+    goal("excluded fn over empty hook", val(hook("scope_profiler_excluded"), "over_empty_hooks"), 3, "ns")
+    goal("throttled fn over empty hook", val(hook("scope_profiler_throttled"), "over_empty_hooks"), 3,
+         "ns", "floor: 2 timestamps (exact total time) %.1f ns" % two_ts if two_ts else "")
+    mpi = [r for r in recs if r.get("metric") == "mpi_added_ns" and r.get("ranks") == 1]
+    worst = max(mpi, key=lambda r: float(r["added_ns"])) if mpi else None
+    goal("MPI wrapper added ns/call (1 rank, worst op)", val(worst, "added_ns"), 40, "ns",
+         "op %s" % worst["op"] if worst else "")
+    goal("bytes/event uncompressed", val(find(recs, metric="bytes_per_event_uncompressed"), "median"),
+         16.5, "B")
+    goal("bytes/event gzip4+shuffle", val(find(recs, metric="bytes_per_event_gzip4_shuffle"), "median"),
+         5, "B")
+    goal("finalize 10M events / raw write",
+         val(find(recs, metric="finalize_uncompressed"), "ratio_to_reference"), 1.3, "x")
+    for name, limit in (("summary", 0.5), ("tree", 2.0)):
+        r = next((r for r in recs if r.get("benchmark") == "reader" and name in str(r["metric"])
+                  and "h5py" not in str(r["metric"])), None)
+        goal("reader %s on 10M events" % name, val(r, "median", "value"), limit, "s")
+        h = next((r for r in recs if r.get("benchmark") == "reader" and name in str(r["metric"])
+                  and "ratio_to_reference" in r), None)
+        sp = val(h, "ratio_to_reference")
+        # goal: >= 5x faster than h5py+numpy, i.e. ours/h5py <= 0.2
+        goal("reader %s time / h5py+numpy" % name, sp, 0.2, "x")
+    wl = find(recs, benchmark="workload", variant="throttled")
+    goal("jacobi 4 ranks, default filters + auto-throttle", val(wl, "overhead_pct"), 5, "%",
+         "everything recorded: %+.2f %%" % val(find(recs, benchmark="workload", variant="everything"),
+                                             "overhead_pct")
+         if find(recs, benchmark="workload", variant="everything") else "")
+
+    print("%-48s %12s %10s %5s  %s" % ("goal", "measured", "goal", "met", "floor / note"))
+    for metric, measured, limit, unit, met, note in rows:
+        m = "not run" if measured is None else "%.3f %s" % (measured, unit)
+        print("%-48s %12s %10s %5s  %s" % (metric, m, "<= %g %s" % (limit, unit),
+                                           "-" if met is None else "yes" if met else "no", note))
+    for metric, measured, limit, unit, met, note in rows:
+        print(json.dumps({"benchmark": "goals", "metric": metric, "measured": measured,
+                          "goal": "<= %g %s" % (limit, unit), "met": met, "note": note}))
+
+
+if __name__ == "__main__":
+    main()

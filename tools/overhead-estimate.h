@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The profiler's own share of a profile, estimated from its self-measurement
+ * (metadata profiler_event_cost_ns): the summary footer and the per-region
+ * `profiler_overhead_estimate` key of `summary --json` (docs/FORMAT.md).
+ */
+#ifndef SP_CLI_OVERHEAD_ESTIMATE_H
+#define SP_CLI_OVERHEAD_ESTIMATE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "scope-profiler-reader.h"
+
+struct cli_overhead {
+	double cost_ns;     /* profiler_event_cost_ns: one recorded call */
+	uint64_t events;    /* selected calls on the timeline */
+	uint64_t hidden;    /* selected calls counted but not on it (throttled...) */
+	double estimate_s;  /* (events + hidden) x cost */
+	double run_s;       /* run time summed over the selected ranks; 0 unknown */
+};
+
+/**
+ * Whole-file estimate over the selected regions and ranks.
+ * @return 1 with *ret filled, 0 when the file has no self-measurement,
+ *         or a negative errno.
+ */
+int cli_overhead_file(struct sp_reader *r, const struct sp_selection *sel,
+		      struct cli_overhead *ret);
+
+/**
+ * Per-region estimate in seconds, indexed by region id
+ * (sp_reader_num_regions() entries, -1 for regions not in the call tree):
+ * cost x (the region's calls on the timeline + its counted-only calls + the
+ * timeline calls nested inside its calls), since a nested call's recording
+ * cost lands inside the caller's inclusive time. Caller frees *ret.
+ * @return 1, 0 without self-measurement, or a negative errno.
+ */
+int cli_overhead_regions(struct sp_reader *r, const struct sp_selection *sel,
+			 double **ret);
+
+/** The summary footer line, nothing without self-measurement. */
+void cli_overhead_print_footer(FILE *f, struct sp_reader *r, const struct sp_selection *sel);
+
+#endif
