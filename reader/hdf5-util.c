@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "hdf5-util.h"
 #include "sp-format.h"
@@ -61,6 +62,26 @@ static bool storage_plausible(hid_t dset, hsize_t n, size_t tsize)
 	return stored >= n * tsize;
 }
 
+/*
+ * Big columns go into transparent huge pages when the kernel offers them:
+ * 2 MB pages cut the page faults of reading 100s of MB about 500-fold.
+ * Freed with free().
+ */
+static int64_t *column_alloc(size_t n)
+{
+	const size_t huge = (size_t)2 << 20;
+	size_t bytes = n * sizeof(int64_t);
+	void *p;
+
+	if (bytes < 4 * huge)
+		return malloc(bytes);
+	bytes = (bytes + huge - 1) / huge * huge;
+	p = aligned_alloc(huge, bytes);
+	if (p)
+		madvise(p, bytes, MADV_HUGEPAGE);
+	return p;
+}
+
 long h5_read_i64(struct sp_reader *r, hid_t loc, const char *name,
 		 int64_t **ret)
 {
@@ -93,7 +114,7 @@ long h5_read_i64(struct sp_reader *r, hid_t loc, const char *name,
 				"%s: dataset '%s' claims %lld values but stores far fewer bytes",
 				r->path, name, (long long)n);
 	}
-	buf = malloc(((size_t)n + 1) * sizeof(*buf));
+	buf = column_alloc((size_t)n + 1);
 	if (!buf) {
 		H5Dclose(dset);
 		return -ENOMEM;
@@ -470,6 +491,7 @@ int sp_load_hdf5(struct sp_reader *r)
 	rc = load_open_file(r, file);
 	H5Fclose(file);
 out:
+	H5Eclear2(H5E_DEFAULT);
 	H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
 	return rc;
 }

@@ -277,6 +277,10 @@ static int load_events(struct sp_reader *r, hid_t file)
 	}
 	ev = H5Gopen2(file, SP_GROUP_EVENTS, H5P_DEFAULT);
 	deltas = h5_exists(ev, SP_EV_START_DELTAS);
+	/*
+	 * Read, not mmap'ed: mapping saves ~0.05 s on 10 M events, but a file
+	 * truncated by another process while mapped would kill us with SIGBUS.
+	 */
 	n = h5_read_i64(r, ev, deltas ? SP_EV_START_DELTAS : SP_EV_START_TIMES,
 			&r->col[SP_COL_START_TIMES]);
 	m = h5_read_i64(r, ev, deltas ? SP_EV_DURATIONS : SP_EV_END_TIMES,

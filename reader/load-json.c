@@ -46,7 +46,7 @@ static int load_meta(struct sp_reader *r, const struct json *md)
 		} else if (v->type == JSON_NUMBER || v->type == JSON_BOOL) {
 			m->type = v->type == JSON_BOOL ? SP_META_INT : SP_META_FLOAT;
 			m->f = v->type == JSON_BOOL ? v->b : v->d;
-			m->i = v->type == JSON_BOOL ? v->b : (int64_t)v->d;
+			m->i = v->type == JSON_BOOL ? v->b : v->i; /* range-safe */
 		} else if (v->type == JSON_ARRAY) {
 			char **strv = pool_add(r, calloc(v->n + 1, sizeof(char *)));
 
@@ -113,27 +113,49 @@ static int fill_column(struct sp_reader *r, enum sp_column col,
 	for (size_t k = 0; k < n; k++) {
 		const struct json *v = arr->items[k];
 
+		/* Timestamps must be integers (ns); other columns are lenient. */
+		if (col <= SP_COL_END_TIMES &&
+		    (v->type != JSON_NUMBER || !v->is_int))
+			return bad(r, col == SP_COL_START_TIMES
+				   ? "start_times_ns holds a value that is not an integer"
+				   : "end_times_ns holds a value that is not an integer");
 		dst[k] = v->type == JSON_NUMBER ? v->i : missing;
 	}
 	return 0;
 }
 
-static void load_aggregate(struct sp_row *row, const struct json *agg)
+/* An aggregate value: absent is fine, else a (non-negative) integer. */
+static bool agg_int(const struct json *agg, const char *k1, const char *k2,
+		    bool nonneg, int64_t *ret)
 {
-	const struct json *v;
+	const struct json *v = json_get(agg, k1);
+
+	if (!v && k2)
+		v = json_get(agg, k2);
+	if (!v)
+		return true;
+	if (v->type != JSON_NUMBER || !v->is_int || (nonneg && v->i < 0))
+		return false;
+	*ret = v->i;
+	return true;
+}
+
+static int load_aggregate(struct sp_reader *r, struct sp_row *row,
+			  const struct json *agg)
+{
+	int64_t count = 0;
 
 	row->has_aggregate = true;
 	row->agg_exclusive_ns = -1;
-	if ((v = json_get(agg, "count")))
-		row->agg_count = (uint64_t)v->i;
-	if ((v = json_get(agg, "total")) || (v = json_get(agg, "total_ns")))
-		row->agg_total_ns = v->i;
-	if ((v = json_get(agg, "minimum")) || (v = json_get(agg, "min_ns")))
-		row->agg_min_ns = v->i;
-	if ((v = json_get(agg, "maximum")) || (v = json_get(agg, "max_ns")))
-		row->agg_max_ns = v->i;
-	if ((v = json_get(agg, "exclusive")) || (v = json_get(agg, "exclusive_ns")))
-		row->agg_exclusive_ns = v->i;
+	if (!agg_int(agg, "count", NULL, true, &count) ||
+	    !agg_int(agg, "total", "total_ns", false, &row->agg_total_ns) ||
+	    !agg_int(agg, "minimum", "min_ns", false, &row->agg_min_ns) ||
+	    !agg_int(agg, "maximum", "max_ns", false, &row->agg_max_ns) ||
+	    !agg_int(agg, "exclusive", "exclusive_ns", false,
+		     &row->agg_exclusive_ns))
+		return bad(r, "\"aggregate\" holds a value that is not an integer (or a negative count)");
+	row->agg_count = (uint64_t)count;
+	return 0;
 }
 
 static int load_row(struct sp_reader *r, const struct json *e, size_t *cap)
@@ -148,8 +170,10 @@ static int load_row(struct sp_reader *r, const struct json *e, size_t *cap)
 	int rc;
 
 	if (!name || name->type != JSON_STRING || !rank ||
-	    rank->type != JSON_NUMBER || rank->i < 0)
+	    rank->type != JSON_NUMBER)
 		return bad(r, "region entry without name or rank");
+	if (!rank->is_int || rank->i < 0 || rank->i > (int64_t)SP_RANK_MAX)
+		return bad(r, "region rank is not an integer from 0 to 2^31-1");
 	if ((rc = reader_find_or_add_region(r, name->s, &id)) < 0 ||
 	    !(row = reader_add_row(r)))
 		return rc < 0 ? rc : -ENOMEM;
@@ -176,8 +200,7 @@ static int load_row(struct sp_reader *r, const struct json *e, size_t *cap)
 		row->num_tags = v->n;
 	}
 	if ((v = json_get(e, "aggregate")) && v->type == JSON_OBJECT) {
-		load_aggregate(row, v);
-		return 0;
+		return load_aggregate(r, row, v);
 	}
 	if (!st || !en || st->type != JSON_ARRAY || en->type != JSON_ARRAY)
 		return bad(r, "region entry without start_times_ns/end_times_ns");

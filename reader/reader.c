@@ -26,6 +26,10 @@ int sp_error(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
+	/* One line whatever the file holds: names may contain newlines. */
+	for (char *p = last_error; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return -code;
 }
 

@@ -25,6 +25,7 @@ struct node {
 	int64_t first_start, first_dur, last_end, last_dur;
 	int64_t rank_total;
 	uint32_t rank_mark;       /* 1 + index of the last rank seen */
+	uint32_t last_region, last_child; /* child_of() cache (hot in loops) */
 	unsigned n_ranks, imb_n;
 	double imb_sum, imb_max;
 	int64_t *dur;             /* durations of the node's calls, in order */
@@ -98,6 +99,8 @@ static int new_node(struct summary_tree *t, uint32_t parent, uint32_t region,
 	nd->parent = parent;
 	nd->first_child = NONE;
 	nd->next_sibling = NONE;
+	nd->last_region = NONE;
+	nd->last_child = NONE;
 	if (parent != NONE) { /* append at the end of the sibling list */
 		uint32_t *link = &t->nodes[parent].first_child;
 
@@ -109,10 +112,31 @@ static int new_node(struct summary_tree *t, uint32_t parent, uint32_t region,
 	return 0;
 }
 
+static int child_lookup(struct summary_tree *t, uint32_t parent,
+			uint32_t region, uint64_t key, uint32_t *ret);
+
 static int child_of(struct summary_tree *t, uint32_t parent, uint32_t region,
 		    uint32_t *ret)
 {
 	uint64_t key = (((uint64_t)parent << 32) | region) + 1;
+	int rc;
+
+	if (t->nodes[parent].last_region == region &&
+	    t->nodes[parent].last_child != NONE) {
+		*ret = t->nodes[parent].last_child;
+		return 0;
+	}
+	rc = child_lookup(t, parent, region, key, ret);
+	if (rc == 0) {
+		t->nodes[parent].last_region = region;
+		t->nodes[parent].last_child = *ret;
+	}
+	return rc;
+}
+
+static int child_lookup(struct summary_tree *t, uint32_t parent,
+			uint32_t region, uint64_t key, uint32_t *ret)
+{
 	size_t h;
 	int rc;
 

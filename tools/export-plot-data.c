@@ -6,9 +6,12 @@
  * speedup / weak_scaling in export-plot-scaling.c. Times are seconds,
  * Gantt and flame times relative to each file's first region entry.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "export-plot.h"
 #include "export-region-stats.h"
@@ -287,10 +290,69 @@ static int select_kinds(struct export_ctx *x, bool *want)
 	return 0;
 }
 
+/* Names in dir (NULL-terminated, malloc'ed), NULL when it does not exist. */
+static char **list_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *e;
+
+	if (!d)
+		return NULL;
+	names = calloc(1, sizeof(*names));
+	while (names && (e = readdir(d))) {
+		char **p = realloc(names, (n + 2) * sizeof(*p));
+
+		if (!p || !(p[n] = strdup(e->d_name))) {
+			free(p ? p : names);
+			names = NULL;
+			break;
+		}
+		names = p;
+		names[++n] = NULL;
+	}
+	closedir(d);
+	return names;
+}
+
+static void free_list(char **names)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* After a failure: remove what this run added to dir (no partial output). */
+static void undo_output(const char *dir, char **before, bool existed)
+{
+	char **now = list_dir(dir);
+
+	for (size_t i = 0; now && now[i]; i++) {
+		bool old = false;
+		char *path;
+
+		for (size_t k = 0; before && before[k] && !old; k++)
+			old = strcmp(before[k], now[i]) == 0;
+		if (old || !(path = malloc(strlen(dir) + strlen(now[i]) + 2)))
+			continue;
+		sprintf(path, "%s/%s", dir, now[i]);
+		unlink(path);
+		free(path);
+	}
+	free_list(now);
+	if (!existed)
+		rmdir(dir);
+}
+
+static int write_kinds(struct export_ctx *x, const struct sp_palette *palette,
+		       const bool *want);
+
 int export_plot_data_write(struct export_ctx *x)
 {
+	char **before;
+	bool existed;
 	const struct sp_palette *palette;
-	struct sp_color_map *colors = NULL;
 	bool want[N_KINDS];
 	int rc;
 
@@ -299,8 +361,25 @@ int export_plot_data_write(struct export_ctx *x)
 	if (sp_palette_find(x->pd.cmap, &palette) < 0)
 		return cli_usage_error(&x->c, "unknown --cmap '%s' (choose from %s)",
 				       x->pd.cmap, sp_palette_names());
-	if ((rc = ex_make_dir(x, x->output)))
+	before = list_dir(x->output);
+	existed = before != NULL;
+	if ((rc = ex_make_dir(x, x->output))) {
+		free_list(before);
 		return rc;
+	}
+	rc = write_kinds(x, palette, want);
+	if (rc != 0)
+		undo_output(x->output, before, existed);
+	free_list(before);
+	return rc;
+}
+
+static int write_kinds(struct export_ctx *x, const struct sp_palette *palette,
+		       const bool *want)
+{
+	struct sp_color_map *colors = NULL;
+	int rc;
+
 	if (sp_color_map_create(palette, &colors) < 0) {
 		cli_error(&x->c, "out of memory");
 		return EXIT_USAGE;

@@ -57,33 +57,43 @@ static int parse_columns(const struct cli_common *c, const char *spec,
 	return n;
 }
 
-static void fmt_num(char *out, int indent, const char *fmt, double v)
+/* snprintf's return value, clamped to what was written into CELL bytes. */
+static size_t written(int n, size_t at)
 {
-	int n = snprintf(out, CELL, "%*s", indent, "");
-
-	if (isnan(v))
-		snprintf(out + n, CELL - (size_t)n, "-");
-	else
-		snprintf(out + n, CELL - (size_t)n, fmt, v);
+	if (n < 0)
+		return at;
+	return at + (size_t)n < CELL - 1 ? at + (size_t)n : CELL - 1;
 }
 
+static void fmt_num(char *out, int indent, const char *fmt, double v)
+{
+	size_t n = written(snprintf(out, CELL, "%*s", indent, ""), 0);
+
+	if (isnan(v))
+		snprintf(out + n, CELL - n, "-");
+	else
+		snprintf(out + n, CELL - n, fmt, v);
+}
+
+/* Deep trees (a hostile file can nest 100k levels) are cut at CELL bytes. */
 static void name_cell(char *out, const struct sp_summary_row *row)
 {
 	size_t len = 0;
 
-	for (int d = 1; d < row->depth; d++)
-		len += (size_t)snprintf(out + len, CELL - len, "  ");
+	out[0] = '\0';
+	for (int d = 1; d < row->depth && len < CELL - 1; d++)
+		len = written(snprintf(out + len, CELL - len, "  "), len);
 	if (row->depth > 0)
-		len += (size_t)snprintf(out + len, CELL - len, "└─ ");
+		len = written(snprintf(out + len, CELL - len, "└─ "), len);
 	if (row->own) {
 		snprintf(out + len, CELL - len, "(own)");
 		return;
 	}
-	len += (size_t)snprintf(out + len, CELL - len, "%s", row->name);
-	if (row->calls > 1 && len < CELL)
-		len += (size_t)snprintf(out + len, CELL - len, " (%llux)",
-					(unsigned long long)row->calls);
-	if (row->recursive && len < CELL)
+	len = written(snprintf(out + len, CELL - len, "%s", row->name), len);
+	if (row->calls > 1)
+		len = written(snprintf(out + len, CELL - len, " (%llux)",
+				       (unsigned long long)row->calls), len);
+	if (row->recursive)
 		snprintf(out + len, CELL - len, " ↻");
 }
 

@@ -399,7 +399,7 @@ def hostile_text(d):
         ("json-dup-rows", [{"name": "x", "rank": 0, "start_times_ns": [1], "end_times_ns": [2]}] * 2),
         ("json-threads-mismatch", [{"name": "x", "rank": 0, "start_times_ns": [1], "end_times_ns": [2], "thread_ids": [1, 2]}]),
         ("json-huge-ints", [{"name": "x", "rank": 0, "start_times_ns": [-9223372036854775808, 99999999999999999999999], "end_times_ns": [9223372036854775807, 0]}]),
-        ("json-aggregate-bad", [{"name": "x", "rank": 0, "aggregate": {"count": -5, "total": "x", "minimum": 1e400}}]),
+        ("json-aggregate-bad", [{"name": "x", "rank": 0, "aggregate": {"count": -5, "total": "x", "minimum": 1e300}}]),
     ]
     for name, regions in bad_regions:
         raw(name + ".json", json.dumps(json_profile(regions)).encode())

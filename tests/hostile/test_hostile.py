@@ -39,6 +39,7 @@ EXPORT_FORMATS = ["chrome-trace", "speedscope", "folded", "json", "plot-data",
 LINEAR_COMMANDS = {"summary-json", "inspect-json", "events-json",
                    "diff-a", "check", "comm", "export-chrome-trace",
                    "export-json", "export-region-statistics", "tui"}
+HDF5_EXIT_BUG = "HDF5: infinite loop closing library"
 SANITIZER_MARKS = ("AddressSanitizer", "UndefinedBehaviorSanitizer",
                    "LeakSanitizer", "runtime error:", "Segmentation fault")
 
@@ -74,6 +75,23 @@ def commands(path, good, out):
     return cmds
 
 
+def strip_hdf5_exit_bug(lines, rc):
+    """Drop the libhdf5 exit message (2 lines) and a LeakSanitizer report
+    whose every frame past the allocator is inside libhdf5. Returns the
+    remaining lines and the exit code main() returned (LSan turns it into
+    1), or (None, rc) when the leak involves other code."""
+    i = lines.index(HDF5_EXIT_BUG)
+    lines = lines[:i] + lines[i + 2:]
+    if not any("LeakSanitizer" in l for l in lines):
+        return lines, rc
+    start = next(k for k, l in enumerate(lines) if l.startswith("====="))
+    end = max(k for k, l in enumerate(lines) if l.startswith("SUMMARY: AddressSanitizer"))
+    frames = [l for l in lines[start:end] if l.strip().startswith("#")]
+    if not frames or not all("libhdf5" in l or "asan_malloc" in l for l in frames):
+        return None, rc
+    return [l for l in lines[:start] if l.strip()], (2 if rc == 1 else rc)
+
+
 def leftovers(out, expected):
     """Files in out after a failed command (expected paths or temp files)."""
     found = []
@@ -88,7 +106,7 @@ def leftovers(out, expected):
     return found
 
 
-def run_one(binary, path, strict, good, workdir):
+def run_one(binary, path, strict, good, workdir, known):
     problems = []
     out = tempfile.mkdtemp(dir=workdir)
     name = os.path.basename(path)
@@ -108,6 +126,18 @@ def run_one(binary, path, strict, good, workdir):
         rc = p.returncode
         err = p.stderr.decode("utf-8", "replace")
         lines = err.splitlines()
+        if HDF5_EXIT_BUG in lines:
+            # HDF5 1.10.8 prints this from its atexit handler after some
+            # corrupt object headers, with no object left open by us (and
+            # under LeakSanitizer leaks 56 bytes allocated inside libhdf5):
+            # a libhdf5 bug, counted and reported, not a failure of ours.
+            lines, rc = strip_hdf5_exit_bug(lines, rc)
+            if lines is None:
+                problems.append(f"{name}: {cname}: HDF5 exit message with a leak "
+                                f"not inside libhdf5:\n{err[-3000:]}")
+                continue
+            known.append(f"{name}: {cname}")
+            err = "\n".join(lines) + "\n"
         tag = f"{name}: {cname}: rc={rc}"
         if rc < 0 or rc >= 128 or any(m in err for m in SANITIZER_MARKS):
             problems.append(f"{tag}: CRASH\n{err[-3000:]}")
@@ -128,6 +158,8 @@ def run_one(binary, path, strict, good, workdir):
             continue
         # An unreadable file: one line naming it. A readable one may fail
         # for other reasons (no common region...), still in one line.
+        if cname == "check" and rc == 1:
+            continue  # a failed check: verdict on stdout
         if rc != 0 and (len(lines) != 1 or (not loads and name not in lines[0])):
             problems.append(f"{tag}: stderr must be one line naming the file: {err[:800]!r}")
         if rc != 0:
@@ -154,14 +186,18 @@ def main():
         work = os.path.join(tmp, "work")
         os.makedirs(work)
         problems = []
+        known = []
         jobs = max(2, os.cpu_count() or 2)
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-            futs = [pool.submit(run_one, binary, p, s, good, work) for p, s in files]
+            futs = [pool.submit(run_one, binary, p, s, good, work, known)
+                    for p, s in files]
             for f in futs:
                 problems += f.result()
         n_cmds = len(commands("x", "y", "z"))
         print(f"{len(files)} hostile files x {n_cmds} commands "
               f"({sum(1 for _, s in files if s)} strict)")
+        for k in sorted(set(k.split(":")[0] for k in known)):
+            print(f"KNOWN libhdf5 1.10.8 exit message ({HDF5_EXIT_BUG!r}) after: {k}")
         for pr in problems:
             print("FAIL", pr)
         print(f"{len(problems)} problem(s)")
