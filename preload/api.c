@@ -78,7 +78,9 @@ SP_EXPORT int sp_flush(void)
 	if (sp_lifecycle_resolve_hook)
 		sp_lifecycle_resolve_hook();
 	sp_spill_load(); /* events already spilled are part of the checkpoint */
-	int ret = sp_lifecycle_write_local();
+	/* Under MPI every rank checkpoints to its own file, never to the
+	 * shared output (which MPI_Finalize's merge writes). */
+	int ret = sp_lifecycle_mpi_owned ? sp_mpi_flush_rank() : sp_lifecycle_write_local();
 	sp_spill_unload();
 	atomic_store(&sp_recording, 1);
 	return ret;

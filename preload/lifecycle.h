@@ -25,6 +25,9 @@ SP_LC_HIDDEN int sp_lifecycle_write_local(void);
 /* Write this process alone to `path` as rank `rank` of `size` (a rank that
  * never reached MPI_Finalize, MPI_Abort). */
 SP_LC_HIDDEN int sp_lifecycle_write_rank(const char *path, int rank, int size);
+/* sp_flush() in an MPI rank: this rank's checkpoint to <output>.rank<NNNNN>
+ * (no collective call; `scope-profiler merge` combines them). */
+SP_LC_HIDDEN int sp_mpi_flush_rank(void);
 /* Install the fatal-signal handlers (signals.c). */
 SP_LC_HIDDEN void sp_signals_install(void);
 /* on: termination signals wait (finalize is writing); off: a signal that

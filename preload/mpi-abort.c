@@ -7,6 +7,7 @@
  * nothing waits for the other ranks.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,6 +28,17 @@ void sp_mpi_write_rank_alone(const char *why)
 		free(path);
 	}
 	sp_lifecycle_end_finalize();
+}
+
+int sp_mpi_flush_rank(void)
+{
+	char *path = NULL;
+	const char *out = sp_config.output ? sp_config.output : "profiling_data.h5";
+	if (asprintf(&path, "%s.rank%05d", out, sp_mpi_world_rank) < 0)
+		return -ENOMEM;
+	int ret = sp_lifecycle_write_rank(path, sp_mpi_world_rank, sp_mpi_world_size);
+	free(path);
+	return ret;
 }
 
 /* Recorded as a region; the call is closed when the file is written, just

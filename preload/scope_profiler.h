@@ -39,7 +39,9 @@ void sp_end_name(const char *name);
 
 /**
  * sp_flush() - write the file now with every call completed so far, and
- * keep recording. The final write at sp_finalize() replaces it.
+ * keep recording. The final write at sp_finalize() replaces it. In an MPI
+ * rank, each rank writes its own <output>.rank<NNNNN> checkpoint (no
+ * collective call); `scope-profiler merge` combines them.
  * Return: 0 or a negative errno.
  */
 int sp_flush(void);
