@@ -72,7 +72,7 @@ def bytes_expr(fn, spec, fortran):
         return f'sp_mpi_bytes_sum({fval(fn, c, fortran)}, {fval(fn, t, fortran)}, {comm})'
     if kind == 'sumw':
         return f'sp_mpi_bytes_sumw({fval(fn, c, fortran)}, (const void *){t}, {int(fortran)}, {comm})'
-    return f'sp_mpi_bytes({fval(fn, c, fortran)}, {fval(fn, t, fortran)})'
+    return f'sp_mpi_bytes_fast({fval(fn, c, fortran)}, {fval(fn, t, fortran)})'
 
 
 def inplace_test(buf, fortran):
@@ -100,6 +100,8 @@ def body(fn, fortran, call):
         pre.append(f'c.win = {v(a["win"])};')
     if 'freecomm' in a:
         always.append(f'sp_mpi_comm_forget(&c, {deref(fn, a["freecomm"], fortran)});')
+    if 'freetype' in a:
+        always.append('sp_mpi_type_forget();')
     if 'freewin' in a:
         always.append(f'sp_mpi_win_forget({deref(fn, a["freewin"], fortran)});')
     if 'wait' in a:
@@ -153,10 +155,72 @@ def body(fn, fortran, call):
     return out
 
 
+# Annotations the fast path (sp_mpi_fast_*, mpi-record.h) can record.
+FAST_KEYS = {'bytes', 'inplace', 'peer', 'root', 'tag', 'comm', 'status', 'req', 'preq',
+             'wait', 'waitall', 'test'}
+
+
+def fast_body(fn, call):
+    """The fast path of a C wrapper, or [] when the function's data needs the
+    general path (arrays of counts, windows, completions of an unknown subset,
+    handles created or freed, a status that may be undefined)."""
+    a = fn['ann']
+    if fn['ret'] != 'int' or not set(a) <= FAST_KEYS:
+        return []
+    if 'flag' in fn['pnames'] and 'test' not in a:
+        return []  # Iprobe: the status is undefined when nothing matched
+    if ('peer' in a or 'root' in a) and 'comm' not in a:
+        return []
+    specs = [a.get('bytes', '-')]
+    if 'inplace' in a:
+        specs.append(a['inplace'].partition(':')[2])
+    if any(':' in sp for sp in specs):
+        return []
+    begin = f'sp_mpi_fast_begin(&f, SP_MPI_{fn["name"]}, {a.get("comm", "MPI_COMM_NULL")})'
+    out = ['\tstruct sp_mpi_fast f;']
+    saved = None
+    if 'wait' in a:  # the handles are copied: the call frees them
+        out += ['\tMPI_Request sp_saved[1];', f'\tif ({begin}) {{',
+                f'\t\tsp_saved[0] = {a["wait"]} ? *{a["wait"]} : MPI_REQUEST_NULL;']
+        saved = '1'
+    elif 'waitall' in a:
+        n, arr = a['waitall'].split(':')
+        out += ['\tMPI_Request sp_saved[SP_MPI_SAVED];',
+                f'\tif ({n} >= 0 && {n} <= SP_MPI_SAVED && ({arr} || !{n}) && {begin}) {{',
+                f'\t\tsp_mpi_copy_reqs(sp_saved, {arr}, {n});']
+        saved = n
+    else:
+        out.append(f'\tif ({begin}) {{')
+    if 'bytes' in a:
+        e = bytes_expr(fn, a['bytes'], False)
+        if 'inplace' in a:
+            buf, _, alt = a['inplace'].partition(':')
+            e = f'{buf} == MPI_IN_PLACE ? {bytes_expr(fn, alt, False)} : {e}'
+        out.append(f'\t\tf.rec.bytes = {e};')
+    if 'peer' in a:
+        out.append(f'\t\tf.rec.peer = sp_mpi_last_world({a["peer"]});')
+    if 'root' in a:
+        out.append(f'\t\tf.rec.root = sp_mpi_fast_root({a["root"]});')
+    if 'tag' in a:
+        out.append(f'\t\tf.rec.tag = {a["tag"]} < 0 ? -1 : {a["tag"]};')
+    out += ['\t\tsp_mpi_fast_enter(&f);', '\t\t' + call, '\t\tsp_mpi_fast_leave(&f);']
+    if saved:
+        done = f'sp_mpi_reqs_rec(&f.rec, sp_saved, {saved}, -1, NULL, 0);'
+        out.append(f'\t\tif (*{a["test"]})\n\t\t\t{done}' if 'test' in a else '\t\t' + done)
+    if 'status' in a and 'peer' in a:
+        out.append(f'\t\tsp_mpi_fast_status(&f, {a["peer"]}, {a.get("tag", "0")}, {a["status"]});')
+    r = a.get('req') or a.get('preq')
+    if r:
+        out.append(f'\t\tif (ret == MPI_SUCCESS)\n\t\t\tsp_mpi_req_put_rec(&f.rec, *{r});')
+    out += ['\t\tsp_mpi_fast_end(&f);', '\t\treturn ret;', '\t}']
+    return out
+
+
 def c_wrapper(fn):
     args = ', '.join(fn['pnames'])
     proto = f'{fn["ret"]} {fn["name"]}({", ".join(fn["params"]) or "void"})'
     lines = [proto, '{']
+    lines += fast_body(fn, f'int ret = P{fn["name"]}({args});')
     lines += body(fn, False, f'{fn["ret"]} ret = P{fn["name"]}({args});')
     lines += ['\treturn ret;', '}', '']
     return lines

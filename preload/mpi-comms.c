@@ -209,6 +209,9 @@ static struct comm_entry *lookup(const void *key, int kind)
 		sp_mpi_last.key = key;
 		sp_mpi_last.id = e->id;
 		sp_mpi_last.gen = gen;
+		sp_mpi_last.nworld = e->nworld;
+		sp_mpi_last.inter = e->inter;
+		sp_mpi_last.world = e->world;
 		last_entry = e;
 	}
 	return e;

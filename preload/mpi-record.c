@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,13 +28,25 @@ uint32_t sp_mpi_region_slow(enum sp_mpi_fn fn)
 
 /* ---- bytes ---------------------------------------------------------------- */
 
+__thread struct sp_mpi_tcache sp_mpi_tc __attribute__((tls_model("initial-exec")));
+atomic_uint sp_mpi_type_gen = 1; /* the empty cache (gen 0) never matches */
+
+void sp_mpi_type_forget(void)
+{
+	atomic_fetch_add_explicit(&sp_mpi_type_gen, 1, memory_order_relaxed);
+}
+
 int64_t sp_mpi_bytes(int count, MPI_Datatype type)
 {
-	int size = 0;
-	if (type == MPI_DATATYPE_NULL || count < 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
-	    size == MPI_UNDEFINED)
+	int size = 0, saved = errno;
+	unsigned gen = atomic_load_explicit(&sp_mpi_type_gen, memory_order_relaxed);
+	bool ok = type != MPI_DATATYPE_NULL && PMPI_Type_size(type, &size) == MPI_SUCCESS &&
+		  size != MPI_UNDEFINED;
+	errno = saved;
+	if (!ok)
 		return -1;
-	return (int64_t)count * size;
+	sp_mpi_tc = (struct sp_mpi_tcache){ .type = type, .size = size, .gen = gen };
+	return count < 0 ? -1 : (int64_t)count * size;
 }
 
 int64_t sp_mpi_bytes_sum(const void *counts, MPI_Datatype type, MPI_Comm comm)
@@ -94,32 +107,21 @@ void sp_mpi_peer_from_status(struct sp_mpi_call *c, const void *status, int fort
 
 /* ---- per-thread records ------------------------------------------------- */
 
-/*
- * Records of one thread. Appended only by the owning thread while it
- * records; read by the merge after recording stopped. Indexed by the
- * recorder's thread index, and never freed before the process ends, so a
- * thread that exited keeps its records (as its events are kept).
- */
-struct mpi_thread {
-	struct sp_mpi_rec *recs;
-	uint32_t *sites;   /* parallel to recs, only with call sites on */
-	uint32_t n, cap;
-};
-
-static __thread struct mpi_thread *my __attribute__((tls_model("initial-exec")));
+__thread struct sp_mpi_thread *sp_mpi_my __attribute__((tls_model("initial-exec")));
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct mpi_thread **by_index;
+/* Indexed by the recorder's thread index. */
+static struct sp_mpi_thread **by_index;
 static uint32_t nby_index;
 
-static struct mpi_thread *attach(uint32_t index)
+static struct sp_mpi_thread *attach(uint32_t index)
 {
-	struct mpi_thread *th = calloc(1, sizeof *th);
+	struct sp_mpi_thread *th = calloc(1, sizeof *th);
 	if (!th)
 		return NULL;
 	pthread_mutex_lock(&threads_lock);
 	if (index >= nby_index) {
 		uint32_t n = index + 64;
-		struct mpi_thread **v = realloc(by_index, n * sizeof *v);
+		struct sp_mpi_thread **v = realloc(by_index, n * sizeof *v);
 		if (v) {
 			memset(v + nby_index, 0, (n - nby_index) * sizeof *v);
 			by_index = v;
@@ -136,72 +138,90 @@ static struct mpi_thread *attach(uint32_t index)
 	return th;
 }
 
-static bool grow(struct mpi_thread *th)
+#define REC_CHUNK_BYTES (SP_MPI_REC_CHUNK * sizeof(struct sp_mpi_rec))
+
+/* Make room for record th->n: the next chunk (reused after a reset, else
+ * mapped pre-faulted) and, with call sites on, the site slot. */
+static bool grow(struct sp_mpi_thread *th)
 {
-	uint32_t cap = th->cap ? 2 * th->cap : 4096;
-	if (sp_mpi_cs_frames) {
+	if (sp_mpi_cs_frames && th->n >= th->sites_cap) {
+		uint32_t cap = th->sites_cap ? 2 * th->sites_cap : 4096;
 		uint32_t *sv = realloc(th->sites, cap * sizeof *sv);
 		if (!sv)
 			return false;
 		th->sites = sv;
+		th->sites_cap = cap;
 	}
-	struct sp_mpi_rec *v = realloc(th->recs, cap * sizeof *v);
-	if (!v)
-		return false;
-	th->recs = v;
-	th->cap = cap;
+	if (th->pos != th->end)
+		return true;
+	uint32_t k = th->n >> SP_MPI_REC_SHIFT;
+	if (k == th->nchunks) {
+		if (th->nchunks == th->capchunks) {
+			uint32_t cap = th->capchunks ? 2 * th->capchunks : 16;
+			struct sp_mpi_rec **v = realloc(th->chunks, cap * sizeof *v);
+			if (!v)
+				return false;
+			th->chunks = v;
+			th->capchunks = cap;
+		}
+		void *m = mmap(NULL, REC_CHUNK_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (m == MAP_FAILED)
+			return false;
+		th->chunks[th->nchunks++] = m;
+	}
+	th->pos = th->chunks[k];
+	th->end = th->pos + SP_MPI_REC_CHUNK;
 	return true;
 }
 
-/* Append c->rec (and the call site) to this thread's records; the event's
- * aux points to it. */
-static inline void append(struct sp_mpi_call *c)
+void sp_mpi_append_slow(struct sp_event *ev, const struct sp_mpi_rec *r, uint32_t site)
 {
-	struct mpi_thread *th = my;
-	if (SP_UNLIKELY(!th)) {
-		th = my = attach(sp_tls->index);
-		if (!th)
-			return;
+	int saved = errno;
+	struct sp_mpi_thread *th = sp_mpi_my;
+	if (!th && sp_tls)
+		th = sp_mpi_my = attach(sp_tls->index);
+	if (th && grow(th)) {
+		if (th->sites)
+			th->sites[th->n] = site;
+		*th->pos++ = *r;
+		ev->aux = ++th->n; /* 1 + index */
 	}
-	if (SP_UNLIKELY(th->n == th->cap) && !grow(th))
-		return;
-	th->recs[th->n] = c->rec;
-	if (th->sites)
-		th->sites[th->n] = c->site;
-	c->ev->aux = ++th->n; /* 1 + index */
+	errno = saved;
+}
+
+static const struct sp_mpi_rec *rec_at(const struct sp_mpi_thread *th, uint32_t index)
+{
+	return &th->chunks[index >> SP_MPI_REC_SHIFT][index & (SP_MPI_REC_CHUNK - 1)];
 }
 
 void sp_mpi_store(struct sp_mpi_call *c)
 {
+	int saved = errno;
 	sp_mpi_resolve(c);
 	if (c->saved != c->small)
 		free(c->saved);
+	errno = saved;
 	if (!c->ev || !sp_tls)
 		return;
 	const struct sp_mpi_rec *r = &c->rec;
 	if (r->bytes == -1 && r->peer == -1 && r->root == -1 && r->tag == -1 &&
 	    r->comm < 0x3fffffff && !c->site) {
-		/* No message data: the communicator id fits in aux itself, no
-		 * record memory (most calls: Comm_rank, Barrier, Type_*, ...). */
+		/* No message data: the communicator id fits in aux itself. */
 		c->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(r->comm + 1);
 		return;
 	}
-	append(c);
-}
-
-void sp_mpi_store_comm(struct sp_mpi_call *c, int32_t comm)
-{
-	if (!sp_tls)
-		return;
-	c->rec = (struct sp_mpi_rec){ .bytes = -1, .peer = -1, .root = -1, .tag = -1, .comm = comm };
-	append(c);
+	if (sp_mpi_cs_frames)
+		sp_mpi_append_slow(c->ev, r, c->site);
+	else
+		sp_mpi_append(c->ev, r);
 }
 
 uint32_t sp_mpi_rec_site(uint32_t thread, uint32_t aux)
 {
 	if (!aux || (aux & SP_MPI_AUX_INLINE) || thread >= nby_index || !by_index[thread])
 		return 0;
-	const struct mpi_thread *th = by_index[thread];
+	const struct sp_mpi_thread *th = by_index[thread];
 	return th->sites && aux <= th->n ? th->sites[aux - 1] : 0;
 }
 
@@ -219,7 +239,7 @@ void sp_mpi_columns(const struct sp_snapshot *s, uint64_t first, uint64_t n, int
 			continue;
 		}
 		if (aux && t < nby_index && by_index[t] && aux <= by_index[t]->n)
-			r = &by_index[t]->recs[aux - 1];
+			r = rec_at(by_index[t], aux - 1);
 		bytes[i] = r ? r->bytes : -1;
 		peer[i] = r ? r->peer : -1;
 		root[i] = r ? r->root : -1;
@@ -232,8 +252,11 @@ void sp_mpi_records_reset(void)
 {
 	pthread_mutex_lock(&threads_lock);
 	for (uint32_t i = 0; i < nby_index; i++)
-		if (by_index[i])
+		if (by_index[i]) {
+			/* The chunks stay mapped and are filled again. */
 			by_index[i]->n = 0;
+			by_index[i]->pos = by_index[i]->end = NULL;
+		}
 	pthread_mutex_unlock(&threads_lock);
 }
 
@@ -268,17 +291,24 @@ int sp_mpi_record_init(void)
 
 void sp_mpi_req_put(struct sp_mpi_call *c, MPI_Request req)
 {
+	if (!reqs || req == MPI_REQUEST_NULL)
+		return;
+	sp_mpi_resolve_fast(c);
+	sp_mpi_req_put_rec(&c->rec, req);
+}
+
+void sp_mpi_req_put_rec(const struct sp_mpi_rec *rec, MPI_Request req)
+{
 	uintptr_t k = (uintptr_t)req;
 	if (!reqs || req == MPI_REQUEST_NULL)
 		return;
-	sp_mpi_resolve(c);
 	size_t h = req_hash(k);
 	for (size_t i = 0; i < REQ_PROBE; i++) {
 		struct req_slot *s = &reqs[(h + i) & (REQ_SLOTS - 1)];
 		uintptr_t cur = atomic_load_explicit(&s->key, memory_order_acquire), zero = 0;
 		if (cur == k || (cur == 0 && atomic_compare_exchange_strong(&s->key, &zero, k)) ||
 		    zero == k) {
-			s->rec = c->rec;
+			s->rec = *rec;
 			return;
 		}
 	}
@@ -318,19 +348,20 @@ void sp_mpi_reqs_save(struct sp_mpi_call *c, const void *handles, int n, int for
 	c->nsaved = n;
 }
 
-void sp_mpi_reqs_done(struct sp_mpi_call *c, int n, const int *idx, int fortran)
+void sp_mpi_reqs_rec(struct sp_mpi_rec *out, const MPI_Request *saved, int nsaved, int n,
+		     const int *idx, int fortran)
 {
 	int64_t bytes = 0;
 	int found = 0, known = 0;
 	const struct sp_mpi_rec *one = NULL;
-	int count = n < 0 ? c->nsaved : n;
+	int count = n < 0 ? nsaved : n;
 	if (n == MPI_UNDEFINED)
 		count = 0;
 	for (int k = 0; k < count; k++) {
 		int i = n < 0 ? k : idx[k] - (fortran ? 1 : 0);
-		if (i < 0 || i >= c->nsaved || c->saved[i] == MPI_REQUEST_NULL)
+		if (i < 0 || i >= nsaved || saved[i] == MPI_REQUEST_NULL)
 			continue;
-		const struct sp_mpi_rec *r = req_get(c->saved[i]);
+		const struct sp_mpi_rec *r = req_get(saved[i]);
 		found++;
 		if (r && r->bytes >= 0) {
 			bytes += r->bytes;
@@ -338,13 +369,18 @@ void sp_mpi_reqs_done(struct sp_mpi_call *c, int n, const int *idx, int fortran)
 		}
 		one = r;
 	}
-	c->rec = (struct sp_mpi_rec){ .bytes = known ? bytes : (found ? -1 : 0),
-				      .peer = -1, .root = -1, .tag = -1, .comm = -1 };
+	*out = (struct sp_mpi_rec){ .bytes = known ? bytes : (found ? -1 : 0),
+				    .peer = -1, .root = -1, .tag = -1, .comm = -1 };
 	if (found == 1 && one) {
-		c->rec.peer = one->peer;
-		c->rec.root = one->root;
-		c->rec.tag = one->tag;
-		c->rec.comm = one->comm;
+		out->peer = one->peer;
+		out->root = one->root;
+		out->tag = one->tag;
+		out->comm = one->comm;
 	}
+}
+
+void sp_mpi_reqs_done(struct sp_mpi_call *c, int n, const int *idx, int fortran)
+{
+	sp_mpi_reqs_rec(&c->rec, c->saved, c->nsaved, n, idx, fortran);
 	c->resolved = true;
 }

@@ -61,8 +61,9 @@ SP_HIDDEN extern __thread int sp_mpi_depth __attribute__((tls_model("initial-exe
 
 SP_HIDDEN uint32_t sp_mpi_region_slow(enum sp_mpi_fn fn);
 SP_HIDDEN void sp_mpi_store(struct sp_mpi_call *c);
-/* Store a call without message data on communicator id comm (known). */
-SP_HIDDEN void sp_mpi_store_comm(struct sp_mpi_call *c, int32_t comm);
+/* Fill c->rec from the call's data: ranks to world ranks, comm to its id. */
+SP_HIDDEN void sp_mpi_resolve(struct sp_mpi_call *c);
+SP_HIDDEN extern int sp_mpi_world_rank, sp_mpi_world_size;
 
 /* ---- call sites (mpi-callsites.c) ----------------------------------------- */
 
@@ -141,30 +142,99 @@ static inline __attribute__((always_inline)) bool sp_mpi_leave(struct sp_mpi_cal
 }
 
 /* The last communicator this thread resolved (mpi-comms.c), valid while
- * sp_mpi_comm_gen has not moved. */
+ * sp_mpi_comm_gen has not moved: its id and its rank -> world rank table
+ * (world NULL: identity below nworld). */
 struct sp_mpi_last {
 	const void *key;
 	int32_t id;
 	unsigned gen;
+	int32_t nworld;
+	bool inter;
+	const int32_t *world;
 };
 SP_HIDDEN extern __thread struct sp_mpi_last sp_mpi_last __attribute__((tls_model("initial-exec")));
 SP_HIDDEN extern atomic_uint sp_mpi_comm_gen;
 
-/* Store the call's data and restore errno. Fast path: a call without
- * message data on the communicator of the previous call (no record, the id
- * goes into aux). */
+static inline int32_t sp_mpi_last_world(int rank)
+{
+	if (rank < 0 || rank >= sp_mpi_last.nworld)
+		return -1;
+	return sp_mpi_last.world ? sp_mpi_last.world[rank] : rank;
+}
+
+/* Fill c->rec (as sp_mpi_resolve), inline when the call's communicator is
+ * the one this thread resolved last. */
+static inline __attribute__((always_inline)) void sp_mpi_resolve_fast(struct sp_mpi_call *c)
+{
+	if (c->resolved)
+		return;
+	if (SP_LIKELY(c->comm != MPI_COMM_NULL && c->win == MPI_WIN_NULL &&
+		      sp_mpi_last.key == (const void *)c->comm &&
+		      sp_mpi_last.gen == atomic_load_explicit(&sp_mpi_comm_gen, memory_order_relaxed))) {
+		c->rec.bytes = c->bytes;
+		c->rec.tag = c->tag == SP_MPI_UNSET || c->tag < 0 ? -1 : c->tag;
+		c->rec.comm = sp_mpi_last.id;
+		c->rec.peer = c->peer == SP_MPI_UNSET ? -1 : sp_mpi_last_world(c->peer);
+		if (c->root == SP_MPI_UNSET)
+			c->rec.root = -1;
+		else if (sp_mpi_last.inter && c->root == MPI_ROOT)
+			c->rec.root = sp_mpi_world_rank;
+		else
+			c->rec.root = sp_mpi_last_world(c->root);
+		c->resolved = true;
+		return;
+	}
+	sp_mpi_resolve(c);
+}
+
+/* ---- per-thread records (mpi-record.c) ----------------------------------- */
+
+/* Records of one thread, in chunks of SP_MPI_REC_CHUNK (pre-faulted, never
+ * moved: the hot path appends without page faults or copies). Appended only
+ * by the owning thread while it records; read by the merge after recording
+ * stopped. Never freed before the process ends, so a thread that exited
+ * keeps its records (as its events are kept). */
+#define SP_MPI_REC_SHIFT 14
+#define SP_MPI_REC_CHUNK (1u << SP_MPI_REC_SHIFT)
+struct sp_mpi_thread {
+	struct sp_mpi_rec *pos, *end; /* free slots of the newest chunk */
+	uint32_t n;                   /* records so far; aux = 1 + index */
+	uint32_t nchunks, capchunks;
+	struct sp_mpi_rec **chunks;
+	uint32_t *sites;              /* parallel to the records, call sites on only */
+	uint32_t sites_cap;
+};
+SP_HIDDEN extern __thread struct sp_mpi_thread *sp_mpi_my __attribute__((tls_model("initial-exec")));
+/* Append with the chunk full or the thread not attached yet; with call
+ * sites on, every append goes here (the site is stored beside the record). */
+SP_HIDDEN void sp_mpi_append_slow(struct sp_event *ev, const struct sp_mpi_rec *r, uint32_t site);
+
+static inline __attribute__((always_inline)) void sp_mpi_append(struct sp_event *ev,
+								 const struct sp_mpi_rec *r)
+{
+	struct sp_mpi_thread *th = sp_mpi_my;
+	if (SP_UNLIKELY(!th || th->pos == th->end)) {
+		sp_mpi_append_slow(ev, r, 0);
+		return;
+	}
+	*th->pos++ = *r;
+	ev->aux = ++th->n; /* 1 + index */
+}
+
+/* Store the call's data and restore errno. Calls without message data keep
+ * their communicator id in aux itself (no record memory: Comm_rank,
+ * Barrier, Type_*, ...); the others append a record. */
 static inline __attribute__((always_inline)) void sp_mpi_end(struct sp_mpi_call *c)
 {
 	if (c->active) {
-		if (c->ev && c->bytes == -1 && c->peer == SP_MPI_UNSET && c->root == SP_MPI_UNSET &&
-		    c->tag == SP_MPI_UNSET && c->win == MPI_WIN_NULL && !c->resolved &&
-		    c->saved == c->small && c->comm != MPI_COMM_NULL &&
-		    sp_mpi_last.key == (const void *)c->comm &&
-		    sp_mpi_last.gen == atomic_load_explicit(&sp_mpi_comm_gen, memory_order_relaxed)) {
-			if (SP_LIKELY(!c->site))
-				c->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(sp_mpi_last.id + 1);
-			else /* a record: the site needs one */
-				sp_mpi_store_comm(c, sp_mpi_last.id);
+		if (SP_LIKELY(c->ev && c->saved == c->small && !sp_mpi_cs_frames)) {
+			sp_mpi_resolve_fast(c);
+			const struct sp_mpi_rec *r = &c->rec;
+			if (r->bytes == -1 && r->peer == -1 && r->root == -1 && r->tag == -1 &&
+			    r->comm < 0x3fffffff)
+				c->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(r->comm + 1);
+			else
+				sp_mpi_append(c->ev, r);
 		} else {
 			sp_mpi_store(c);
 		}
@@ -173,9 +243,151 @@ static inline __attribute__((always_inline)) void sp_mpi_end(struct sp_mpi_call 
 	errno = c->err;
 }
 
+/* ---- the fast path ---------------------------------------------------------
+ *
+ * Wrappers whose data is known at post time (bytes of one count x type,
+ * peer, root, tag, communicator; a request to remember) try this first: no
+ * call-state struct, no errno traffic (nothing here calls into libc), the
+ * record built before the call. It applies when the thread is attached, its
+ * buffers have room, the datatype and communicator are the ones it used last
+ * and call sites are off; anything else takes the general path.
+ */
+struct sp_mpi_fast {
+	struct sp_thread *t;
+	struct sp_event *ev;   /* the closed event, NULL if it could not close */
+	uint32_t region;
+	uint32_t depth;        /* the frame's index on the thread's stack */
+	struct sp_mpi_rec rec;
+};
+
+/* comm: the call's communicator, or MPI_COMM_NULL for a call without one. */
+static inline __attribute__((always_inline)) bool sp_mpi_fast_begin(struct sp_mpi_fast *f,
+								     enum sp_mpi_fn fn, MPI_Comm comm)
+{
+	struct sp_thread *t = sp_tls;
+	uint32_t r = sp_mpi_region_ids[fn];
+	if (SP_UNLIKELY(!t || !r || sp_mpi_depth || !sp_mpi_on || sp_mpi_cs_frames ||
+			!atomic_load_explicit(&sp_recording, memory_order_relaxed) ||
+			t->pos == t->end || t->depth >= SP_STACK_MAX))
+		return false;
+	int32_t id = -1;
+	if (comm != MPI_COMM_NULL) {
+		if (SP_UNLIKELY(sp_mpi_last.key != (const void *)comm ||
+				sp_mpi_last.gen != atomic_load_explicit(&sp_mpi_comm_gen,
+									memory_order_relaxed)))
+			return false;
+		id = sp_mpi_last.id;
+	}
+	f->t = t;
+	f->region = r - 1;
+	f->rec = (struct sp_mpi_rec){ .bytes = -1, .peer = -1, .root = -1, .tag = -1, .comm = id };
+	return true;
+}
+
+/* Copy n request handles (n <= SP_MPI_SAVED) element by element: as a
+ * loop the compiler may turn it into `rep movs`, whose start-up costs more
+ * than the whole copy of a few handles. */
+static inline __attribute__((always_inline)) void sp_mpi_copy_reqs(MPI_Request *dst,
+								    const MPI_Request *src, int n)
+{
+	for (int i = 0; i < n; i++)
+		__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
+}
+
+/* Root as recorded (MPI_ROOT on an intercommunicator is this rank). */
+static inline int32_t sp_mpi_fast_root(int root)
+{
+	return sp_mpi_last.inter && root == MPI_ROOT ? sp_mpi_world_rank : sp_mpi_last_world(root);
+}
+
+/* Open the event: the timestamp is the last thing before the MPI call. */
+static inline __attribute__((always_inline)) void sp_mpi_fast_enter(struct sp_mpi_fast *f)
+{
+	struct sp_thread *t = f->t;
+	sp_mpi_depth = 1;
+	struct sp_event *e = t->pos++;
+	struct sp_frame *fr = &t->stack[t->depth];
+	f->depth = t->depth++;
+	fr->ev = e;
+	fr->region = f->region;
+	fr->flags = 0;
+	e->region = f->region;
+	e->aux = 0;
+	e->end = SP_OPEN;
+	int64_t now = sp_ticks();
+	e->start = now;
+	fr->start = now;
+}
+
+/* Close the event: the timestamp is the first thing after the MPI call. */
+static inline __attribute__((always_inline)) void sp_mpi_fast_leave(struct sp_mpi_fast *f)
+{
+	int64_t now = sp_ticks();
+	struct sp_thread *t = f->t;
+	struct sp_frame *fr = &t->stack[f->depth];
+	f->ev = NULL;
+	if (SP_LIKELY(t->depth == f->depth + 1 && !t->overflow && fr->region == f->region &&
+		      fr->ev)) {
+		f->ev = fr->ev;
+		f->ev->end = now;
+		t->depth = f->depth;
+	} else {
+		int saved = errno;
+		sp_thread_exit_slow(t, f->region, now);
+		errno = saved;
+	}
+}
+
+/* Peer and tag from the status of a receive posted with wildcards. */
+static inline void sp_mpi_fast_status(struct sp_mpi_fast *f, int peer, int tag,
+				      const MPI_Status *status)
+{
+	if (peer != MPI_ANY_SOURCE || status == MPI_STATUS_IGNORE)
+		return;
+	f->rec.peer = sp_mpi_last_world(status->MPI_SOURCE);
+	if (tag == MPI_ANY_TAG)
+		f->rec.tag = status->MPI_TAG < 0 ? -1 : status->MPI_TAG;
+}
+
+/* Store the record (or the communicator id alone, in aux). */
+static inline __attribute__((always_inline)) void sp_mpi_fast_end(struct sp_mpi_fast *f)
+{
+	const struct sp_mpi_rec *r = &f->rec;
+	if (SP_LIKELY(f->ev != NULL)) {
+		if (r->bytes == -1 && r->peer == -1 && r->root == -1 && r->tag == -1 &&
+		    r->comm < 0x3fffffff)
+			f->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(r->comm + 1);
+		else
+			sp_mpi_append(f->ev, r);
+	}
+	sp_mpi_depth = 0;
+}
+
 /* ---- post-time data ------------------------------------------------------ */
 
 SP_HIDDEN int64_t sp_mpi_bytes(int count, MPI_Datatype type);
+
+/* The size of the datatype this thread measured last, valid while
+ * sp_mpi_type_gen has not moved (every MPI_Type_free moves it: a freed
+ * handle's address can come back as another type). */
+struct sp_mpi_tcache {
+	MPI_Datatype type;
+	int64_t size;
+	unsigned gen;
+};
+SP_HIDDEN extern __thread struct sp_mpi_tcache sp_mpi_tc __attribute__((tls_model("initial-exec")));
+SP_HIDDEN extern atomic_uint sp_mpi_type_gen;
+/* Before MPI_Type_free (whatever the recording state). */
+SP_HIDDEN void sp_mpi_type_forget(void);
+
+/* sp_mpi_bytes, without a call into MPI when the type is the last one. */
+static inline __attribute__((always_inline)) int64_t sp_mpi_bytes_fast(int count, MPI_Datatype type)
+{
+	if (SP_LIKELY(type == sp_mpi_tc.type && count >= 0 &&
+		      sp_mpi_tc.gen == atomic_load_explicit(&sp_mpi_type_gen, memory_order_relaxed)))
+		return (int64_t)count * sp_mpi_tc.size;
+	return sp_mpi_bytes(count, type);
+}
 /* Sum of counts[i] (one per rank of comm, remote group for an
  * intercommunicator) times the size of type. */
 SP_HIDDEN int64_t sp_mpi_bytes_sum(const void *counts, MPI_Datatype type, MPI_Comm comm);
@@ -190,6 +402,8 @@ SP_HIDDEN void sp_mpi_peer_from_status(struct sp_mpi_call *c, const void *status
 /* ---- requests: post-time data kept with the request ---------------------- */
 
 SP_HIDDEN void sp_mpi_req_put(struct sp_mpi_call *c, MPI_Request req);
+/* Keep a resolved record with a request. */
+SP_HIDDEN void sp_mpi_req_put_rec(const struct sp_mpi_rec *rec, MPI_Request req);
 /* Save n request handles before a completion call (Fortran handles if
  * fortran). */
 SP_HIDDEN void sp_mpi_reqs_save(struct sp_mpi_call *c, const void *reqs, int n, int fortran);
@@ -197,12 +411,13 @@ SP_HIDDEN void sp_mpi_reqs_save(struct sp_mpi_call *c, const void *reqs, int n, 
  * (1-based if fortran). The call's record gets their summed bytes, and
  * peer/tag/comm when exactly one request completed. */
 SP_HIDDEN void sp_mpi_reqs_done(struct sp_mpi_call *c, int n, const int *idx, int fortran);
+/* The same for requests saved[0..nsaved) (the fast path's copy), into out. */
+SP_HIDDEN void sp_mpi_reqs_rec(struct sp_mpi_rec *out, const MPI_Request *saved, int nsaved, int n,
+			       const int *idx, int fortran);
 
 /* ---- communicators and windows ------------------------------------------ */
 
 SP_HIDDEN void sp_mpi_comm_new(MPI_Comm comm);
-/* Fill c->rec from the call's data: ranks to world ranks, comm to its id. */
-SP_HIDDEN void sp_mpi_resolve(struct sp_mpi_call *c);
 /* Number of entries of a per-rank count array for comm (remote size for an
  * intercommunicator), -1 if unknown. */
 SP_HIDDEN int sp_mpi_comm_count_len(MPI_Comm comm);
@@ -229,7 +444,6 @@ SP_HIDDEN void sp_mpi_write_rank_alone(const char *why);
 SP_HIDDEN int sp_mpi_record_init(void);
 /* The private communicator of the merge. */
 SP_HIDDEN extern MPI_Comm sp_mpi_private_comm;
-SP_HIDDEN extern int sp_mpi_world_rank, sp_mpi_world_size;
 
 /* MPI columns of snapshot events: aux -> record of the event's thread. */
 struct sp_snapshot;

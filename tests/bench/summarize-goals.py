@@ -60,10 +60,12 @@ def main():
     goal("excluded fn over empty hook", val(hook("scope_profiler_excluded"), "over_empty_hooks"), 3, "ns")
     goal("throttled fn over empty hook", val(hook("scope_profiler_throttled"), "over_empty_hooks"), 3,
          "ns", "floor: 2 timestamps (exact total time) %.1f ns" % two_ts if two_ts else "")
-    mpi = [r for r in recs if r.get("metric") == "mpi_added_ns" and r.get("ranks") == 1]
-    worst = max(mpi, key=lambda r: float(r["added_ns"])) if mpi else None
-    goal("MPI wrapper added ns/call (1 rank, worst op)", val(worst, "added_ns"), 40, "ns",
-         "op %s" % worst["op"] if worst else "")
+    mpi = [r for r in recs if r.get("metric") == "mpi_added_ns" and r.get("ranks") == 2]
+    worst = max(mpi, key=lambda r: float(val(r, "added_per_call_ns", "added_ns"))) if mpi else None
+    goal("MPI wrapper added ns/call (2 ranks pinned, worst op)",
+         val(worst, "added_per_call_ns", "added_ns"), 40, "ns",
+         "op %s; floor: 2 timestamps %.1f ns" % (worst["op"], two_ts) if worst and two_ts
+         else "op %s" % worst["op"] if worst else "")
     goal("bytes/event uncompressed", val(find(recs, metric="bytes_per_event_uncompressed"), "median"),
          16.5, "B")
     goal("bytes/event gzip4+shuffle", val(find(recs, metric="bytes_per_event_gzip4_shuffle"), "median"),

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * MPI wrapper benchmark. `calls N`: ns per call of MPI_Comm_rank, an 8-byte
- * MPI_Allreduce and an Isend/Irecv/Waitall exchange (run with and without
- * the preload; bench-mpi.sh takes the difference). `finalize K`: K recorded
+ * MPI wrapper benchmark. `calls N`: ns per call of MPI_Comm_rank (N calls),
+ * an 8-byte MPI_Allreduce and an Isend/Irecv/Waitall exchange (N/10 each),
+ * best of 10 batches (run with and without the preload; bench-mpi.sh takes
+ * the difference). `finalize K`: K recorded
  * calls per rank, then the wall time of MPI_Finalize (the merge) on rank 0.
  * `sites N`: MPI_Comm_rank and an 8-byte MPI_Allreduce made three
  * application frames deep (what a depth-3 call site unwinds), ns per call
@@ -71,28 +72,37 @@ int main(int argc, char **argv)
 			printf("MPI_Comm_rank %.2f\nMPI_Allreduce_8B %.2f\n", rank_ns, allreduce_ns);
 		MPI_Finalize();
 	} else if (strcmp(mode, "calls") == 0) {
-		double t0 = now();
-		for (long i = 0; i < n; i++)
-			MPI_Comm_rank(MPI_COMM_WORLD, &r);
-		double rank_ns = (now() - t0) * 1e9 / n;
+		double rank_ns = 1e30, allreduce_ns = 1e30, p2p_ns = 1e30;
 		double x = 1, y;
-		long m = n / 10;
-		MPI_Barrier(MPI_COMM_WORLD);
-		t0 = now();
-		for (long i = 0; i < m; i++)
-			MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-		double allreduce_ns = (now() - t0) * 1e9 / m;
 		char sb[8] = { 0 }, rb[8];
 		int peer = size > 1 ? rank ^ 1 : rank; /* 1 rank: messages to itself */
-		MPI_Barrier(MPI_COMM_WORLD);
-		t0 = now();
-		for (long i = 0; i < m && peer < size; i++) {
-			MPI_Request q[2];
-			MPI_Irecv(rb, 8, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &q[0]);
-			MPI_Isend(sb, 8, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &q[1]);
-			MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+		long m = n / 10;
+		/* Best of 10 batches per operation: a batch that the host's other
+		 * tenants interrupted does not count. */
+		for (int b = 0; b < 10; b++) {
+			MPI_Barrier(MPI_COMM_WORLD);
+			double t0 = now();
+			for (long i = 0; i < n / 10; i++)
+				MPI_Comm_rank(MPI_COMM_WORLD, &r);
+			double t = (now() - t0) * 1e9 / (n / 10);
+			rank_ns = t < rank_ns ? t : rank_ns;
+			MPI_Barrier(MPI_COMM_WORLD);
+			t0 = now();
+			for (long i = 0; i < m / 10; i++)
+				MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+			t = (now() - t0) * 1e9 / (m / 10);
+			allreduce_ns = t < allreduce_ns ? t : allreduce_ns;
+			MPI_Barrier(MPI_COMM_WORLD);
+			t0 = now();
+			for (long i = 0; i < m / 10 && peer < size; i++) {
+				MPI_Request q[2];
+				MPI_Irecv(rb, 8, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &q[0]);
+				MPI_Isend(sb, 8, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &q[1]);
+				MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+			}
+			t = (now() - t0) * 1e9 / (m / 10);
+			p2p_ns = t < p2p_ns ? t : p2p_ns;
 		}
-		double p2p_ns = (now() - t0) * 1e9 / m;
 		if (rank == 0)
 			printf("MPI_Comm_rank %.2f\nMPI_Allreduce_8B %.2f\nIsend_Irecv_Waitall %.2f\n",
 			       rank_ns, allreduce_ns, p2p_ns);

@@ -1,7 +1,8 @@
 #!/bin/bash
-# MPI benchmark: (1) ns added per call by the wrappers (2 ranks, best of 3,
-# with minus without the preload) for MPI_Comm_rank, an 8-byte
-# MPI_Allreduce and one Isend+Irecv+Waitall exchange (3 wrapped calls);
+# MPI benchmark: (1) ns added per call by the wrappers (2 ranks pinned, then
+# 1 rank; median of 5 runs of with minus without the preload) for
+# MPI_Comm_rank, an 8-byte MPI_Allreduce and one Isend+Irecv+Waitall
+# exchange (3 wrapped calls: added/call is a third of the exchange's);
 # (2) call sites (1 rank): ns added by SCOPE_PROFILER_CALLSITES=1/3/8 over
 # call sites off, for calls made three application frames deep (best of 20
 # batches in a process, best of 5 processes); SP_BENCH_BASE_LIB=path of
@@ -19,28 +20,49 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 calls=${SP_BENCH_MPI_CALLS:-2000000}
 
-best() { # best-of-5 ns per op: best NP PRELOAD(0/1)
-  for i in 1 2 3 4 5; do
-    if [ "$2" = 1 ]; then
-      SCOPE_PROFILER_OUTPUT="$work/b.h5" SCOPE_PROFILER_QUIET=1 mpirun --oversubscribe -n "$1" \
-        -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x SCOPE_PROFILER_QUIET "$bin" calls "$calls"
-    else
-      mpirun --oversubscribe -n "$1" "$bin" calls "$calls"
-    fi
-  done | awk '{ if (!($1 in m) || $2 < m[$1]) m[$1] = $2 } END { for (k in m) print k, m[k] }' | sort
+# Section 1: both ranks pinned (--bind-to core: one rank per vCPU), runs
+# with and without the preload interleaved so that drift of the host hits
+# both alike; per run, each op's best-of-10-batches time (bench-mpi.c).
+run_calls() { # run_calls NP PRELOAD(0/1) -> "op ns" lines
+  if [ "$2" = 1 ]; then
+    SCOPE_PROFILER_OUTPUT="$work/b.h5" SCOPE_PROFILER_QUIET=1 mpirun --bind-to core -n "$1" \
+      -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x SCOPE_PROFILER_QUIET "$bin" calls "$calls"
+  else
+    mpirun --bind-to core -n "$1" "$bin" calls "$calls"
+  fi
 }
-# 1 rank: the wrapper's own cost (messages to self, no cross-rank
-# scheduling noise); 2 ranks: two busy-polling ranks on 2 vCPUs (noisy).
-for np in 1 2; do
-  best $np 0 > "$work/base.txt"
-  best $np 1 > "$work/prof.txt"
-  echo "ns per call, $np rank(s), $calls MPI_Comm_rank calls, $((calls / 10)) others (best of 5)"
-  printf "%-22s %12s %12s %10s\n" operation without with added
-  join "$work/base.txt" "$work/prof.txt" | while read -r op a b; do
-    d=$(echo "$b - $a" | bc -l)
-    printf "%-22s %12.1f %12.1f %10.1f\n" "$op" "$a" "$b" "$d"
-    echo "{\"metric\": \"mpi_added_ns\", \"ranks\": $np, \"op\": \"$op\", \"without_ns\": $a, \"with_ns\": $b, \"added_ns\": $d}"
+runs=${SP_BENCH_MPI_RUNS:-5}
+for np in 2 1; do
+  : > "$work/pairs.txt"
+  for i in $(seq "$runs"); do
+    run_calls $np 0 > "$work/base.txt"
+    run_calls $np 1 > "$work/prof.txt"
+    join "$work/base.txt" "$work/prof.txt" >> "$work/pairs.txt"
   done
+  echo "ns per call, $np rank(s) pinned, $runs runs (with and without interleaved), median [min-max]"
+  printf "%-22s %10s %10s %22s %12s\n" operation without with "added (min-max)" "added/call"
+  # Isend_Irecv_Waitall is one exchange of 3 wrapped calls.
+  python3 - "$work/pairs.txt" "$np" <<'PY'
+import json, statistics, sys
+by = {}
+for line in open(sys.argv[1]):
+    op, a, b = line.split()
+    by.setdefault(op, []).append((float(a), float(b)))
+for op, v in by.items():
+    calls = 3 if op == "Isend_Irecv_Waitall" else 1
+    d = [b - a for a, b in v]
+    med = statistics.median(d)
+    print("%-22s %10.1f %10.1f %10.1f (%5.1f-%5.1f) %12.1f" % (
+        op, statistics.median(a for a, _ in v), statistics.median(b for _, b in v),
+        med, min(d), max(d), med / calls))
+    print(json.dumps({"metric": "mpi_added_ns", "ranks": int(sys.argv[2]), "pinned": True,
+                      "op": op, "runs": len(v), "wrapped_calls": calls,
+                      "without_ns": statistics.median(a for a, _ in v),
+                      "with_ns": statistics.median(b for _, b in v),
+                      "added_ns": round(med, 2), "added_min": round(min(d), 2),
+                      "added_max": round(max(d), 2),
+                      "added_per_call_ns": round(med / calls, 2)}))
+PY
   echo
 done
 sites() { # best-of-5 ns per op: sites LIB|- DEPTH

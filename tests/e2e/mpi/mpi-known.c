@@ -8,6 +8,7 @@
  * non-blocking requests and the main collectives. Prints a result line that
  * must not change under the profiler.
  */
+#include <errno.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -138,6 +139,29 @@ int main(int argc, char **argv)
 		MPI_Send(three, 3, MPI_DOUBLE, 1, 16, sub);
 	else if (srank == 1)
 		MPI_Recv(three, 3, MPI_DOUBLE, 0, 16, sub, MPI_STATUS_IGNORE);
+
+	/* Derived types freed and created again: the wrappers' cached type
+	 * size must follow, even when the new type reuses the freed one's
+	 * address. 2 x (2 doubles) = 32 bytes, then 2 x (4 doubles) = 64
+	 * bytes, to the right, tag 17; MPI_Test polls the receive (completes
+	 * once per round with its data). errno survives a wrapped call. */
+	for (int k = 0; k < 2; k++) {
+		MPI_Datatype t;
+		MPI_Type_contiguous(2 << k, MPI_DOUBLE, &t);
+		MPI_Type_commit(&t);
+		double ts[8] = { rank, k }, tr[8];
+		MPI_Request tq[2];
+		MPI_Irecv(tr, 2, t, left, 17, MPI_COMM_WORLD, &tq[0]);
+		MPI_Isend(ts, 2, t, right, 17, MPI_COMM_WORLD, &tq[1]);
+		for (int done = 0; !done;)
+			MPI_Test(&tq[0], &done, MPI_STATUS_IGNORE);
+		MPI_Wait(&tq[1], MPI_STATUS_IGNORE);
+		MPI_Type_free(&t);
+		check += (int)tr[1];
+	}
+	errno = 4242;
+	MPI_Comm_rank(MPI_COMM_WORLD, &srank);
+	check += errno == 4242 ? 0 : 1000000;
 
 	/* A second thread calls MPI (id 3 = the duplicate). */
 	MPI_Comm_dup(MPI_COMM_WORLD, &tcomm);
