@@ -218,12 +218,16 @@ def fast_body(fn, call):
 
 def c_wrapper(fn):
     args = ', '.join(fn['pnames'])
-    proto = f'{fn["ret"]} {fn["name"]}({", ".join(fn["params"]) or "void"})'
-    lines = [proto, '{']
-    lines += fast_body(fn, f'int ret = P{fn["name"]}({args});')
-    lines += body(fn, False, f'{fn["ret"]} ret = P{fn["name"]}({args});')
-    lines += ['\treturn ret;', '}', '']
-    return lines
+    params = ", ".join(fn["params"]) or "void"
+    proto = f'{fn["ret"]} {fn["name"]}({params})'
+    general = body(fn, False, f'{fn["ret"]} ret = P{fn["name"]}({args});') + ['\treturn ret;', '}', '']
+    fast = fast_body(fn, f'int ret = P{fn["name"]}({args});')
+    if not fast:
+        return [proto, '{'] + general
+    # The general path out of line: the fast one keeps a small frame.
+    slow = f'sp_slow_{fn["name"]}'
+    return ([f'static __attribute__((noinline)) {fn["ret"]} {slow}({params})', '{'] + general +
+            [proto, '{'] + fast + [f'\treturn {slow}({args});', '}', ''])
 
 
 def f_params(fn):

@@ -184,7 +184,7 @@ void sp_mpi_append_slow(struct sp_event *ev, const struct sp_mpi_rec *r, uint32_
 	if (th && grow(th)) {
 		if (th->sites)
 			th->sites[th->n] = site;
-		*th->pos++ = *r;
+		sp_mpi_rec_copy(th->pos++, r);
 		ev->aux = ++th->n; /* 1 + index */
 	}
 	errno = saved;
@@ -308,7 +308,7 @@ void sp_mpi_req_put_rec(const struct sp_mpi_rec *rec, MPI_Request req)
 		uintptr_t cur = atomic_load_explicit(&s->key, memory_order_acquire), zero = 0;
 		if (cur == k || (cur == 0 && atomic_compare_exchange_strong(&s->key, &zero, k)) ||
 		    zero == k) {
-			s->rec = *rec;
+			sp_mpi_rec_copy(&s->rec, rec);
 			return;
 		}
 	}

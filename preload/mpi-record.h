@@ -209,6 +209,22 @@ SP_HIDDEN extern __thread struct sp_mpi_thread *sp_mpi_my __attribute__((tls_mod
  * sites on, every append goes here (the site is stored beside the record). */
 SP_HIDDEN void sp_mpi_append_slow(struct sp_event *ev, const struct sp_mpi_rec *r, uint32_t site);
 
+/* Field by field: the record was just written field by field, and a wide
+ * load of narrow stores would miss store-to-load forwarding (a stall longer
+ * than the copy). The empty asm keeps the compiler from merging the loads. */
+static inline __attribute__((always_inline)) void sp_mpi_rec_copy(struct sp_mpi_rec *dst,
+								   const struct sp_mpi_rec *src)
+{
+	int64_t bytes = src->bytes;
+	int32_t peer = src->peer, root = src->root, tag = src->tag, comm = src->comm;
+	__asm__("" : "+r"(bytes), "+r"(peer), "+r"(root), "+r"(tag), "+r"(comm));
+	dst->bytes = bytes;
+	dst->peer = peer;
+	dst->root = root;
+	dst->tag = tag;
+	dst->comm = comm;
+}
+
 static inline __attribute__((always_inline)) void sp_mpi_append(struct sp_event *ev,
 								 const struct sp_mpi_rec *r)
 {
@@ -217,7 +233,7 @@ static inline __attribute__((always_inline)) void sp_mpi_append(struct sp_event 
 		sp_mpi_append_slow(ev, r, 0);
 		return;
 	}
-	*th->pos++ = *r;
+	sp_mpi_rec_copy(th->pos++, r);
 	ev->aux = ++th->n; /* 1 + index */
 }
 
