@@ -68,10 +68,13 @@ SP_HIDDEN extern int sp_mpi_world_rank, sp_mpi_world_size;
 /* ---- call sites (mpi-callsites.c) ----------------------------------------- */
 
 /* Frames a call-site capture asks libunwind for: SCOPE_PROFILER_CALLSITES
- * plus the wrapper's own frame; 0 = call sites off (the only cost then is
- * the test of this global, set once before MPI_Init). */
+ * plus the wrappers' own frames (the exported wrapper and its out-of-line
+ * general path, which an optimizing build enters by a tail call and an
+ * instrumented one by a call; sp_mpi_site_id() drops every frame of this
+ * library and caps the rest); 0 = call sites off (the only cost then is the
+ * test of this global, set once before MPI_Init). */
 #define SP_CS_DEPTH_MAX 8
-#define SP_CS_OWN_FRAMES 1
+#define SP_CS_OWN_FRAMES 2
 SP_HIDDEN extern int sp_mpi_cs_frames;
 SP_HIDDEN extern int (*sp_mpi_unw_backtrace)(void **buffer, int size);
 /* 1 + the calling thread's id for the return addresses pcs[0..n) (our own
@@ -104,9 +107,10 @@ static inline __attribute__((always_inline)) bool sp_mpi_begin(struct sp_mpi_cal
 	c->saved = c->small;
 	c->site = 0;
 	if (SP_UNLIKELY(sp_mpi_cs_frames)) {
-		/* Here, inlined in the wrapper: pcs[0] is the wrapper's frame,
-		 * pcs[1] the application's call. Before the timestamp, so the
-		 * unwinding is not part of the call's duration. */
+		/* Here, inlined in the wrapper's general path: the first one
+		 * or two frames are ours, then the application's call. Before
+		 * the timestamp, so the unwinding is not part of the call's
+		 * duration. */
 		void *pcs[SP_CS_DEPTH_MAX + SP_CS_OWN_FRAMES];
 		int n = sp_mpi_unw_backtrace(pcs, sp_mpi_cs_frames);
 		c->site = sp_mpi_site_id(pcs, n);
