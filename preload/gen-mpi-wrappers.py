@@ -127,7 +127,10 @@ def body(fn, fortran, call):
         _, _, outn, idx = a['waitsome'].split(':')
         post.append(f'sp_mpi_reqs_done(&c, {ival(outn)}, (const int *){idx}, {F});')
     if 'status' in a:
-        post.append(f'sp_mpi_peer_from_status(&c, {a["status"]}, {F});')
+        st = f'sp_mpi_peer_from_status(&c, {a["status"]}, {F});'
+        if 'flag' in fn['pnames'] and 'test' not in a:  # Iprobe: no status without a match
+            st = f'if ({ival("flag")})\n\t\t\t{st}'
+        post.append(st)
     ok = '*ierr == MPI_SUCCESS' if fortran else 'ret == MPI_SUCCESS'
     if 'req' in a or 'preq' in a:
         r = a.get('req') or a.get('preq')
