@@ -1,6 +1,6 @@
 #!/bin/bash
 # MPI benchmark: (1) ns added per call by the wrappers (2 ranks pinned, then
-# 1 rank; median of 5 runs of with minus without the preload) for
+# 1 rank; median of 9 runs of with minus without the preload) for
 # MPI_Comm_rank, an 8-byte MPI_Allreduce and one Isend+Irecv+Waitall
 # exchange (3 wrapped calls: added/call is a third of the exchange's);
 # (2) call sites (1 rank): ns added by SCOPE_PROFILER_CALLSITES=1/3/8 over
@@ -31,7 +31,7 @@ run_calls() { # run_calls NP PRELOAD(0/1) -> "op ns" lines
     mpirun --bind-to core -n "$1" "$bin" calls "$calls"
   fi
 }
-runs=${SP_BENCH_MPI_RUNS:-5}
+runs=${SP_BENCH_MPI_RUNS:-9}
 for np in 2 1; do
   : > "$work/pairs.txt"
   for i in $(seq "$runs"); do
