@@ -214,7 +214,7 @@ def fast_body(fn, call):
         out.append(f'\t\tsp_mpi_fast_status(&f, {a["peer"]}, {a.get("tag", "0")}, {a["status"]});')
     r = a.get('req') or a.get('preq')
     if r:
-        out.append(f'\t\tif (ret == MPI_SUCCESS)\n\t\t\tsp_mpi_req_put_rec(&f.rec, *{r});')
+        out.append(f'\t\tif (ret == MPI_SUCCESS)\n\t\t\tsp_mpi_req_put_fast(&f.rec, *{r});')
     out += ['\t\tsp_mpi_fast_end(&f);', '\t\treturn ret;', '\t}']
     return out
 

@@ -269,29 +269,18 @@ void sp_mpi_records_reset(void)
  * handle that is live is unique, so a lookup finds the latest post. A wait
  * on a request the table lost (full) records bytes -1.
  */
-#define REQ_SLOTS (1u << 16)
-#define REQ_PROBE 64
-struct req_slot {
-	_Atomic(uintptr_t) key;
-	struct sp_mpi_rec rec;
-};
-static struct req_slot *reqs;
-
-static inline size_t req_hash(uintptr_t k)
-{
-	return (size_t)((k >> 3) * 0x9e3779b97f4a7c15ull >> 40) & (REQ_SLOTS - 1);
-}
+struct sp_mpi_req_slot *sp_mpi_reqs;
 
 int sp_mpi_record_init(void)
 {
-	if (!reqs)
-		reqs = calloc(REQ_SLOTS, sizeof *reqs);
-	return reqs ? 0 : -ENOMEM;
+	if (!sp_mpi_reqs)
+		sp_mpi_reqs = calloc(SP_MPI_REQ_SLOTS, sizeof *sp_mpi_reqs);
+	return sp_mpi_reqs ? 0 : -ENOMEM;
 }
 
 void sp_mpi_req_put(struct sp_mpi_call *c, MPI_Request req)
 {
-	if (!reqs || req == MPI_REQUEST_NULL)
+	if (!sp_mpi_reqs || req == MPI_REQUEST_NULL)
 		return;
 	sp_mpi_resolve_fast(c);
 	sp_mpi_req_put_rec(&c->rec, req);
@@ -300,11 +289,11 @@ void sp_mpi_req_put(struct sp_mpi_call *c, MPI_Request req)
 void sp_mpi_req_put_rec(const struct sp_mpi_rec *rec, MPI_Request req)
 {
 	uintptr_t k = (uintptr_t)req;
-	if (!reqs || req == MPI_REQUEST_NULL)
+	if (!sp_mpi_reqs || req == MPI_REQUEST_NULL)
 		return;
-	size_t h = req_hash(k);
-	for (size_t i = 0; i < REQ_PROBE; i++) {
-		struct req_slot *s = &reqs[(h + i) & (REQ_SLOTS - 1)];
+	size_t h = sp_mpi_req_hash(k);
+	for (size_t i = 0; i < SP_MPI_REQ_PROBE; i++) {
+		struct sp_mpi_req_slot *s = &sp_mpi_reqs[(h + i) & (SP_MPI_REQ_SLOTS - 1)];
 		uintptr_t cur = atomic_load_explicit(&s->key, memory_order_acquire), zero = 0;
 		if (cur == k || (cur == 0 && atomic_compare_exchange_strong(&s->key, &zero, k)) ||
 		    zero == k) {
@@ -312,23 +301,6 @@ void sp_mpi_req_put_rec(const struct sp_mpi_rec *rec, MPI_Request req)
 			return;
 		}
 	}
-}
-
-static const struct sp_mpi_rec *req_get(MPI_Request req)
-{
-	uintptr_t k = (uintptr_t)req;
-	if (!reqs || req == MPI_REQUEST_NULL)
-		return NULL;
-	size_t h = req_hash(k);
-	for (size_t i = 0; i < REQ_PROBE; i++) {
-		struct req_slot *s = &reqs[(h + i) & (REQ_SLOTS - 1)];
-		uintptr_t cur = atomic_load_explicit(&s->key, memory_order_acquire);
-		if (cur == k)
-			return &s->rec;
-		if (cur == 0)
-			return NULL;
-	}
-	return NULL;
 }
 
 void sp_mpi_reqs_save(struct sp_mpi_call *c, const void *handles, int n, int fortran)
@@ -346,37 +318,6 @@ void sp_mpi_reqs_save(struct sp_mpi_call *c, const void *handles, int n, int for
 		c->saved[i] = fortran ? PMPI_Request_f2c(((const MPI_Fint *)handles)[i])
 				      : ((const MPI_Request *)handles)[i];
 	c->nsaved = n;
-}
-
-void sp_mpi_reqs_rec(struct sp_mpi_rec *out, const MPI_Request *saved, int nsaved, int n,
-		     const int *idx, int fortran)
-{
-	int64_t bytes = 0;
-	int found = 0, known = 0;
-	const struct sp_mpi_rec *one = NULL;
-	int count = n < 0 ? nsaved : n;
-	if (n == MPI_UNDEFINED)
-		count = 0;
-	for (int k = 0; k < count; k++) {
-		int i = n < 0 ? k : idx[k] - (fortran ? 1 : 0);
-		if (i < 0 || i >= nsaved || saved[i] == MPI_REQUEST_NULL)
-			continue;
-		const struct sp_mpi_rec *r = req_get(saved[i]);
-		found++;
-		if (r && r->bytes >= 0) {
-			bytes += r->bytes;
-			known++;
-		}
-		one = r;
-	}
-	*out = (struct sp_mpi_rec){ .bytes = known ? bytes : (found ? -1 : 0),
-				    .peer = -1, .root = -1, .tag = -1, .comm = -1 };
-	if (found == 1 && one) {
-		out->peer = one->peer;
-		out->root = one->root;
-		out->tag = one->tag;
-		out->comm = one->comm;
-	}
 }
 
 void sp_mpi_reqs_done(struct sp_mpi_call *c, int n, const int *idx, int fortran)

@@ -421,9 +421,63 @@ SP_HIDDEN void sp_mpi_peer_from_status(struct sp_mpi_call *c, const void *status
 
 /* ---- requests: post-time data kept with the request ---------------------- */
 
+/*
+ * Request handle -> post-time record. Lock-free open addressing; entries
+ * are overwritten, never removed: Open MPI recycles request objects, so the
+ * table holds at most the peak number of distinct live requests, and a
+ * handle that is live is unique, so a lookup finds the latest post. A wait
+ * on a request the table lost (full) records bytes -1.
+ */
+#define SP_MPI_REQ_SLOTS (1u << 16)
+#define SP_MPI_REQ_PROBE 64
+struct sp_mpi_req_slot {
+	_Atomic(uintptr_t) key;
+	struct sp_mpi_rec rec;
+};
+SP_HIDDEN extern struct sp_mpi_req_slot *sp_mpi_reqs;
+
+static inline size_t sp_mpi_req_hash(uintptr_t k)
+{
+	return (size_t)((k >> 3) * 0x9e3779b97f4a7c15ull >> 40) & (SP_MPI_REQ_SLOTS - 1);
+}
+
 SP_HIDDEN void sp_mpi_req_put(struct sp_mpi_call *c, MPI_Request req);
-/* Keep a resolved record with a request. */
+/* Keep a resolved record with a request (any slot). */
 SP_HIDDEN void sp_mpi_req_put_rec(const struct sp_mpi_rec *rec, MPI_Request req);
+
+/* The same, inline when the request's home slot already holds it (a
+ * recycled request object: the common case in a loop). */
+static inline __attribute__((always_inline)) void sp_mpi_req_put_fast(const struct sp_mpi_rec *rec,
+								       MPI_Request req)
+{
+	struct sp_mpi_req_slot *tab = sp_mpi_reqs;
+	uintptr_t k = (uintptr_t)req;
+	if (SP_LIKELY(tab && req != MPI_REQUEST_NULL)) {
+		struct sp_mpi_req_slot *s = &tab[sp_mpi_req_hash(k)];
+		if (SP_LIKELY(atomic_load_explicit(&s->key, memory_order_acquire) == k)) {
+			sp_mpi_rec_copy(&s->rec, rec);
+			return;
+		}
+	}
+	sp_mpi_req_put_rec(rec, req);
+}
+
+static inline const struct sp_mpi_rec *sp_mpi_req_get(MPI_Request req)
+{
+	uintptr_t k = (uintptr_t)req;
+	if (!sp_mpi_reqs || req == MPI_REQUEST_NULL)
+		return NULL;
+	size_t h = sp_mpi_req_hash(k);
+	for (size_t i = 0; i < SP_MPI_REQ_PROBE; i++) {
+		const struct sp_mpi_req_slot *s = &sp_mpi_reqs[(h + i) & (SP_MPI_REQ_SLOTS - 1)];
+		uintptr_t cur = atomic_load_explicit(&s->key, memory_order_acquire);
+		if (cur == k)
+			return &s->rec;
+		if (cur == 0)
+			return NULL;
+	}
+	return NULL;
+}
 /* Save n request handles before a completion call (Fortran handles if
  * fortran). */
 SP_HIDDEN void sp_mpi_reqs_save(struct sp_mpi_call *c, const void *reqs, int n, int fortran);
@@ -432,8 +486,36 @@ SP_HIDDEN void sp_mpi_reqs_save(struct sp_mpi_call *c, const void *reqs, int n, 
  * peer/tag/comm when exactly one request completed. */
 SP_HIDDEN void sp_mpi_reqs_done(struct sp_mpi_call *c, int n, const int *idx, int fortran);
 /* The same for requests saved[0..nsaved) (the fast path's copy), into out. */
-SP_HIDDEN void sp_mpi_reqs_rec(struct sp_mpi_rec *out, const MPI_Request *saved, int nsaved, int n,
-			       const int *idx, int fortran);
+static inline void sp_mpi_reqs_rec(struct sp_mpi_rec *out, const MPI_Request *saved, int nsaved,
+				   int n, const int *idx, int fortran)
+{
+	int64_t bytes = 0;
+	int found = 0, known = 0;
+	const struct sp_mpi_rec *one = NULL;
+	int count = n < 0 ? nsaved : n;
+	if (n == MPI_UNDEFINED)
+		count = 0;
+	for (int k = 0; k < count; k++) {
+		int i = n < 0 ? k : idx[k] - (fortran ? 1 : 0);
+		if (i < 0 || i >= nsaved || saved[i] == MPI_REQUEST_NULL)
+			continue;
+		const struct sp_mpi_rec *r = sp_mpi_req_get(saved[i]);
+		found++;
+		if (r && r->bytes >= 0) {
+			bytes += r->bytes;
+			known++;
+		}
+		one = r;
+	}
+	out->bytes = known ? bytes : (found ? -1 : 0);
+	out->peer = out->root = out->tag = out->comm = -1;
+	if (found == 1 && one) {
+		out->peer = one->peer;
+		out->root = one->root;
+		out->tag = one->tag;
+		out->comm = one->comm;
+	}
+}
 
 /* ---- communicators and windows ------------------------------------------ */
 
