@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "format-fixed.h"
+
 #include "scope-profiler-reader.h"
 
 /* Exit codes (DESIGN.md). */

@@ -123,16 +123,20 @@ static void emit(struct events_ctx *x, const char *name, uint32_t rank,
 		}
 		fputc('\n', stdout);
 		break;
-	case FMT_TABLE:
-		printf("%-*s %6u %10llu %*.9f %*.9f %*.9f", x->name_width, name, rank,
-		       (unsigned long long)index, x->time_width, start,
-		       x->time_width, end, x->time_width, end - start);
+	case FMT_TABLE: {
+		char t[3][64];
+		cli_format_fixed9(t[0], sizeof t[0], x->time_width, start);
+		cli_format_fixed9(t[1], sizeof t[1], x->time_width, end);
+		cli_format_fixed9(t[2], sizeof t[2], x->time_width, end - start);
+		printf("%-*s %6u %10llu %s %s %s", x->name_width, name, rank,
+		       (unsigned long long)index, t[0], t[1], t[2]);
 		if (x->gpu && !isnan(gpu))
 			printf(" %11.9f", gpu);
 		else if (x->gpu)
 			printf(" %11s", "-");
 		fputc('\n', stdout);
 		break;
+	}
 	}
 }
 

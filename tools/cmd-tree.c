@@ -213,10 +213,12 @@ static void print_tree(struct sp_reader *r, const struct sp_call_stack *cs,
 			continue;
 		name = sp_reader_region_name(r, call.region);
 		pad = width - 2 * (size_t)call.depth - cli_display_width(name);
-		printf("%*s%s%*s %15.9f %15.9f %15.9f\n", 2 * call.depth, "", name,
-		       (int)pad, "", (double)call.start_ns / 1e9 - origin,
-		       (double)(call.end_ns - call.start_ns) / 1e9,
-		       (double)call.exclusive_ns / 1e9);
+		char t[3][64];
+		cli_format_fixed9(t[0], sizeof t[0], 15, (double)call.start_ns / 1e9 - origin);
+		cli_format_fixed9(t[1], sizeof t[1], 15, (double)(call.end_ns - call.start_ns) / 1e9);
+		cli_format_fixed9(t[2], sizeof t[2], 15, (double)call.exclusive_ns / 1e9);
+		printf("%*s%s%*s %s %s %s\n", 2 * call.depth, "", name, (int)pad, "", t[0], t[1],
+		       t[2]);
 	}
 }
 
