@@ -34,6 +34,15 @@ static inline int64_t tsc_ticks(void)
 }
 
 /*
+ * With THROTTLE_TIMING=estimate a throttled call is only counted
+ * (st->estimated) and its time taken as the mean of the calls the throttle
+ * decision was made on, at finalize: the path costs a cache probe and an
+ * increment, no timestamp. That starts once no frame of the function is
+ * open (st->open, kept by the filtered paths): a recursive function
+ * throttled deep inside itself keeps timed frames until its outermost call
+ * returns, so every exit finds its own kind of entry. The default keeps the
+ * time exact:
+ *
  * A throttled function (auto-throttle only, TSC clock): its call gets no
  * event, but its count and total time stay exact (issue #3), so both
  * timestamps are still read; what is saved over sp_fn_*_filtered() is the
@@ -113,8 +122,12 @@ SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return; /* filtered out */
 	if (SP_UNLIKELY(sp_fn_mode)) {
-		if (sp_fn_mode == SP_FN_THROTTLE && h->stats[region].throttled &&
-		    t->depth < SP_STACK_MAX)
+		struct sp_fn_stats *st = &h->stats[region];
+		if ((sp_fn_mode & SP_FN_ESTIMATE) && st->throttled && !st->open) {
+			st->estimated++; /* no timestamp, no frame */
+			return;
+		}
+		if (sp_fn_mode == SP_FN_THROTTLE && st->throttled && t->depth < SP_STACK_MAX)
 			return push_throttled(t, region);
 		return sp_fn_enter_filtered(h, region);
 	}
@@ -151,6 +164,9 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return;
 	if (SP_UNLIKELY(sp_fn_mode)) {
+		struct sp_fn_stats *st = &h->stats[region];
+		if ((sp_fn_mode & SP_FN_ESTIMATE) && st->throttled && !st->open)
+			return; /* a counted-only call: no frame of this function is open */
 		if (sp_fn_mode == SP_FN_THROTTLE && pop_throttled(h, t, region))
 			return;
 		return sp_fn_exit_filtered(h, region);

@@ -40,6 +40,7 @@ static const struct setting settings[] = {
 	S("MAX_DEPTH", K_INT, max_depth, "0", "deepest function nesting recorded; 0 = unlimited"),
 	S("THROTTLE_CALLS", K_INT, throttle_calls, "0", "auto-throttle after this many calls (0 = off)"),
 	S("THROTTLE_MEAN", K_DURATION, throttle_mean_ns, "10us", "... when their mean duration is below this"),
+	S("THROTTLE_TIMING", K_STR, throttle_timing, "exact", "throttled calls: exact (both timestamps, exact total) or estimate (counted only, total = count x mean before the throttle)"),
 	S("MPI", K_BOOL, mpi, "1", "record MPI calls"),
 	S("CALLSITES", K_INT, callsites, "0", "call-site stack depth for MPI calls (0 = off, 1-8)"),
 	S("SPILL", K_BOOL, spill, "1", "at MAX_MEMORY, write buffers to <output>.spill.* (0: drop and count)"),
@@ -166,6 +167,13 @@ int sp_config_load(void)
 	if (sp_config.callsites < 0 || sp_config.callsites > 8) {
 		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_CALLSITES must be 0-8, using 0\n");
 		sp_config.callsites = 0;
+		bad++;
+	}
+	if (sp_config.throttle_timing && strcmp(sp_config.throttle_timing, "exact") != 0 &&
+	    strcmp(sp_config.throttle_timing, "estimate") != 0) {
+		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_THROTTLE_TIMING must be exact or estimate, using exact\n");
+		free(sp_config.throttle_timing);
+		sp_config.throttle_timing = strdup("exact");
 		bad++;
 	}
 	if (sp_config.fork && strcmp(sp_config.fork, "none") != 0 &&

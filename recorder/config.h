@@ -25,6 +25,7 @@ struct sp_config {
 	int64_t max_depth;       /* MAX_DEPTH: 0 = unlimited */
 	int64_t throttle_calls;  /* THROTTLE_CALLS: 0 = off */
 	int64_t throttle_mean_ns;/* THROTTLE_MEAN */
+	char *throttle_timing;   /* THROTTLE_TIMING: exact | estimate */
 	bool functions;          /* FUNCTIONS: record -finstrument-functions hooks */
 	bool mpi;                /* MPI: record MPI calls */
 	int64_t callsites;       /* CALLSITES: depth 0-8 */

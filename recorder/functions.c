@@ -215,6 +215,7 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 		sp_thread_enter_slow(t, region, now); /* counted as dropped */
 		return;
 	}
+	h->stats[region].open++; /* undone below if no frame is pushed */
 	if (h->stats[region].throttled || (sp_fn_max_depth && d >= sp_fn_max_depth)) {
 		t->stack[t->depth++] = (struct sp_frame){
 			.ev = NULL, .start = now, .region = region,
@@ -226,6 +227,8 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 		sp_thread_enter_slow(t, region, now);
 		if (t->depth > d)
 			t->stack[t->depth - 1].flags |= SP_FRAME_FUNCTION;
+		else
+			h->stats[region].open--;
 		return;
 	}
 	struct sp_event *e = t->pos++;
@@ -253,6 +256,7 @@ static void close_frame(struct sp_fn_thread *h, struct sp_frame *f, int64_t now)
 	}
 	struct sp_fn_stats *st = &h->stats[f->region];
 	int64_t d = now - f->start;
+	st->open--;
 	if (f->flags & SP_FRAME_DROPPED) {
 		/* already counted as dropped when it entered */
 	} else if (!f->ev || d < sp_fn_min_ticks) {
@@ -346,6 +350,8 @@ int sp_fn_setup(void)
 		sp_fn_thr_calls = (uint64_t)sp_config.throttle_calls;
 		sp_fn_thr_ticks = (int64_t)llround((double)sp_config.throttle_mean_ns * ticks_per_ns);
 		mode |= SP_FN_THROTTLE;
+		if (sp_config.throttle_timing && strcmp(sp_config.throttle_timing, "estimate") == 0)
+			mode |= SP_FN_ESTIMATE;
 	}
 	if (!sp_clock_tsc)
 		mode |= SP_FN_SLOW_CLOCK;
@@ -359,14 +365,19 @@ static void publish_counters(const struct sp_clock_map *cm)
 	for (struct sp_fn_thread *h = thread_list; h; h = h->next) {
 		for (uint32_t r = 0; r < h->nstats; r++) {
 			struct sp_fn_stats *st = &h->stats[r];
-			struct sp_region *reg = st->hidden ? sp_region_get(r) : NULL;
+			struct sp_region *reg = st->hidden || st->estimated ? sp_region_get(r) : NULL;
 			if (!reg)
 				continue;
-			atomic_fetch_add(&reg->throttled_calls, st->hidden);
-			atomic_fetch_add(&reg->throttled_ns,
-					 (int64_t)llround((double)st->hidden_ticks * cm->ns_per_tick));
+			/* Counted-only calls (THROTTLE_TIMING=estimate) take the
+			 * mean of the calls the throttle decision was made on. */
+			double ticks = (double)st->hidden_ticks;
+			if (st->estimated && st->calls)
+				ticks += (double)st->estimated * ((double)st->ticks / (double)st->calls);
+			atomic_fetch_add(&reg->throttled_calls, st->hidden + st->estimated);
+			atomic_fetch_add(&reg->throttled_ns, (int64_t)llround(ticks * cm->ns_per_tick));
 			st->hidden = 0;
 			st->hidden_ticks = 0;
+			st->estimated = 0;
 		}
 	}
 }

@@ -25,6 +25,7 @@ enum {
 	SP_FN_MAX_DEPTH = 1u << 1,
 	SP_FN_THROTTLE = 1u << 2,
 	SP_FN_SLOW_CLOCK = 1u << 3, /* no TSC: the fast path reads only rdtsc */
+	SP_FN_ESTIMATE = 1u << 4,   /* THROTTLE_TIMING=estimate: throttled calls are counted only */
 };
 
 /* One cache slot. region == SP_NO_REGION: the function is filtered out
@@ -47,7 +48,9 @@ struct sp_fn_stats {
 	uint64_t hidden;        /* calls not on the timeline */
 	int64_t hidden_ticks;   /* their summed duration */
 	uint32_t throttled;     /* 1: later calls get no events (this thread) */
-	uint32_t pad;
+	uint32_t open;          /* function frames of this region on the stack */
+	uint64_t estimated;     /* estimate mode: calls counted only (time: the mean
+				 * of calls/ticks, frozen when the throttle hit) */
 };
 
 /*

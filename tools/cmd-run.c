@@ -24,6 +24,7 @@ static const char usage[] =
 	"usage: scope-profiler run [-o FILE] [--include RE] [--exclude RE]\n"
 	"                          [--min-duration T] [--max-depth N]\n"
 	"                          [--throttle-calls N] [--throttle-mean T]\n"
+	"                          [--throttle-timing exact|estimate]\n"
 	"                          [--max-memory SIZE] [--label L] [--clock C]\n"
 	"                          [--callsites N] [--no-functions] [--no-mpi]\n"
 	"                          [-q] [--print-config] [--library PATH]\n"
@@ -47,6 +48,7 @@ static const struct run_option {
 	{ "max-depth", 0, V_INT, "MAX_DEPTH" },
 	{ "throttle-calls", 0, V_INT, "THROTTLE_CALLS" },
 	{ "throttle-mean", 0, V_DURATION, "THROTTLE_MEAN" },
+	{ "throttle-timing", 0, V_STR, "THROTTLE_TIMING" },
 	{ "max-memory", 0, V_SIZE, "MAX_MEMORY" },
 	{ "label", 0, V_STR, "LABEL" },
 	{ "clock", 0, V_STR, "CLOCK" },

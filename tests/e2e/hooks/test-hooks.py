@@ -86,6 +86,7 @@ def file_rows(path):
             count=int(idx["event_counts"][i]), line=int(idx["source_lines"][i]),
             file=sf.decode() if isinstance(sf, bytes) else sf,
             throttled=int(idx["throttled_counts"][i]) if "throttled_counts" in idx else 0,
+            throttled_ns=int(idx["throttled_totals"][i]) if "throttled_totals" in idx else 0,
             offset=int(idx["event_offsets"][i]))
     return out
 
@@ -224,6 +225,28 @@ def test_c(exe, tmp, label):
     check(thr["fib"] > 0 and s["fib"]["num_calls"] >= 10, "%s: recursive fib throttled (%d + %d)" % (
         label, s["fib"]["num_calls"], thr["fib"]))
     check_parents(out, C_PARENTS, label + " throttled")
+
+    # Throttle timing "estimate": throttled calls are counted only (no
+    # timestamps); counts stay exact and a throttled total is the count times
+    # the mean of the calls the decision was made on, which for these
+    # non-recursive functions are exactly their 10 timeline events.
+    out = profile(exe, os.path.join(tmp, "c-est.h5"), "--throttle-calls", "10", "--throttle-mean", "1ms",
+                  "--throttle-timing", "estimate")
+    s, thr = summary(out), throttled(out)
+    total = {n: s.get(n, {"num_calls": 0})["num_calls"] + thr.get(n, 0) for n in C_COUNTS}
+    check(total == C_COUNTS, "%s: estimate: events + throttled == calls %s" % (label, total))
+    check(thr["fib"] > 0, "%s: estimate: recursive fib throttled" % label)
+    check_parents(out, C_PARENTS, label + " throttle estimate")
+    f, rows = h5py.File(out, "r"), file_rows(out)
+    st, en = f["events/start_times"][:], f["events/end_times"][:]
+    for leaf in ("inner", "twice", "middle"):
+        r = rows[leaf]
+        check(s[leaf]["num_calls"] == 10, "%s: estimate: %s has exactly 10 timeline events" % (label, leaf))
+        got = r["throttled_ns"]
+        d = en[r["offset"]:r["offset"] + r["count"]] - st[r["offset"]:r["offset"] + r["count"]]
+        want = thr[leaf] * float(d.mean())
+        check(abs(got - want) <= 2 * thr[leaf] + 1, "%s: estimate: %s throttled total %d ns, "
+              "%d calls x mean %.1f ns = %.0f" % (label, leaf, got, thr[leaf], d.mean(), want))
 
     # Max depth 3: main(0) outer(1) middle(2) recorded; inner, twice counted.
     out = profile(exe, os.path.join(tmp, "c-depth.h5"), "--max-depth", "3")
