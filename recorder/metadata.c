@@ -287,5 +287,7 @@ int sp_meta_collect(struct sp_meta *m, const struct sp_run_info *run)
 		ret = sp_meta_set_double(m, "profiler_event_cost_ns", run->event_cost_ns);
 	if (!ret)
 		ret = sp_meta_set_int(m, "profiler_finalize_ns", run->finalize_spent_ns);
+	if (!ret && run->throttle_estimated)
+		ret = sp_meta_set_str(m, "throttle_timing", "estimate");
 	return ret;
 }

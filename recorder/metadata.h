@@ -6,6 +6,7 @@
 #define SP_METADATA_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 enum sp_meta_type { SP_META_INT, SP_META_DOUBLE, SP_META_STR, SP_META_STRLIST };
@@ -46,6 +47,7 @@ struct sp_run_info {
 	const char *label;          /* NULL: none */
 	int64_t finalize_spent_ns;  /* time from finalize start to the write */
 	double event_cost_ns;       /* measured cost of one recorded call, <0 unknown */
+	bool throttle_estimated;    /* THROTTLE_TIMING=estimate with auto-throttle on */
 };
 SP_META_HIDDEN int sp_meta_collect(struct sp_meta *m, const struct sp_run_info *run);
 

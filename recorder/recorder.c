@@ -107,6 +107,8 @@ void sp_run_info_init(struct sp_run_info *run, int rank, int size)
 	run->mpi_rank = rank;
 	run->mpi_size = size;
 	run->label = sp_config.label && *sp_config.label ? sp_config.label : NULL;
+	run->throttle_estimated = sp_config.throttle_calls > 0 && sp_config.throttle_timing &&
+				  strcmp(sp_config.throttle_timing, "estimate") == 0;
 }
 
 unsigned sp_output_columns(const struct sp_snapshot *s)

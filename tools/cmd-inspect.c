@@ -155,6 +155,9 @@ static void print_limits(struct sp_reader *r, const struct sp_selection *sel)
 	}
 	if (!shown)
 		printf("  no calls were dropped or throttled\n");
+	else if (sp_reader_metadata_find(r, "throttle_timing"))
+		printf("  (throttle_timing=estimate: a throttled function's total is its count x\n"
+		       "   the mean of its calls before the throttle, not a measured sum)\n");
 	printf("\n");
 	free(ids);
 }

@@ -238,6 +238,11 @@ def test_c(exe, tmp, label):
     check(thr["fib"] > 0, "%s: estimate: recursive fib throttled" % label)
     check_parents(out, C_PARENTS, label + " throttle estimate")
     f, rows = h5py.File(out, "r"), file_rows(out)
+    tt = f["metadata"].attrs.get("throttle_timing")
+    check((tt.decode() if isinstance(tt, bytes) else tt) == "estimate",
+          "%s: estimate: metadata throttle_timing %r" % (label, tt))
+    check("throttle_timing" not in h5py.File(os.path.join(tmp, "c-thr.h5"), "r")["metadata"].attrs,
+          "%s: exact timing writes no throttle_timing key" % label)
     st, en = f["events/start_times"][:], f["events/end_times"][:]
     for leaf in ("inner", "twice", "middle"):
         r = rows[leaf]
