@@ -10,7 +10,9 @@ if [ -n "$bad" ]; then
   echo "unexpected exported symbols:"; printf '%s\n' "$bad"; exit 1
 fi
 for s in sp_init sp_region sp_begin sp_end sp_begin_name sp_end_name sp_flush sp_finalize sp_version; do
-  printf '%s\n' "$syms" | grep -qx "$s" || { echo "missing export: $s"; exit 1; }
+  # A here-string, not a pipe: grep -q stops at the first match, and the
+  # writer's SIGPIPE would fail the pipeline under pipefail.
+  grep -qx "$s" <<< "$syms" || { echo "missing export: $s"; exit 1; }
 done
 if objdump -T "$lib" | grep -E ' sp_init$' | grep -vq 'Base'; then
   echo "exports must be unversioned (anonymous version node)"; exit 1
