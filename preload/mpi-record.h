@@ -269,8 +269,9 @@ static inline __attribute__((always_inline)) void sp_mpi_end(struct sp_mpi_call 
  * peer, root, tag, communicator; a request to remember) try this first: no
  * call-state struct, no errno traffic (nothing here calls into libc), the
  * record built before the call. It applies when the thread is attached, its
- * buffers have room, the datatype and communicator are the ones it used last
- * and call sites are off; anything else takes the general path.
+ * buffers have room, the communicator is the one it resolved last and call
+ * sites are off; anything else takes the general path. (A datatype other
+ * than the last one costs a PMPI_Type_size call, errno kept.)
  */
 struct sp_mpi_fast {
 	struct sp_thread *t;
