@@ -57,7 +57,14 @@ __attribute__((visibility("hidden"))) void sp_clock_map_now(struct sp_clock_map 
 
 static inline int64_t sp_clock_to_ns(const struct sp_clock_map *m, int64_t tick)
 {
-	return m->ns0 + (int64_t)__builtin_floor((double)(tick - m->tick0) * m->ns_per_tick);
+	/* floor() without the libm call (x86-64's baseline has no roundsd;
+	 * this runs twice per event at finalize): truncate, then step down
+	 * for a negative non-integer. Exact for every |x| < 2^63. */
+	double x = (double)(tick - m->tick0) * m->ns_per_tick;
+	int64_t t = (int64_t)x;
+	if ((double)t > x)
+		t--;
+	return m->ns0 + t;
 }
 
 #endif /* SP_CLOCK_H */
