@@ -79,6 +79,16 @@ def inplace_test(buf, fortran):
     return f'sp_mpi_f_in_place({buf})' if fortran else f'{buf} == MPI_IN_PLACE'
 
 
+def post_bytes(fn, fortran):
+    """The bytes of a call at post time, the receive side's for MPI_IN_PLACE."""
+    a = fn['ann']
+    e = bytes_expr(fn, a['bytes'], fortran)
+    if 'inplace' in a:
+        buf, _, alt = a['inplace'].partition(':')
+        e = f'{inplace_test(buf, fortran)} ? {bytes_expr(fn, alt, fortran)} : {e}'
+    return e
+
+
 # ---- body ----------------------------------------------------------------
 
 def body(fn, fortran, call):
@@ -86,11 +96,7 @@ def body(fn, fortran, call):
     v = lambda p: fval(fn, p, fortran)
     pre, post, always = [], [], []
     if 'bytes' in a:
-        e = bytes_expr(fn, a['bytes'], fortran)
-        if 'inplace' in a:
-            buf, _, alt = a['inplace'].partition(':')
-            e = f'{inplace_test(buf, fortran)} ? {bytes_expr(fn, alt, fortran)} : {e}'
-        pre.append(f'c.bytes = {e};')
+        pre.append(f'c.bytes = {post_bytes(fn, fortran)};')
     for key in ('peer', 'root', 'tag'):
         if key in a:
             pre.append(f'c.{key} = {v(a[key])};')
@@ -195,11 +201,7 @@ def fast_body(fn, call):
     else:
         out.append(f'\tif ({begin}) {{')
     if 'bytes' in a:
-        e = bytes_expr(fn, a['bytes'], False)
-        if 'inplace' in a:
-            buf, _, alt = a['inplace'].partition(':')
-            e = f'{buf} == MPI_IN_PLACE ? {bytes_expr(fn, alt, False)} : {e}'
-        out.append(f'\t\tf.rec.bytes = {e};')
+        out.append(f'\t\tf.rec.bytes = {post_bytes(fn, False)};')
     if 'peer' in a:
         out.append(f'\t\tf.rec.peer = sp_mpi_last_world({a["peer"]});')
     if 'root' in a:

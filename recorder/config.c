@@ -143,6 +143,19 @@ static int apply(const struct setting *st, const char *value)
 	return -EINVAL;
 }
 
+/* A two-choice string setting: anything else warns and becomes the first
+ * (the default). Returns 1 if the value was bad. */
+static int one_of(char **value, const char *name, const char *first, const char *second)
+{
+	if (!*value || strcmp(*value, first) == 0 || strcmp(*value, second) == 0)
+		return 0;
+	fprintf(stderr, "scope-profiler: SCOPE_PROFILER_%s must be %s or %s, using %s\n", name, first,
+		second, first);
+	free(*value);
+	*value = strdup(first);
+	return 1;
+}
+
 int sp_config_load(void)
 {
 	int bad = 0;
@@ -169,20 +182,8 @@ int sp_config_load(void)
 		sp_config.callsites = 0;
 		bad++;
 	}
-	if (sp_config.throttle_timing && strcmp(sp_config.throttle_timing, "exact") != 0 &&
-	    strcmp(sp_config.throttle_timing, "estimate") != 0) {
-		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_THROTTLE_TIMING must be exact or estimate, using exact\n");
-		free(sp_config.throttle_timing);
-		sp_config.throttle_timing = strdup("exact");
-		bad++;
-	}
-	if (sp_config.fork && strcmp(sp_config.fork, "none") != 0 &&
-	    strcmp(sp_config.fork, "child") != 0) {
-		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_FORK must be none or child, using none\n");
-		free(sp_config.fork);
-		sp_config.fork = strdup("none");
-		bad++;
-	}
+	bad += one_of(&sp_config.throttle_timing, "THROTTLE_TIMING", "exact", "estimate");
+	bad += one_of(&sp_config.fork, "FORK", "none", "child");
 	return bad;
 }
 
