@@ -159,6 +159,15 @@ int main(int argc, char **argv)
 		MPI_Type_free(&t);
 		check += (int)tr[1];
 	}
+	/* MPI_Iprobe that finds nothing (no message ever has tag 99): the
+	 * status is untouched, so its stale MPI_SOURCE must not become the
+	 * peer (-1: MPI_ANY_SOURCE). */
+	MPI_Status stale;
+	stale.MPI_SOURCE = 0;
+	stale.MPI_TAG = 7;
+	int found = 1;
+	MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &found, &stale);
+	check += found;
 	errno = 4242;
 	MPI_Comm_rank(MPI_COMM_WORLD, &srank);
 	check += errno == 4242 ? 0 : 1000000;
