@@ -488,7 +488,18 @@ int sp_load_hdf5(struct sp_reader *r)
 			      r->path);
 		goto out;
 	}
+	/* The descriptor lets load_events map columns (same file, no race
+	 * with a renamed path); only the default sec2 driver has one. */
+	if (r->open_flags & SP_OPEN_MAP_COLUMNS) {
+		void *handle = NULL;
+
+		if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle) {
+			r->h5_fd = *(int *)handle;
+			r->h5_fd_ok = true;
+		}
+	}
 	rc = load_open_file(r, file);
+	r->h5_fd_ok = false;
 	H5Fclose(file);
 out:
 	H5Eclear2(H5E_DEFAULT);

@@ -59,6 +59,12 @@ struct sp_reader {
 
 	size_t n_events;
 	int64_t *col[SP_COL_COUNT]; /* NULL when absent */
+	/* Columns mapped from the file (SP_OPEN_MAP_COLUMNS): munmap'ed, not
+	 * freed; base NULL when the column was read into memory. */
+	struct { void *base; size_t len; } map[SP_COL_COUNT];
+	unsigned open_flags;
+	int h5_fd;                /* sec2 descriptor while loading HDF5 ... */
+	bool h5_fd_ok;            /* ... valid only when this is set */
 
 	struct sp_thread *threads;
 	size_t n_threads;
@@ -90,6 +96,7 @@ struct row_basic {
 	int64_t first, last;     /* first / last duration (ns) */
 	int64_t first_start, last_end; /* ns; 0 when no calls */
 	bool has_timing;
+	bool sorted;             /* events by start asc, end desc already */
 };
 
 /* A reconstructed call stack: parallel arrays in call-id order. */
@@ -142,8 +149,8 @@ int sp_load_spt(struct sp_reader *r, const unsigned char *data, size_t len);
 
 /* stats.c */
 int reader_compute_basics(struct sp_reader *r);
-void percentiles3_ns(int64_t *v, size_t n, double ret[3]);
-/* The same with the minimum and maximum of v known. May reorder v. */
+/* p50/p95/p99 (numpy linear, seconds) of v, min mn and max mx. May
+ * reorder v. */
 void percentiles3_minmax(int64_t *v, size_t n, int64_t mn, int64_t mx,
 			 double ret[3]);
 
@@ -160,6 +167,8 @@ int reader_region_positions(const struct sp_reader *r,
  * (depth = number of open ancestors), close() when it ends, innermost
  * first, with its exclusive ns. -SP_E_NESTING on improper nesting.
  */
+/* open NULL: close is not called either; data is an int64_t[] of per-row
+ * exclusive ns sums that the walk adds to (exclusive_from_rows). */
 struct call_visitor {
 	void *data;
 	int (*open)(void *data, uint64_t ev, uint32_t row, size_t depth);

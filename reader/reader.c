@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "reader-internal.h"
@@ -496,6 +497,12 @@ static int load_by_content(struct sp_reader *r, enum detected kind)
 
 int sp_reader_open(const char *path, struct sp_reader **ret_reader)
 {
+	return sp_reader_open_flags(path, 0, ret_reader);
+}
+
+int sp_reader_open_flags(const char *path, unsigned flags,
+			 struct sp_reader **ret_reader)
+{
 	struct sp_reader *r;
 	unsigned char head[64];
 	struct stat st;
@@ -504,7 +511,7 @@ int sp_reader_open(const char *path, struct sp_reader **ret_reader)
 	int rc;
 
 	sp_error_clear();
-	if (!path || !ret_reader)
+	if (!path || !ret_reader || (flags & ~(unsigned)SP_OPEN_MAP_COLUMNS))
 		return sp_error(EINVAL, "sp_reader_open: invalid argument");
 	f = fopen(path, "rb");
 	if (!f)
@@ -522,6 +529,7 @@ int sp_reader_open(const char *path, struct sp_reader **ret_reader)
 	r->path = strdup(path);
 	r->file_size = (uint64_t)st.st_size;
 	r->layout = SP_LAYOUT_COLUMNAR;
+	r->open_flags = flags;
 	if (!r->path) {
 		free(r);
 		return -ENOMEM;
@@ -548,8 +556,12 @@ void sp_reader_destroy(struct sp_reader *r)
 	free(r->pool.items);
 	for (size_t i = 0; i < r->n_regions; i++)
 		free(r->names[i]);
-	for (int c = 0; c < SP_COL_COUNT; c++)
-		free(r->col[c]);
+	for (int c = 0; c < SP_COL_COUNT; c++) {
+		if (r->map[c].base)
+			munmap(r->map[c].base, r->map[c].len);
+		else
+			free(r->col[c]);
+	}
 	free(r->names);
 	free(r->meta);
 	free(r->rows);

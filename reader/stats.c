@@ -23,8 +23,9 @@ static int bad_time(struct sp_reader *r, size_t row)
 
 /*
  * One pass over each row's events: calls, total (wrapping), min, max,
- * first/last duration, first start, last end, and the timestamp range
- * check that keeps later differences free of overflow.
+ * first/last duration, first start, last end, whether the events are in
+ * call-stack order already, and the timestamp range check that keeps later
+ * differences free of overflow.
  */
 int reader_compute_basics(struct sp_reader *r)
 {
@@ -39,6 +40,7 @@ int reader_compute_basics(struct sp_reader *r)
 		uint64_t lo = row->offset, hi = row->offset + row->count;
 		int64_t smin, smax, emin, emax, dmin, dmax;
 		uint64_t total = 0;
+		bool sorted = true;
 
 		if (row->count == 0 && row->has_aggregate) {
 			b->calls = row->agg_count;
@@ -67,6 +69,9 @@ int reader_compute_basics(struct sp_reader *r)
 			smax = s[k] > smax ? s[k] : smax;
 			emin = e[k] < emin ? e[k] : emin;
 			emax = e[k] > emax ? e[k] : emax;
+			if (k > lo)
+				sorted &= s[k - 1] < s[k] ||
+					  (s[k - 1] == s[k] && e[k - 1] >= e[k]);
 		}
 		if (smin <= -SP_TIME_LIMIT || emin <= -SP_TIME_LIMIT ||
 		    smax >= SP_TIME_LIMIT || emax >= SP_TIME_LIMIT)
@@ -80,6 +85,7 @@ int reader_compute_basics(struct sp_reader *r)
 		b->max = dmax;
 		b->first_start = smin;
 		b->last_end = emax;
+		b->sorted = sorted;
 	}
 	return 0;
 }
@@ -192,14 +198,47 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /*
- * The six order statistics behind p50/p95/p99 (rank k and k + 1 of each)
- * from one counting pass: values are bucketed by (v - min) >> shift into at
- * most 64K buckets; when the range fits (shift 0) the buckets are the exact
- * values, else a second pass gathers only the few buckets holding a wanted
- * rank and sorts those. Same values as selection, so the same doubles.
+ * Values to take order statistics of, without copying them: the slices
+ * [lo, hi) of e (s NULL), or of the durations e - s (a region's events,
+ * read in place from the columns: no pooled copy of 80 MB to fault in).
  */
-static bool percentiles3_hist(const int64_t *v, size_t n, int64_t mn,
-			      int64_t mx, double ret[3])
+struct dur_slice { uint64_t lo, hi; };
+struct dur_set {
+	const int64_t *s, *e;
+	const struct dur_slice *slice;
+	size_t n_slices;
+};
+
+/* Run BODY with int64_t D bound to each value of DS, in order. */
+#define DUR_FOR_EACH(ds, D, BODY)                                              \
+	for (size_t i_ = 0; i_ < (ds)->n_slices; i_++) {                       \
+		const int64_t *s_ = (ds)->s, *e_ = (ds)->e;                    \
+		uint64_t lo_ = (ds)->slice[i_].lo, hi_ = (ds)->slice[i_].hi;   \
+		if (s_) {                                                      \
+			for (uint64_t k_ = lo_; k_ < hi_; k_++) {              \
+				int64_t D = e_[k_] - s_[k_];                   \
+				BODY                                           \
+			}                                                      \
+		} else {                                                       \
+			for (uint64_t k_ = lo_; k_ < hi_; k_++) {              \
+				int64_t D = e_[k_];                            \
+				BODY                                           \
+			}                                                      \
+		}                                                              \
+	}
+
+/*
+ * The six order statistics behind p50/p95/p99 (rank k and k + 1 of each)
+ * from one counting pass over the n values of ds (min mn, max mx): values
+ * are bucketed by (v - mn) >> shift into at most 64K buckets; when the
+ * range fits (shift 0) the buckets are the exact values, else a second
+ * pass gathers only the few buckets holding a wanted rank and sorts those.
+ * Same values as selection, so the same doubles. With m2 set, the counting
+ * pass also sums the squared deviations from mean (in value order).
+ */
+static bool percentiles3_hist(const struct dur_set *ds, size_t n, int64_t mn,
+			      int64_t mx, double mean, double *m2,
+			      double ret[3])
 {
 	uint64_t range = (uint64_t)mx - (uint64_t)mn, nb = 64;
 	size_t want[6], off[6];
@@ -208,6 +247,7 @@ static bool percentiles3_hist(const int64_t *v, size_t n, int64_t mn,
 	unsigned shift = 0;
 	uint32_t *hist;
 	int64_t *gather = NULL;
+	double sq = 0;
 
 	while (nb < n && nb < 65536)
 		nb *= 2;
@@ -219,8 +259,19 @@ static bool percentiles3_hist(const int64_t *v, size_t n, int64_t mn,
 		free(hist);
 		return false;
 	}
-	for (size_t i = 0; i < n; i++)
-		hist[((uint64_t)v[i] - (uint64_t)mn) >> shift]++;
+	if (m2) {
+		DUR_FOR_EACH(ds, d, {
+			double dev = (double)d - mean;
+
+			sq += dev * dev;
+			hist[((uint64_t)d - (uint64_t)mn) >> shift]++;
+		})
+		*m2 = sq;
+	} else {
+		DUR_FOR_EACH(ds, d, {
+			hist[((uint64_t)d - (uint64_t)mn) >> shift]++;
+		})
+	}
 	for (int i = 0; i < 3; i++) {
 		double virt = (double)(n - 1) * pct_q[i];
 		size_t k = (size_t)floor(virt);
@@ -246,7 +297,7 @@ static bool percentiles3_hist(const int64_t *v, size_t n, int64_t mn,
 			val[w] = (int64_t)((uint64_t)mn + bucket_of[w]);
 	} else {
 		/* Gather the distinct wanted buckets, in bucket order. */
-		size_t total = 0, start[6];
+		size_t total = 0, start[6], at = 0, fill[6] = { 0 };
 
 		for (int w = 0; w < 6; w++)
 			if (w == 0 || bucket_of[w] != bucket_of[w - 1])
@@ -256,8 +307,6 @@ static bool percentiles3_hist(const int64_t *v, size_t n, int64_t mn,
 			free(hist);
 			return false;
 		}
-		size_t at = 0;
-
 		for (int w = 0; w < 6; w++) {
 			if (w == 0 || bucket_of[w] != bucket_of[w - 1]) {
 				start[w] = at;
@@ -266,20 +315,16 @@ static bool percentiles3_hist(const int64_t *v, size_t n, int64_t mn,
 				start[w] = start[w - 1];
 			}
 		}
-		{
-			size_t fill[6] = { 0 };
+		DUR_FOR_EACH(ds, d, {
+			uint32_t b = (uint32_t)(((uint64_t)d - (uint64_t)mn) >> shift);
 
-			for (size_t i = 0; i < n; i++) {
-				uint32_t b = (uint32_t)(((uint64_t)v[i] - (uint64_t)mn) >> shift);
-
-				for (int w = 0; w < 6; w++) {
-					if (bucket_of[w] == b) {
-						gather[start[w] + fill[w]++] = v[i];
-						break;
-					}
+			for (int w = 0; w < 6; w++) {
+				if (bucket_of[w] == b) {
+					gather[start[w] + fill[w]++] = d;
+					break;
 				}
 			}
-		}
+		})
 		for (int w = 0; w < 6; w++)
 			if (w == 0 || bucket_of[w] != bucket_of[w - 1])
 				qsort(gather + start[w], hist[bucket_of[w]],
@@ -305,24 +350,11 @@ static bool percentiles3_hist(const int64_t *v, size_t n, int64_t mn,
 void percentiles3_minmax(int64_t *v, size_t n, int64_t mn, int64_t mx,
 			 double ret[3])
 {
-	if (n < 256 || !percentiles3_hist(v, n, mn, mx, ret))
+	struct dur_slice all = { 0, n };
+	struct dur_set ds = { NULL, v, &all, 1 };
+
+	if (n < 256 || !percentiles3_hist(&ds, n, mn, mx, 0, NULL, ret))
 		percentiles3_select(v, n, ret);
-}
-
-void percentiles3_ns(int64_t *v, size_t n, double ret[3])
-{
-	int64_t mn, mx;
-
-	if (n == 0) {
-		ret[0] = ret[1] = ret[2] = 0.0;
-		return;
-	}
-	mn = mx = v[0];
-	for (size_t i = 1; i < n; i++) {
-		mn = v[i] < mn ? v[i] : mn;
-		mx = v[i] > mx ? v[i] : mx;
-	}
-	percentiles3_minmax(v, n, mn, mx, ret);
 }
 
 double sp_percentile_ns(int64_t *ns, size_t n, double percent)
@@ -357,39 +389,56 @@ static int exclusive_of_rows(struct sp_reader *r, const size_t *rows,
 	return rc == -ENOMEM ? rc : 0;
 }
 
-/* Population std and percentiles over the pooled events of the rows. */
+/*
+ * Population std and percentiles over the pooled events of the rows (min mn,
+ * max mx): counted in place from the columns; pooled into a copy only when
+ * few (selection) or when the histogram cannot be had.
+ */
 static int spread_of_rows(struct sp_reader *r, const size_t *rows, size_t n,
-			  struct sp_stats *st)
+			  int64_t mn, int64_t mx, struct sp_stats *st)
 {
 	const int64_t *s = r->col[SP_COL_START_TIMES], *e = r->col[SP_COL_END_TIMES];
 	double mean = (double)st->total_ns / (double)st->num_calls, m2 = 0;
 	size_t k = 0, n_ev = 0;
+	struct dur_slice *slice;
+	struct dur_set ds;
 	int64_t *pool;
 	double p[3];
+	bool done;
 
 	/* Sized by the events (aggregate counts are untrusted numbers). */
-	for (size_t i = 0; i < n; i++)
-		n_ev += r->rows[rows[i]].count;
-	pool = malloc((n_ev + 1) * sizeof(*pool));
-	if (!pool)
+	slice = malloc((n + 1) * sizeof(*slice));
+	if (!slice)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct sp_row *row = &r->rows[rows[i]];
 
-		for (uint64_t j = row->offset; j < row->offset + row->count; j++) {
-			int64_t d = e[j] - s[j];
+		slice[i] = (struct dur_slice){ row->offset, row->offset + row->count };
+		n_ev += row->count;
+	}
+	ds = (struct dur_set){ s, e, slice, n };
+	done = n_ev >= 256 &&
+	       percentiles3_hist(&ds, n_ev, mn, mx, mean, &m2, p);
+	if (!done) {
+		pool = malloc((n_ev + 1) * sizeof(*pool));
+		if (!pool) {
+			free(slice);
+			return -ENOMEM;
+		}
+		DUR_FOR_EACH(&ds, d, {
 			double dev = (double)d - mean;
 
 			m2 += dev * dev;
 			pool[k++] = d;
-		}
+		})
+		percentiles3_select(pool, k, p);
+		free(pool);
 	}
-	st->std = sqrt(m2 / (double)k) / SP_NS_PER_S;
-	percentiles3_ns(pool, k, p);
+	free(slice);
+	st->std = sqrt(m2 / (double)n_ev) / SP_NS_PER_S;
 	st->p50 = p[0];
 	st->p95 = p[1];
 	st->p99 = p[2];
-	free(pool);
 	return 0;
 }
 
@@ -484,7 +533,7 @@ static int stats_of_rows(struct sp_reader *r, const size_t *rows, size_t n,
 		st.first_start = (double)bf->first_start / SP_NS_PER_S;
 		st.last_end = (double)bl->last_end / SP_NS_PER_S;
 		if (events) {
-			rc = spread_of_rows(r, rows, n, &st);
+			rc = spread_of_rows(r, rows, n, mn, mx, &st);
 			if (rc < 0)
 				return rc;
 		} else {

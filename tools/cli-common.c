@@ -140,7 +140,10 @@ int cli_open(const struct cli_common *c, const char *path,
 	     struct sp_reader **ret)
 {
 	struct cli_progress *progress = cli_progress_start(path);
-	int rc = sp_reader_open(path, ret);
+	/* Mapped: most of loading a big profile is copying it (cli-sigbus.c
+	 * reports a file truncated meanwhile). */
+	int rc = sp_reader_open_flags(path, c->read_columns ? 0 : SP_OPEN_MAP_COLUMNS,
+				      ret);
 
 	cli_progress_stop(progress);
 	if (rc < 0) {

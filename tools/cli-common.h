@@ -46,6 +46,10 @@ struct cli_common {
 	struct sp_selection *sel;
 	char **files;          /* expanded file arguments */
 	size_t n_files;
+	/* cli_open reads columns into memory instead of mapping them: for
+	 * long sessions (tui), where a file rewritten in place by another
+	 * program must not end the session with SIGBUS. */
+	bool read_columns;
 };
 
 /* One-line error on stderr: "scope-profiler <cmd>: message". */

@@ -521,6 +521,7 @@ static int setup(struct cli_common *c, struct tui *t, const struct options *o)
 	int rc;
 
 	/* Open first: an unreadable file is reported as such even in a pipe. */
+	c->read_columns = true;
 	rc = cli_open(c, c->files[0], &t->r);
 	if (rc)
 		return rc;

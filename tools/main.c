@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli-common.h"
+#include "cli-sigbus.h"
 #include "commands.h"
 #include "sp-config.h"
 
@@ -60,6 +61,7 @@ int main(int argc, char **argv)
 		print_help(stderr);
 		return EXIT_USAGE;
 	}
+	cli_catch_sigbus(); /* profiles are read with mapped columns */
 	name = argv[1];
 	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
 		printf("scope-profiler %s\n", SP_VERSION);

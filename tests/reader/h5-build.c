@@ -116,6 +116,28 @@ static void dset(hid_t loc, const char *name, hid_t ftype, hid_t mtype,
 	H5Sclose(sp);
 }
 
+size_t h5b_events_chunk;
+
+/* int64 column in chunks of h5b_events_chunk values, deflated. */
+static void dset_chunked(hid_t loc, const char *name, const int64_t *data,
+			 size_t n)
+{
+	hsize_t dims[1] = { n }, chunk[1] = { h5b_events_chunk };
+	hid_t sp = H5Screate_simple(1, dims, NULL);
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	hid_t d;
+
+	H5Pset_chunk(dcpl, 1, chunk);
+	H5Pset_deflate(dcpl, 4);
+	d = H5Dcreate2(loc, name, H5T_STD_I64LE, sp, H5P_DEFAULT, dcpl,
+		       H5P_DEFAULT);
+	if (n)
+		H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+	H5Dclose(d);
+	H5Pclose(dcpl);
+	H5Sclose(sp);
+}
+
 static hid_t group_path(hid_t file, const char *path)
 {
 	hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), g;
@@ -158,8 +180,13 @@ void h5b_columnar(hid_t file, const char *const *names, size_t n_names,
 	dset(g, "event_counts", H5T_STD_U64LE, H5T_NATIVE_UINT64, counts, n_rows);
 	H5Gclose(g);
 	g = group_path(file, "events");
-	dset(g, "start_times", H5T_STD_I64LE, H5T_NATIVE_INT64, starts, n_events);
-	dset(g, "end_times", H5T_STD_I64LE, H5T_NATIVE_INT64, ends, n_events);
+	if (h5b_events_chunk) {
+		dset_chunked(g, "start_times", starts, n_events);
+		dset_chunked(g, "end_times", ends, n_events);
+	} else {
+		dset(g, "start_times", H5T_STD_I64LE, H5T_NATIVE_INT64, starts, n_events);
+		dset(g, "end_times", H5T_STD_I64LE, H5T_NATIVE_INT64, ends, n_events);
+	}
 	H5Gclose(g);
 	H5Tclose(t);
 }

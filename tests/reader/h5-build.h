@@ -22,6 +22,9 @@ void h5b_meta_strv(hid_t file, const char *key, const char *const *v, size_t n);
 /* /rank<rank>/regions/<name>/{start_times,end_times} (ns). */
 void h5b_region(hid_t file, unsigned rank, const char *name,
 		const int64_t *starts, const int64_t *ends, size_t n);
+/* Nonzero: h5b_columnar writes the event columns chunked (this many values
+ * per chunk) and deflated instead of contiguous. */
+extern size_t h5b_events_chunk;
 /* Columnar layout (schema attribute written separately). */
 void h5b_columnar(hid_t file, const char *const *names, size_t n_names,
 		  const uint32_t *region_ids, const uint32_t *ranks,
