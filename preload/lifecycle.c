@@ -128,18 +128,15 @@ void sp_lifecycle_end_finalize(void)
 int sp_lifecycle_write_rank(const char *path, int rank, int size)
 {
 	struct sp_snapshot snap;
-	int ret = sp_snapshot_take(&snap);
-	if (!ret) {
-		ret = sp_output_write_single(path, &snap, rank, size);
-		if (!ret && !sp_config.quiet)
-			fprintf(stderr, "scope-profiler: wrote %s (%u regions, %llu events)\n",
-				path, snap.nrows, (unsigned long long)snap.nevents);
-		if (snap.dropped)
-			fprintf(stderr, "scope-profiler: %llu calls were dropped (memory cap "
-				"SCOPE_PROFILER_MAX_MEMORY or nesting depth); counts are in the file\n",
-				(unsigned long long)snap.dropped);
-		sp_snapshot_free(&snap);
-	}
+	int ret = sp_output_write_local(path, &snap, rank, size);
+	if (!ret && !sp_config.quiet)
+		fprintf(stderr, "scope-profiler: wrote %s (%u regions, %llu events)\n",
+			path, snap.nrows, (unsigned long long)snap.nevents);
+	if (!ret && snap.dropped)
+		fprintf(stderr, "scope-profiler: %llu calls were dropped (memory cap "
+			"SCOPE_PROFILER_MAX_MEMORY or nesting depth); counts are in the file\n",
+			(unsigned long long)snap.dropped);
+	sp_snapshot_free(&snap);
 	if (ret) {
 		fprintf(stderr, "scope-profiler: could not write %s: %s\n", path,
 			ret == -ENOLCK ? "HDF5 could not lock the file (on a file system without "

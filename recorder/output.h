@@ -28,7 +28,15 @@ SP_OUTPUT_HIDDEN int sp_output_events(struct sp_writer *w, unsigned cols,
 SP_OUTPUT_HIDDEN int sp_output_threads(struct sp_writer *w, const struct sp_snapshot *s,
 				       uint32_t rank, uint64_t first);
 /* Write one process's snapshot as a complete file (serial programs). */
-SP_OUTPUT_HIDDEN int sp_output_write_single(const char *path, const struct sp_snapshot *s,
+SP_OUTPUT_HIDDEN int sp_output_write_single(const char *path, struct sp_snapshot *s,
 					    int rank, int size);
+/*
+ * Take this process's snapshot into *s and write it as a complete file,
+ * filling the event times in place in the file when it is uncompressed.
+ * *s is valid or zeroed afterwards (free it either way); its start/end are
+ * NULL when they were filled in place.
+ */
+SP_OUTPUT_HIDDEN int sp_output_write_local(const char *path, struct sp_snapshot *s, int rank,
+					   int size);
 
 #endif /* SP_OUTPUT_H */

@@ -141,7 +141,9 @@ void sp_output_row(struct sp_writer_row *out, const struct sp_snap_row *row, uin
 int sp_output_events(struct sp_writer *w, unsigned cols, const struct sp_snapshot *s,
 		     uint64_t src, uint64_t dst, uint64_t n)
 {
-	struct sp_writer_events ev = { .start = s->start + src, .end = s->end + src };
+	/* Times streamed to the file (sp_snapshot_stream) are there already. */
+	struct sp_writer_events ev = { .start = s->times_in_file ? NULL : s->start + src,
+				       .end = s->times_in_file ? NULL : s->end + src };
 	int64_t *tids = NULL;
 	if (cols & SP_COL_THREAD_IDS) {
 		tids = malloc((n ? n : 1) * sizeof *tids);
@@ -175,23 +177,42 @@ int sp_output_threads(struct sp_writer *w, const struct sp_snapshot *s, uint32_t
 	return ret;
 }
 
-int sp_output_write_single(const char *path, const struct sp_snapshot *s, int rank, int size)
+/*
+ * One process's file. With a plan, the snapshot is completed here, once
+ * the file exists: into an uncompressed file the start/end times are
+ * streamed straight to their columns through small per-row buffers (no
+ * 16 B/event arrays in memory, no copy of them through HDF5), else they
+ * are built in memory as before.
+ */
+static int write_file(const char *path, struct sp_snapshot *s, struct sp_snapshot_plan *plan,
+		      int rank, int size)
 {
-	struct sp_run_info run;
-	sp_run_info_init(&run, rank, size);
-	struct sp_meta meta = { 0 };
-	int ret = sp_meta_collect(&meta, &run);
-	if (!ret)
-		ret = sp_meta_set_int(&meta, SP_META_DROPPED, (int64_t)s->dropped);
-
 	struct sp_writer_layout layout = {
 		.nnames = s->nnames, .names = (const char *const *)s->names,
 		.nrows = s->nrows, .nevents = s->nevents, .nthreads = s->nthreads,
 		.columns = sp_output_columns(s), .compression = (int)sp_config.compression,
 	};
 	struct sp_writer *w = NULL;
+	int ret = sp_writer_create(path, &layout, &w);
+	if (plan && ret) {
+		sp_snapshot_plan_free(plan);
+	} else if (plan) {
+		int fd;
+		uint64_t off_start, off_end;
+		ret = sp_writer_times_raw(w, &fd, &off_start, &off_end);
+		if (!ret)
+			ret = sp_snapshot_stream(s, plan, fd, off_start, off_end);
+		if (ret == -ENOTSUP) /* compressed, or rows to sort */
+			ret = sp_snapshot_fill(s, plan);
+	}
+	/* After the snapshot: finalize_spent_ns counts it. */
+	struct sp_run_info run;
+	sp_run_info_init(&run, rank, size);
+	struct sp_meta meta = { 0 };
 	if (!ret)
-		ret = sp_writer_create(path, &layout, &w);
+		ret = sp_meta_collect(&meta, &run);
+	if (!ret)
+		ret = sp_meta_set_int(&meta, SP_META_DROPPED, (int64_t)s->dropped);
 	struct sp_writer_row *rows = calloc(s->nrows + 1, sizeof *rows);
 	if (!ret && !rows)
 		ret = -ENOMEM;
@@ -214,4 +235,16 @@ int sp_output_write_single(const char *path, const struct sp_snapshot *s, int ra
 	free(rows);
 	sp_meta_free(&meta);
 	return ret;
+}
+
+int sp_output_write_single(const char *path, struct sp_snapshot *s, int rank, int size)
+{
+	return write_file(path, s, NULL, rank, size);
+}
+
+int sp_output_write_local(const char *path, struct sp_snapshot *s, int rank, int size)
+{
+	struct sp_snapshot_plan *plan;
+	int ret = sp_snapshot_plan(s, &plan);
+	return ret ? ret : write_file(path, s, plan, rank, size);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "recorder.h"
 
@@ -122,15 +123,18 @@ static int sort_row(struct sp_snapshot *s, const struct sp_snap_row *row)
 }
 
 /* Pass 1: events per output name, and which names saw several threads. */
-static void count_events(struct sp_thread **th, uint32_t nth, uint32_t nreg, const uint32_t *map,
-			 uint64_t *count, uint32_t *last_thread, uint8_t *multi, bool *any_aux)
+static uint32_t count_events(struct sp_thread **th, uint32_t nth, uint32_t nreg,
+			     const uint32_t *map, uint64_t *count, uint32_t *last_thread,
+			     uint8_t *multi, bool *any_aux)
 {
+	uint32_t with_events = 0;
 	for (uint32_t ti = 0; ti < nth; ti++) {
 		if (!th[ti])
 			continue;
 		const struct sp_chunk *cur = NULL;
 		const struct sp_event *ev;
 		size_t n;
+		uint64_t complete = 0;
 		while ((n = sp_thread_next_chunk(th[ti], &cur, &ev)) > 0) {
 			for (size_t i = 0; i < n; i++) {
 				if (!event_complete(&ev[i], nreg))
@@ -140,11 +144,15 @@ static void count_events(struct sp_thread **th, uint32_t nth, uint32_t nreg, con
 					multi[k] = 1;
 				last_thread[k] = ti;
 				*any_aux |= ev[i].aux != 0;
+				complete++;
 			}
 		}
+		with_events += complete > 0;
 	}
+	return with_events;
 }
 
+/* Event arrays; start/end are the caller's when given (borrowed). */
 static int alloc_columns(struct sp_snapshot *s, bool any_aux)
 {
 	size_t n = s->nevents ? s->nevents : 1;
@@ -244,58 +252,250 @@ static void take_threads(struct sp_snapshot *s, struct sp_thread **th, uint32_t 
 	}
 }
 
-int sp_snapshot_take(struct sp_snapshot *s)
+/* What the first pass learned, kept for the second. */
+struct sp_snapshot_plan {
+	struct sp_clock_map cm;
+	uint32_t nreg, nth;
+	uint32_t *map, *last;
+	uint64_t *count, *fill;
+	uint8_t *multi;
+	struct sp_thread **th;
+	bool any_aux;
+};
+
+void sp_snapshot_plan_free(struct sp_snapshot_plan *p)
+{
+	if (!p)
+		return;
+	free(p->map);
+	free(p->count);
+	free(p->fill);
+	free(p->last);
+	free(p->multi);
+	free(p->th);
+	free(p);
+}
+
+int sp_snapshot_plan(struct sp_snapshot *s, struct sp_snapshot_plan **ret_plan)
 {
 	memset(s, 0, sizeof *s);
-	struct sp_clock_map cm;
-	sp_clock_map_now(&cm);
-	uint32_t nreg = sp_region_count(), nth = 0;
-	uint32_t *map = calloc(nreg + 1, sizeof *map);
-	uint64_t *count = calloc(nreg + 1, sizeof *count);
-	uint64_t *fill = calloc(nreg + 1, sizeof *fill);
-	uint32_t *last = calloc(nreg + 1, sizeof *last);
-	uint8_t *multi = calloc(nreg + 1, 1);
-	struct sp_thread **th = threads_by_index(&nth);
-	bool any_aux = false;
-	int ret = (map && count && fill && last && multi && th) ? 0 : -ENOMEM;
+	struct sp_snapshot_plan *p = calloc(1, sizeof *p);
+	if (!p)
+		return -ENOMEM;
+	sp_clock_map_now(&p->cm);
+	p->nreg = sp_region_count();
+	uint32_t nreg = p->nreg;
+	p->map = calloc(nreg + 1, sizeof *p->map);
+	p->count = calloc(nreg + 1, sizeof *p->count);
+	p->fill = calloc(nreg + 1, sizeof *p->fill);
+	p->last = calloc(nreg + 1, sizeof *p->last);
+	p->multi = calloc(nreg + 1, 1);
+	p->th = threads_by_index(&p->nth);
+	int ret = (p->map && p->count && p->fill && p->last && p->multi && p->th) ? 0 : -ENOMEM;
 	if (!ret)
-		ret = build_names(s, nreg, map);
+		ret = build_names(s, nreg, p->map);
 	if (!ret) {
-		count_events(th, nth, nreg, map, count, last, multi, &any_aux);
+		s->threads_with_events = count_events(p->th, p->nth, nreg, p->map, p->count,
+						      p->last, p->multi, &p->any_aux);
 		for (uint32_t k = 0; k < s->nnames; k++)
-			s->nevents += count[k];
-		ret = alloc_columns(s, any_aux);
+			s->nevents += p->count[k];
+		ret = build_rows(s, nreg, p->map, p->count, p->fill);
 	}
-	if (!ret)
-		ret = build_rows(s, nreg, map, count, fill);
 	if (!ret) {
-		scatter(s, th, nth, nreg, map, fill, &cm);
+		take_threads(s, p->th, p->nth);
+		s->dropped = sp_thread_dropped_total();
+	}
+	if (ret) {
+		sp_snapshot_plan_free(p);
+		sp_snapshot_free(s);
+		return ret;
+	}
+	*ret_plan = p;
+	return 0;
+}
+
+int sp_snapshot_fill(struct sp_snapshot *s, struct sp_snapshot_plan *p)
+{
+	int ret = alloc_columns(s, p->any_aux);
+	if (!ret) {
+		scatter(s, p->th, p->nth, p->nreg, p->map, p->fill, &p->cm);
 		for (uint32_t r = 0; !ret && r < s->nrows; r++) {
 			struct sp_snap_row *row = &s->rows[r];
-			if (multi[row->region])
+			if (p->multi[row->region])
 				ret = sort_row(s, row);
 			sp_summary_compute(&row->summary, s->start + row->offset,
 					   s->end + row->offset, row->count);
 		}
-		take_threads(s, th, nth);
-		s->dropped = sp_thread_dropped_total();
-		/* Threads that produced at least one complete event. */
-		uint8_t *seen = calloc(nth + 1, 1);
-		if (seen) {
-			for (uint64_t e = 0; e < s->nevents; e++)
-				seen[s->thread[e]] = 1;
-			for (uint32_t i = 0; i < nth; i++)
-				s->threads_with_events += seen[i];
-			free(seen);
-		}
 	}
-	free(map);
-	free(count);
-	free(fill);
-	free(last);
-	free(multi);
-	free(th);
+	sp_snapshot_plan_free(p);
 	if (ret)
 		sp_snapshot_free(s);
 	return ret;
+}
+
+/* ---- streaming into the file --------------------------------------------- */
+
+/* Staged events of one row, and its summary so far. */
+struct stage {
+	int64_t *s, *e;           /* block buffers */
+	uint32_t n;               /* events in the block */
+	uint64_t done;            /* events of the row written */
+	int64_t total, minimum, maximum, start_min, end_max, first, last;
+	double mean, m2;          /* of the written blocks (Chan et al.) */
+};
+
+/* Events staged per row: 1 MiB of times over all rows, 64..4096 a row. */
+enum { STAGE_EVENTS = 65536, STAGE_MIN = 64, STAGE_MAX = 4096 };
+
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Write a row's block at its place, then fold it into the row's summary:
+ * two passes over the (cached) block, blocks combined by Chan's pairwise
+ * update. A row of one block gets exactly sp_summary_compute's numbers.
+ */
+static int flush_stage(struct stage *st, uint64_t row_offset, int fd, uint64_t off_start,
+		       uint64_t off_end)
+{
+	uint32_t n = st->n;
+	if (n == 0)
+		return 0;
+	uint64_t at = (row_offset + st->done) * sizeof(int64_t);
+	int ret = pwrite_all(fd, st->s, n * sizeof(int64_t), off_start + at);
+	if (!ret)
+		ret = pwrite_all(fd, st->e, n * sizeof(int64_t), off_end + at);
+	if (ret)
+		return ret;
+	int64_t total = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t d = st->e[i] - st->s[i];
+		total += d;
+		st->minimum = d < st->minimum ? d : st->minimum;
+		st->maximum = d > st->maximum ? d : st->maximum;
+		st->start_min = st->s[i] < st->start_min ? st->s[i] : st->start_min;
+		st->end_max = st->e[i] > st->end_max ? st->e[i] : st->end_max;
+	}
+	double mean = (double)total / (double)n, m2 = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		double dev = (double)(st->e[i] - st->s[i]) - mean;
+		m2 += dev * dev;
+	}
+	if (st->done == 0) {
+		st->first = st->e[0] - st->s[0];
+		st->mean = mean;
+		st->m2 = m2;
+	} else {
+		double na = (double)st->done, nb = (double)n, delta = mean - st->mean;
+		st->mean += delta * nb / (na + nb);
+		st->m2 += m2 + delta * delta * na * nb / (na + nb);
+	}
+	st->last = st->e[n - 1] - st->s[n - 1];
+	st->total += total;
+	st->done += n;
+	st->n = 0;
+	return 0;
+}
+
+static void stage_summary(const struct stage *st, struct sp_summary_record *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!st->done)
+		return;
+	*out = (struct sp_summary_record){
+		.total = st->total, .minimum = st->minimum, .maximum = st->maximum,
+		.first = st->first, .last = st->last, .start_minimum = st->start_min,
+		.end_maximum = st->end_max,
+		.mean = (double)st->total / (double)st->done, .m2 = st->m2,
+	};
+}
+
+int sp_snapshot_stream(struct sp_snapshot *s, struct sp_snapshot_plan *p, int fd,
+		       uint64_t off_start, uint64_t off_end)
+{
+	for (uint32_t k = 0; k < s->nnames; k++)
+		if (p->multi[k])
+			return -ENOTSUP; /* rows to sort: sp_snapshot_fill */
+	size_t n = s->nevents ? s->nevents : 1;
+	uint32_t rows = s->nrows ? s->nrows : 1;
+	size_t per = STAGE_EVENTS / rows;
+	per = per < STAGE_MIN ? STAGE_MIN : per > STAGE_MAX ? STAGE_MAX : per;
+	struct stage *stages = calloc(rows, sizeof *stages);
+	uint32_t *row_of = calloc(s->nnames + 1, sizeof *row_of);
+	int64_t *buf = malloc((size_t)rows * per * 2 * sizeof *buf);
+	/* A thread column only when several threads recorded. */
+	s->thread = s->threads_with_events > 1 ? malloc(n * sizeof *s->thread) : NULL;
+	s->aux = p->any_aux ? malloc(n * sizeof *s->aux) : NULL;
+	int ret = stages && row_of && buf && (s->thread || s->threads_with_events <= 1) &&
+			  (s->aux || !p->any_aux) ? 0 : -ENOMEM;
+	for (uint32_t r = 0; !ret && r < s->nrows; r++) {
+		row_of[s->rows[r].region] = r;
+		stages[r] = (struct stage){ .s = buf + (size_t)r * per * 2,
+					    .e = buf + (size_t)r * per * 2 + per,
+					    .minimum = INT64_MAX, .maximum = INT64_MIN,
+					    .start_min = INT64_MAX, .end_max = INT64_MIN };
+	}
+	s->first_start_ns = INT64_MAX;
+	for (uint32_t ti = 0; !ret && ti < p->nth; ti++) {
+		if (!p->th[ti])
+			continue;
+		const struct sp_chunk *cur = NULL;
+		const struct sp_event *ev;
+		size_t m;
+		while (!ret && (m = sp_thread_next_chunk(p->th[ti], &cur, &ev)) > 0) {
+			for (size_t i = 0; !ret && i < m; i++) {
+				if (!event_complete(&ev[i], p->nreg))
+					continue;
+				uint32_t k = p->map[ev[i].region];
+				uint64_t at = p->fill[k]++;
+				struct stage *st = &stages[row_of[k]];
+				int64_t a = sp_clock_to_ns(&p->cm, ev[i].start);
+				st->s[st->n] = a;
+				st->e[st->n] = sp_clock_to_ns(&p->cm, ev[i].end);
+				if (s->thread)
+					s->thread[at] = ti;
+				if (s->aux)
+					s->aux[at] = ev[i].aux;
+				if (a < s->first_start_ns)
+					s->first_start_ns = a;
+				if (++st->n == per)
+					ret = flush_stage(st, s->rows[row_of[k]].offset, fd,
+							  off_start, off_end);
+			}
+		}
+	}
+	for (uint32_t r = 0; !ret && r < s->nrows; r++)
+		ret = flush_stage(&stages[r], s->rows[r].offset, fd, off_start, off_end);
+	for (uint32_t r = 0; !ret && r < s->nrows; r++)
+		stage_summary(&stages[r], &s->rows[r].summary);
+	free(stages);
+	free(row_of);
+	free(buf);
+	sp_snapshot_plan_free(p);
+	if (ret) {
+		sp_snapshot_free(s);
+		return ret;
+	}
+	s->times_in_file = true;
+	return 0;
+}
+
+int sp_snapshot_take(struct sp_snapshot *s)
+{
+	struct sp_snapshot_plan *p;
+	int ret = sp_snapshot_plan(s, &p);
+	return ret ? ret : sp_snapshot_fill(s, p);
 }

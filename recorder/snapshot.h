@@ -7,6 +7,7 @@
 #ifndef SP_SNAPSHOT_H
 #define SP_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sp-format.h"
@@ -33,18 +34,44 @@ struct sp_snapshot {
 	struct sp_snap_row *rows; /* one per name with data, in name order */
 	uint64_t nevents;
 	int64_t *start, *end;     /* ns */
-	uint32_t *thread;         /* thread index per event */
+	uint32_t *thread;         /* thread index per event; NULL when the
+				   * times went to a file and one thread recorded */
 	uint32_t *aux;            /* event aux (extension record), NULL if none */
 	uint32_t nthreads;        /* threads in the table (all that attached) */
 	uint32_t threads_with_events;
 	struct sp_snap_thread *threads;
 	uint64_t dropped;         /* all calls lost */
 	int64_t first_start_ns;   /* earliest start, INT64_MAX if no events */
+	bool times_in_file;       /* start/end NULL: streamed to the file */
 };
 
 /* Build the snapshot of everything recorded so far (complete calls only).
  * Recording should be stopped. Returns 0 or -ENOMEM. */
 __attribute__((visibility("hidden"))) int sp_snapshot_take(struct sp_snapshot *s);
+
+/*
+ * sp_snapshot_take in two halves, so that the events can go straight into
+ * the output file: plan fills everything but the events (names, rows with
+ * counts and offsets, nevents, the thread table and counts, dropped); then
+ * either fill completes it in memory, or stream writes the start/end times
+ * at byte offsets off_start/off_end of fd (uncompressed little-endian int64
+ * columns, see sp_writer_times_raw) through small per-row buffers and
+ * completes the rest, leaving start = end = NULL and times_in_file set.
+ * stream returns -ENOTSUP, leaving the plan to fill, when some row holds
+ * events of several threads (they must be sorted). Otherwise both consume
+ * the plan; on an error s is freed. Returns 0, -ENOMEM or -errno.
+ */
+struct sp_snapshot_plan;
+__attribute__((visibility("hidden"))) int sp_snapshot_plan(struct sp_snapshot *s,
+							   struct sp_snapshot_plan **ret_plan);
+__attribute__((visibility("hidden"))) int sp_snapshot_fill(struct sp_snapshot *s,
+							   struct sp_snapshot_plan *plan);
+__attribute__((visibility("hidden"))) int sp_snapshot_stream(struct sp_snapshot *s,
+							     struct sp_snapshot_plan *plan,
+							     int fd, uint64_t off_start,
+							     uint64_t off_end);
+/* Drop a plan without filling (error paths). Accepts NULL. */
+__attribute__((visibility("hidden"))) void sp_snapshot_plan_free(struct sp_snapshot_plan *plan);
 __attribute__((visibility("hidden"))) void sp_snapshot_free(struct sp_snapshot *s);
 /* Fill a row's summary_statistics from its events (two-pass mean/m2). */
 __attribute__((visibility("hidden"))) void sp_summary_compute(struct sp_summary_record *out,

@@ -2,8 +2,9 @@
 /*
  * HDF5 writer for schema 2. Datasets are contiguous and sized up front
  * (the layout is known before any data), so every put is one hyperslab
- * write and the file needs no repacking. Publication is atomic: temp file,
- * fsync, rename, fsync of the directory.
+ * write and the file needs no repacking; uncompressed start/end columns
+ * can instead be written by the caller at their byte offsets. Publication is atomic: temp
+ * file, fsync, rename, fsync of the directory.
  */
 #define _GNU_SOURCE
 #include "writer.h"
@@ -26,6 +27,7 @@ struct sp_writer {
 	hid_t str_type;   /* vlen UTF-8 */
 	hid_t summary_type;
 	hid_t g_meta, g_index, g_events, g_threads;
+	bool times_raw;   /* start/end written by the caller (sp_writer_times_raw) */
 };
 
 static hid_t make_str_type(void)
@@ -174,14 +176,39 @@ static int create_index(struct sp_writer *w)
 	return ret ? -EIO : 0;
 }
 
+/*
+ * An uncompressed time column with its storage allocated now and never
+ * filled by HDF5, so sp_writer_times_raw can hand out where it lies.
+ */
+static int make_time_dset(hid_t group, const char *name, uint64_t n)
+{
+	hsize_t dims = n;
+	hid_t space = H5Screate_simple(1, &dims, NULL);
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+	H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+	hid_t d = H5Dcreate2(group, name, H5T_STD_I64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	H5Pclose(dcpl);
+	H5Sclose(space);
+	if (d < 0)
+		return -EIO;
+	H5Dclose(d);
+	return 0;
+}
+
 static int create_events(struct sp_writer *w)
 {
 	const struct sp_writer_layout *l = &w->layout;
 	hid_t g = w->g_events;
 	uint64_t n = l->nevents;
 	int z = l->compression, ret = 0;
-	ret |= make_dset_level(g, SP_EV_START_TIMES, H5T_STD_I64LE, n, z);
-	ret |= make_dset_level(g, SP_EV_END_TIMES, H5T_STD_I64LE, n, z);
+	if (z == 0 && n > 0) {
+		ret |= make_time_dset(g, SP_EV_START_TIMES, n);
+		ret |= make_time_dset(g, SP_EV_END_TIMES, n);
+	} else {
+		ret |= make_dset_level(g, SP_EV_START_TIMES, H5T_STD_I64LE, n, z);
+		ret |= make_dset_level(g, SP_EV_END_TIMES, H5T_STD_I64LE, n, z);
+	}
 	if (l->columns & SP_COL_THREAD_IDS)
 		ret |= make_dset_level(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n, z);
 	if (l->columns & SP_COL_MPI) {
@@ -366,16 +393,53 @@ int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,
 	return put_row_strings(w, first, n, rows);
 }
 
+/* Where the bytes of an allocated contiguous dataset start in the file. */
+static haddr_t dset_offset(hid_t group, const char *name)
+{
+	hid_t d = H5Dopen2(group, name, H5P_DEFAULT);
+	if (d < 0)
+		return HADDR_UNDEF;
+	haddr_t off = H5Dget_offset(d);
+	H5Dclose(d);
+	return off;
+}
+
+int sp_writer_times_raw(struct sp_writer *w, int *ret_fd, uint64_t *off_start,
+			uint64_t *off_end)
+{
+	void *handle = NULL;
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	return -ENOTSUP; /* the columns are little-endian int64 */
+#endif
+	if (w->layout.compression != 0 || w->layout.nevents == 0 || w->times_raw ||
+	    H5Fget_vfd_handle(w->file, H5P_DEFAULT, &handle) < 0 || !handle)
+		return -ENOTSUP;
+	haddr_t s = dset_offset(w->g_events, SP_EV_START_TIMES);
+	haddr_t e = dset_offset(w->g_events, SP_EV_END_TIMES);
+	if (s == HADDR_UNDEF || e == HADDR_UNDEF)
+		return -ENOTSUP;
+	*ret_fd = *(int *)handle;
+	*off_start = s;
+	*off_end = e;
+	w->times_raw = true;
+	return 0;
+}
+
 int sp_writer_put_events(struct sp_writer *w, uint64_t first, uint64_t n,
 			 const struct sp_writer_events *ev)
 {
 	unsigned c = w->layout.columns;
 	hid_t g = w->g_events;
-	if (first + n > w->layout.nevents)
+	bool raw = !ev->start && !ev->end; /* the caller wrote them */
+	if (first + n > w->layout.nevents || (raw && !w->times_raw) ||
+	    (!raw && (!ev->start || !ev->end)))
 		return -EINVAL;
-	int ret = put(g, SP_EV_START_TIMES, first, n, ev->start);
-	if (!ret)
-		ret = put(g, SP_EV_END_TIMES, first, n, ev->end);
+	int ret = 0;
+	if (!raw) {
+		ret = put(g, SP_EV_START_TIMES, first, n, ev->start);
+		if (!ret)
+			ret = put(g, SP_EV_END_TIMES, first, n, ev->end);
+	}
 	if (!ret && (c & SP_COL_THREAD_IDS))
 		ret = put(g, SP_EV_THREAD_IDS, first, n, ev->thread_ids);
 	if (!ret && (c & SP_COL_MPI)) {

@@ -68,6 +68,17 @@ SP_WRITER_HIDDEN int sp_writer_create(const char *path, const struct sp_writer_l
 				      struct sp_writer **ret_writer);
 SP_WRITER_HIDDEN int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,
 					const struct sp_writer_row *rows);
+/*
+ * Uncompressed, non-empty files: the descriptor and the byte offsets of
+ * the start and end columns (nevents little-endian int64 each, storage
+ * allocated), for the caller to pwrite them directly: a finalize then
+ * streams events through small buffers instead of building 16 B/event
+ * arrays for HDF5 to copy. After this, put_events also takes start =
+ * end = NULL (written already). The descriptor stays the writer's.
+ * Returns 0 or -ENOTSUP.
+ */
+SP_WRITER_HIDDEN int sp_writer_times_raw(struct sp_writer *w, int *fd, uint64_t *off_start,
+					 uint64_t *off_end);
 SP_WRITER_HIDDEN int sp_writer_put_events(struct sp_writer *w, uint64_t first, uint64_t n,
 					  const struct sp_writer_events *ev);
 SP_WRITER_HIDDEN int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_t n,

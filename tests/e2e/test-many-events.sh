@@ -1,0 +1,28 @@
+#!/bin/bash
+# End to end: finalize with rows of many blocks. Uncompressed files stream
+# the times straight into the file (one thread; several threads with their
+# own regions, plus a thread column); a row shared by threads and a
+# compressed file take the in-memory path. Every file is checked against
+# numpy (check_many_events.py), and the CLI must read each.
+set -euo pipefail
+build=${SP_BUILD_DIR:?}
+src=${SP_SOURCE_DIR:?}
+py=/usr/bin/python3
+if ! $py -c 'import h5py, numpy' 2>/dev/null; then
+  echo "SKIP: python3-h5py/numpy missing"; exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+prog="$build/tests/e2e/many-events"
+calls=30011   # 7+ blocks of 4096 per row, not a multiple of the block
+export SCOPE_PROFILER_QUIET=1
+for mode in "" threads shared; do
+  for z in 0 4; do
+    out="$work/m-${mode:-one}-$z.h5"
+    SCOPE_PROFILER_COMPRESSION=$z SCOPE_PROFILER_OUTPUT="$out" "$prog" $calls $mode
+    $py "$src/tests/e2e/check_many_events.py" "$out" $calls $mode
+    "$build/tools/scope-profiler" summary --json "$out" > /dev/null
+  done
+done
+echo "many-events e2e: OK"
