@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,27 +104,11 @@ static void *excl_worker(void *arg)
 	return NULL;
 }
 
-enum { EXCL_THREAD_MIN_EVENTS = 1 << 20, EXCL_MAX_THREADS = 64 };
-
-static size_t excl_threads(const struct sp_reader *r)
-{
-	cpu_set_t set;
-	size_t cpus = 1;
-
-	if (r->n_events < EXCL_THREAD_MIN_EVENTS || r->n_ranks < 2)
-		return 1;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		cpus = (size_t)CPU_COUNT(&set);
-	if (cpus > r->n_ranks)
-		cpus = r->n_ranks;
-	return cpus < 1 ? 1 : cpus > EXCL_MAX_THREADS ? EXCL_MAX_THREADS : cpus;
-}
-
 static int all_ranks_exclusive(struct sp_reader *r, const uint32_t *pos)
 {
 	struct excl_work w = { r, pos, NULL, 0, 0 };
-	pthread_t tid[EXCL_MAX_THREADS];
-	size_t n_threads = excl_threads(r), started = 0;
+	pthread_t tid[READER_MAX_THREADS];
+	size_t n_threads = reader_threads(r, r->n_ranks), started = 0;
 	int rc;
 
 	w.problems = calloc(r->n_ranks + 1, sizeof(*w.problems));

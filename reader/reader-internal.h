@@ -149,10 +149,30 @@ int sp_load_spt(struct sp_reader *r, const unsigned char *data, size_t len);
 
 /* stats.c */
 int reader_compute_basics(struct sp_reader *r);
-/* p50/p95/p99 (numpy linear, seconds) of v, min mn and max mx. May
- * reorder v. */
-void percentiles3_minmax(int64_t *v, size_t n, int64_t mn, int64_t mx,
-			 double ret[3]);
+/*
+ * Values read in place: the slices [lo, hi) of e (s NULL), or of the
+ * durations e - s (a region's events in the columns). No copies.
+ */
+struct dur_slice {
+	const int64_t *s, *e;
+	uint64_t lo, hi;
+};
+struct dur_set {
+	const struct dur_slice *slice;
+	size_t n_slices;
+};
+/* p50/p95/p99 (numpy linear, seconds) of the n values of ds, min mn and
+ * max mx. 0 or -ENOMEM. */
+int percentiles3_set(const struct dur_set *ds, size_t n, int64_t mn,
+		     int64_t mx, double ret[3]);
+
+/*
+ * Threads for work over `items` independent parts (ranks): 1 for files
+ * under 1 M events, else the CPUs this process may use, at most items and
+ * READER_MAX_THREADS.
+ */
+enum { READER_MAX_THREADS = 64 };
+size_t reader_threads(const struct sp_reader *r, size_t items);
 
 /* exclusive time per row (exclusive.c); fills r->row_exclusive */
 int reader_compute_exclusive(struct sp_reader *r);

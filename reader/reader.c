@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -384,6 +385,20 @@ size_t reader_rank_rows(const struct sp_reader *r, size_t k,
 			rows[n++] = r->rank_rows[i];
 	qsort_r(rows, n, sizeof(*rows), cmp_row_pos, &c);
 	return n;
+}
+
+size_t reader_threads(const struct sp_reader *r, size_t items)
+{
+	cpu_set_t set;
+	size_t cpus = 1;
+
+	if (r->n_events < (size_t)1 << 20 || items < 2)
+		return 1;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		cpus = (size_t)CPU_COUNT(&set);
+	if (cpus > items)
+		cpus = items;
+	return cpus < 1 ? 1 : cpus > READER_MAX_THREADS ? READER_MAX_THREADS : cpus;
 }
 
 int reader_finish(struct sp_reader *r)

@@ -197,30 +197,18 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/*
- * Values to take order statistics of, without copying them: the slices
- * [lo, hi) of e (s NULL), or of the durations e - s (a region's events,
- * read in place from the columns: no pooled copy of 80 MB to fault in).
- */
-struct dur_slice { uint64_t lo, hi; };
-struct dur_set {
-	const int64_t *s, *e;
-	const struct dur_slice *slice;
-	size_t n_slices;
-};
-
 /* Run BODY with int64_t D bound to each value of DS, in order. */
 #define DUR_FOR_EACH(ds, D, BODY)                                              \
 	for (size_t i_ = 0; i_ < (ds)->n_slices; i_++) {                       \
-		const int64_t *s_ = (ds)->s, *e_ = (ds)->e;                    \
-		uint64_t lo_ = (ds)->slice[i_].lo, hi_ = (ds)->slice[i_].hi;   \
+		const struct dur_slice *sl_ = &(ds)->slice[i_];                \
+		const int64_t *s_ = sl_->s, *e_ = sl_->e;                      \
 		if (s_) {                                                      \
-			for (uint64_t k_ = lo_; k_ < hi_; k_++) {              \
+			for (uint64_t k_ = sl_->lo; k_ < sl_->hi; k_++) {      \
 				int64_t D = e_[k_] - s_[k_];                   \
 				BODY                                           \
 			}                                                      \
 		} else {                                                       \
-			for (uint64_t k_ = lo_; k_ < hi_; k_++) {              \
+			for (uint64_t k_ = sl_->lo; k_ < sl_->hi; k_++) {      \
 				int64_t D = e_[k_];                            \
 				BODY                                           \
 			}                                                      \
@@ -347,14 +335,31 @@ static bool percentiles3_hist(const struct dur_set *ds, size_t n, int64_t mn,
 	return true;
 }
 
-void percentiles3_minmax(int64_t *v, size_t n, int64_t mn, int64_t mx,
-			 double ret[3])
+/* Pool the values of ds (n of them) into a new array, or NULL. */
+static int64_t *dur_pool(const struct dur_set *ds, size_t n)
 {
-	struct dur_slice all = { 0, n };
-	struct dur_set ds = { NULL, v, &all, 1 };
+	int64_t *pool = malloc((n + 1) * sizeof(*pool));
+	size_t k = 0;
 
-	if (n < 256 || !percentiles3_hist(&ds, n, mn, mx, 0, NULL, ret))
-		percentiles3_select(v, n, ret);
+	if (!pool)
+		return NULL;
+	DUR_FOR_EACH(ds, d, { pool[k++] = d; })
+	return pool;
+}
+
+int percentiles3_set(const struct dur_set *ds, size_t n, int64_t mn,
+		     int64_t mx, double ret[3])
+{
+	int64_t *pool;
+
+	if (n >= 256 && percentiles3_hist(ds, n, mn, mx, 0, NULL, ret))
+		return 0;
+	pool = dur_pool(ds, n);
+	if (!pool)
+		return -ENOMEM;
+	percentiles3_select(pool, n, ret);
+	free(pool);
+	return 0;
 }
 
 double sp_percentile_ns(int64_t *ns, size_t n, double percent)
@@ -399,7 +404,7 @@ static int spread_of_rows(struct sp_reader *r, const size_t *rows, size_t n,
 {
 	const int64_t *s = r->col[SP_COL_START_TIMES], *e = r->col[SP_COL_END_TIMES];
 	double mean = (double)st->total_ns / (double)st->num_calls, m2 = 0;
-	size_t k = 0, n_ev = 0;
+	size_t n_ev = 0;
 	struct dur_slice *slice;
 	struct dur_set ds;
 	int64_t *pool;
@@ -413,25 +418,24 @@ static int spread_of_rows(struct sp_reader *r, const size_t *rows, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		const struct sp_row *row = &r->rows[rows[i]];
 
-		slice[i] = (struct dur_slice){ row->offset, row->offset + row->count };
+		slice[i] = (struct dur_slice){ s, e, row->offset, row->offset + row->count };
 		n_ev += row->count;
 	}
-	ds = (struct dur_set){ s, e, slice, n };
+	ds = (struct dur_set){ slice, n };
 	done = n_ev >= 256 &&
 	       percentiles3_hist(&ds, n_ev, mn, mx, mean, &m2, p);
 	if (!done) {
-		pool = malloc((n_ev + 1) * sizeof(*pool));
+		pool = dur_pool(&ds, n_ev);
 		if (!pool) {
 			free(slice);
 			return -ENOMEM;
 		}
-		DUR_FOR_EACH(&ds, d, {
-			double dev = (double)d - mean;
+		for (size_t k = 0; k < n_ev; k++) {
+			double dev = (double)pool[k] - mean;
 
 			m2 += dev * dev;
-			pool[k++] = d;
-		})
-		percentiles3_select(pool, k, p);
+		}
+		percentiles3_select(pool, n_ev, p);
 		free(pool);
 	}
 	free(slice);

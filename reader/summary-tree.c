@@ -4,11 +4,16 @@
  * (parent node, region), a call of the same region as its parent's node
  * stays in that node (collapsed recursion). Per node: calls, inclusive time
  * of the outermost calls, own (exclusive) time, coverage, first/last call,
- * per-rank totals for imbalance, and the pooled durations.
+ * per-rank totals for imbalance, and the pooled durations. Each rank is
+ * folded into its own tree (on several threads for big files), then the
+ * rank trees are merged in rank order; their durations stay where they
+ * are, the merged nodes only list them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +34,9 @@ struct node {
 	unsigned n_ranks, imb_n;
 	double imb_sum, imb_max;
 	int64_t *dur;             /* durations of the node's calls, in order */
-	size_t dur_n, dur_cap;
+	size_t dur_n, dur_cap;    /* (merged tree: dur_n counts the parts') */
+	struct dur_slice *parts;  /* merged tree: the ranks' dur, rank order */
+	size_t n_parts, cap_parts;
 };
 
 struct summary_tree {
@@ -40,6 +47,8 @@ struct summary_tree {
 	size_t hcap;
 	uint32_t *touched;        /* nodes seen on the current rank */
 	size_t n_touched, cap_touched;
+	struct summary_tree **ranks; /* merged tree: per-rank trees (owned) */
+	size_t n_ranks;
 };
 
 static uint64_t hash64(uint64_t x)
@@ -324,45 +333,191 @@ static void end_rank(struct summary_tree *t, bool lanes)
 	t->n_touched = 0;
 }
 
+/*
+ * One rank's tree: its calls folded from the streaming walk. *ret_msg gets
+ * the (malloc'ed) message of a nesting error (the walk may run on another
+ * thread, whose last error is not the caller's).
+ */
+static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
+		     size_t *rows, struct summary_tree **ret, char **ret_msg)
+{
+	struct summary_tree *t = calloc(1, sizeof(*t));
+	struct fold f = { .t = t, .r = r, .s = r->col[SP_COL_START_TIMES],
+			  .e = r->col[SP_COL_END_TIMES],
+			  .lanes = r->col[SP_COL_THREAD_IDS] != NULL,
+			  .rank_mark = (uint32_t)slot + 1 };
+	struct call_visitor v = { &f, fold_open, fold_close };
+	uint32_t root;
+	size_t nr;
+	int rc;
+
+	if (!t)
+		return -ENOMEM;
+	rc = new_node(t, NONE, NONE, &root);
+	if (rc == 0) {
+		nr = reader_rank_rows(r, slot, pos, rows);
+		rc = visit_rows(r, r->ranks[slot], rows, nr, &v);
+		if (rc < 0 && rc != -ENOMEM)
+			*ret_msg = strdup(sp_reader_last_error());
+	}
+	if (rc == 0 && f.lanes)
+		add_coverage(t, f.iv, f.n_iv);
+	if (rc == 0)
+		end_rank(t, f.lanes);
+	free(f.stack);
+	free(f.iv);
+	if (rc < 0) {
+		summary_tree_destroy(t);
+		return rc;
+	}
+	*ret = t;
+	return 0;
+}
+
+static int push_part(struct node *nd, const int64_t *dur, size_t n)
+{
+	if (nd->n_parts == nd->cap_parts) {
+		size_t cap = nd->cap_parts ? nd->cap_parts * 2 : 4;
+		struct dur_slice *p = realloc(nd->parts, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		nd->parts = p;
+		nd->cap_parts = cap;
+	}
+	nd->parts[nd->n_parts++] = (struct dur_slice){ NULL, dur, 0, n };
+	nd->dur_n += n;
+	return 0;
+}
+
+/*
+ * Fold rank tree l into the merged tree g. Ranks merge in rank order and
+ * each rank's nodes in creation order, so the merged nodes are created,
+ * ordered and summed exactly as one walk over the ranks would.
+ */
+static int merge_rank(struct summary_tree *g, const struct summary_tree *l)
+{
+	uint32_t *gid = malloc((l->n + 1) * sizeof(*gid));
+	int rc = 0;
+
+	if (!gid)
+		return -ENOMEM;
+	gid[0] = 0;
+	for (uint32_t i = 1; rc == 0 && i < l->n; i++) {
+		const struct node *ln = &l->nodes[i];
+		struct node *gn;
+
+		rc = child_of(g, gid[ln->parent], ln->region, &gid[i]);
+		if (rc < 0)
+			break;
+		gn = &g->nodes[gid[i]];
+		gn->recursive |= ln->recursive;
+		gn->calls += ln->calls;
+		gn->total_outer = sp_add_wrap(gn->total_outer, ln->total_outer);
+		gn->own = sp_add_wrap(gn->own, ln->own);
+		gn->coverage = sp_add_wrap(gn->coverage, ln->coverage);
+		if (ln->any && (!gn->any || ln->first_start < gn->first_start)) {
+			gn->first_start = ln->first_start;
+			gn->first_dur = ln->first_dur;
+		}
+		if (ln->any && (!gn->any || ln->last_end > gn->last_end)) {
+			gn->last_end = ln->last_end;
+			gn->last_dur = ln->last_dur;
+		}
+		gn->any |= ln->any;
+		gn->n_ranks += ln->n_ranks;
+		gn->imb_sum += ln->imb_sum;
+		gn->imb_n += ln->imb_n;
+		gn->imb_max = ln->imb_max > gn->imb_max ? ln->imb_max : gn->imb_max;
+		if (ln->dur_n)
+			rc = push_part(gn, ln->dur, ln->dur_n);
+	}
+	free(gid);
+	return rc;
+}
+
+/* Ranks are folded independently (on several threads for big files). */
+struct tree_work {
+	struct sp_reader *r;
+	const struct sp_selection *sel;
+	const uint32_t *pos;
+	struct summary_tree **trees; /* per rank slot */
+	int *rcs;
+	char **msgs;
+	atomic_size_t next;
+	atomic_size_t failed;      /* lowest failing rank slot, or SIZE_MAX */
+};
+
+static void *tree_worker(void *arg)
+{
+	struct tree_work *w = arg;
+	size_t *rows = malloc((w->r->n_rows + 1) * sizeof(*rows)), k;
+
+	while ((k = atomic_fetch_add(&w->next, 1)) < w->r->n_ranks) {
+		if (!sp_selection_match_rank(w->sel, w->r->ranks[k]))
+			continue;
+		/* Ranks after a failed one do not matter (the first is
+		 * reported); the ones before it always run. */
+		if (k > atomic_load(&w->failed)) {
+			w->rcs[k] = -ECANCELED;
+			continue;
+		}
+		w->rcs[k] = rows ? rank_tree(w->r, k, w->pos, rows, &w->trees[k],
+					     &w->msgs[k])
+				 : -ENOMEM;
+		for (size_t f = atomic_load(&w->failed); w->rcs[k] < 0 && k < f;)
+			if (atomic_compare_exchange_weak(&w->failed, &f, k))
+				break;
+	}
+	free(rows);
+	return NULL;
+}
+
 int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
 		       struct summary_tree **ret)
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
-	struct fold f = { .r = r, .s = r->col[SP_COL_START_TIMES],
-			  .e = r->col[SP_COL_END_TIMES],
-			  .lanes = r->col[SP_COL_THREAD_IDS] != NULL };
-	struct call_visitor v = { &f, fold_open, fold_close };
-	uint32_t *pos = NULL, root;
-	size_t *rows = NULL;
+	struct tree_work w = { r, sel, NULL, NULL, NULL, NULL, 0, SIZE_MAX };
+	pthread_t tid[READER_MAX_THREADS];
+	size_t n_threads = reader_threads(r, r->n_ranks), started = 0;
+	uint32_t root;
 	int n, rc;
 
 	if (!t)
 		return -ENOMEM;
-	f.t = t;
 	rc = new_node(t, NONE, NONE, &root);
-	n = rc < 0 ? rc : reader_region_positions(r, NULL, &pos);
+	n = rc < 0 ? rc : reader_region_positions(r, NULL, (uint32_t **)&w.pos);
 	rc = n < 0 ? n : 0;
-	if (rc == 0 && !(rows = malloc((r->n_rows + 1) * sizeof(*rows))))
+	t->ranks = calloc(r->n_ranks + 1, sizeof(*t->ranks));
+	w.rcs = calloc(r->n_ranks + 1, sizeof(*w.rcs));
+	w.msgs = calloc(r->n_ranks + 1, sizeof(*w.msgs));
+	if (rc == 0 && (!t->ranks || !w.rcs || !w.msgs))
 		rc = -ENOMEM;
-	for (size_t k = 0; rc == 0 && k < r->n_ranks; k++) {
-		size_t nr;
-
-		if (!sp_selection_match_rank(sel, r->ranks[k]))
-			continue;
-		nr = reader_rank_rows(r, k, pos, rows);
-		f.rank_mark = (uint32_t)k + 1;
-		f.n_stack = 0;
-		f.n_iv = 0;
-		rc = visit_rows(r, r->ranks[k], rows, nr, &v);
-		if (rc == 0 && f.lanes)
-			add_coverage(t, f.iv, f.n_iv);
-		if (rc == 0)
-			end_rank(t, f.lanes);
+	if (rc == 0) {
+		w.trees = t->ranks;
+		t->n_ranks = r->n_ranks;
+		for (size_t i = 1; i < n_threads; i++)
+			if (pthread_create(&tid[started], NULL, tree_worker, &w) == 0)
+				started++;
+		tree_worker(&w);
+		for (size_t i = 0; i < started; i++)
+			pthread_join(tid[i], NULL);
 	}
-	free(f.stack);
-	free(f.iv);
-	free(rows);
-	free(pos);
+	/* Merge in rank order; the first failing rank is the one reported. */
+	for (size_t k = 0; rc == 0 && k < r->n_ranks; k++) {
+		if (w.rcs[k] < 0) {
+			rc = w.rcs[k];
+			if (w.msgs[k])
+				sp_error(-rc, "%s", w.msgs[k]);
+		} else if (t->ranks[k]) {
+			rc = merge_rank(t, t->ranks[k]);
+		}
+	}
+	for (size_t k = 0; w.msgs && k < r->n_ranks; k++)
+		free(w.msgs[k]);
+	free(w.msgs);
+	free(w.rcs);
+	free((void *)w.pos);
 	if (rc < 0) {
 		summary_tree_destroy(t);
 		return rc;
@@ -375,8 +530,13 @@ void summary_tree_destroy(struct summary_tree *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		free(t->nodes[i].dur);
+		free(t->nodes[i].parts);
+	}
+	for (size_t k = 0; k < t->n_ranks; k++)
+		summary_tree_destroy(t->ranks[k]);
+	free(t->ranks);
 	free(t->nodes);
 	free(t->hkeys);
 	free(t->hvals);
@@ -386,12 +546,14 @@ void summary_tree_destroy(struct summary_tree *t)
 
 /* ---- rows -------------------------------------------------------------- */
 
-static void node_row(struct summary_tree *t, const struct sp_reader *r,
-		     uint32_t id, struct sp_summary_row *row)
+static int node_row(struct summary_tree *t, const struct sp_reader *r,
+		    uint32_t id, struct sp_summary_row *row)
 {
 	const struct node *nd = &t->nodes[id];
-	int64_t *d = nd->dur, mn, mx;
-	double mean, m2 = 0, p[3];
+	const struct dur_set ds = { nd->parts, nd->n_parts };
+	int64_t mn = INT64_MAX, mx = INT64_MIN;
+	double mean = 0, m2 = 0, p[3];
+	int rc;
 
 	memset(row, 0, sizeof(*row));
 	row->name = r->names[nd->region];
@@ -406,19 +568,28 @@ static void node_row(struct summary_tree *t, const struct sp_reader *r,
 		row->total = row->avg = row->min = row->max = row->std = NAN;
 		row->p50 = row->p95 = row->p99 = row->first = row->last = NAN;
 		row->imbalance = row->first_start = NAN;
-		return;
+		return 0;
 	}
-	mn = mx = d[0];
-	mean = 0;
-	for (size_t i = 0; i < nd->dur_n; i++) {
-		mean += (double)d[i];
-		mn = d[i] < mn ? d[i] : mn;
-		mx = d[i] > mx ? d[i] : mx;
+	/* The ranks' durations in rank order, as one pooled array. */
+	for (size_t i = 0; i < ds.n_slices; i++) {
+		const int64_t *d = ds.slice[i].e;
+
+		for (uint64_t k = 0; k < ds.slice[i].hi; k++) {
+			mean += (double)d[k];
+			mn = d[k] < mn ? d[k] : mn;
+			mx = d[k] > mx ? d[k] : mx;
+		}
 	}
 	mean /= (double)nd->dur_n;
-	for (size_t i = 0; i < nd->dur_n; i++)
-		m2 += ((double)d[i] - mean) * ((double)d[i] - mean);
-	percentiles3_minmax(d, nd->dur_n, mn, mx, p);
+	for (size_t i = 0; i < ds.n_slices; i++) {
+		const int64_t *d = ds.slice[i].e;
+
+		for (uint64_t k = 0; k < ds.slice[i].hi; k++)
+			m2 += ((double)d[k] - mean) * ((double)d[k] - mean);
+	}
+	rc = percentiles3_set(&ds, nd->dur_n, mn, mx, p);
+	if (rc < 0)
+		return rc;
 	row->total = (double)nd->total_outer / SP_NS_PER_S;
 	row->avg = mean / SP_NS_PER_S;
 	row->min = (double)mn / SP_NS_PER_S;
@@ -432,6 +603,7 @@ static void node_row(struct summary_tree *t, const struct sp_reader *r,
 	row->imbalance = nd->imb_n >= 2
 		? (nd->imb_max / (nd->imb_sum / nd->imb_n) - 1) * 100 : 0.0;
 	row->first_start = (double)nd->first_start / SP_NS_PER_S;
+	return 0;
 }
 
 struct emit_ctx {
@@ -607,11 +779,13 @@ int summary_tree_rows(struct summary_tree *t, struct sp_reader *r,
 		return -ENOMEM;
 	}
 	c.kept[0] = true;
-	for (uint32_t i = 1; i < t->n; i++) {
-		node_row(t, r, i, &c.rows[i]);
+	rc = 0;
+	for (uint32_t i = 1; rc == 0 && i < t->n; i++) {
+		rc = node_row(t, r, i, &c.rows[i]);
 		c.kept[i] = sp_selection_match_name(sel, r->names[t->nodes[i].region]);
 	}
-	rc = emit(&c);
+	if (rc == 0)
+		rc = emit(&c);
 	for (size_t i = first; rc == 0 && i < sp_summary_count(s); i++) {
 		const struct sp_summary_row *row = sp_summary_get(s, i);
 

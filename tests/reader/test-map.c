@@ -174,19 +174,17 @@ enum { CALLS = 1 << 18, RANKS = 4 };
 
 /*
  * 4 ranks x 2^18 calls of a, each holding one b: a [100i, 100i + 80],
- * b [100i + 10, 100i + 30 + rank]. On ranks 1 and 3 the last b ends at
- * 100i + 95, after its a: those ranks have no exclusive times, and the
- * problem reported is rank 1's. 2 M events: the threaded pass.
+ * b [100i + 10, 100i + 30 + rank]. With crossing, the last b on ranks 1
+ * and 3 ends at 100i + 95, after its a. 2 M events: the threaded passes.
  */
-START_TEST(threaded_exclusive)
+static struct sp_reader *open_threads_file(bool crossing)
 {
-	const char *path = h5b_tmp("threads");
+	const char *path = h5b_tmp(crossing ? "threads-x" : "threads");
 	size_t n = (size_t)RANKS * 2 * CALLS;
 	int64_t *s = malloc(n * sizeof(*s)), *e = malloc(n * sizeof(*e));
 	uint32_t reg[2 * RANKS], rank[2 * RANKS];
 	uint64_t off[2 * RANKS], cnt[2 * RANKS];
 	struct sp_reader *r;
-	const char *problem;
 	hid_t f;
 
 	ck_assert(s && e);
@@ -205,7 +203,7 @@ START_TEST(threaded_exclusive)
 				e[base + i] = g ? t + 30 + k : t + 80;
 			}
 		}
-		if (k % 2)
+		if (crossing && k % 2)
 			e[(2 * k + 1) * CALLS + CALLS - 1] = (int64_t)(CALLS - 1) * 100 + 95;
 	}
 	f = h5b_create(path);
@@ -217,7 +215,16 @@ START_TEST(threaded_exclusive)
 	free(e);
 	ck_assert_int_eq(sp_reader_open_flags(path, SP_OPEN_MAP_COLUMNS, &r), 0);
 	unlink(path);
-	problem = sp_reader_nesting_problem(r);
+	return r;
+}
+
+/* Ranks 1 and 3 have no exclusive times; the problem reported is rank 1's. */
+START_TEST(threaded_exclusive)
+{
+	struct sp_reader *r = open_threads_file(true);
+	const char *problem = sp_reader_nesting_problem(r);
+	struct sp_summary *sum;
+
 	ck_assert_ptr_nonnull(problem);
 	ck_assert_msg(strstr(problem, ": rank 1: ") != NULL, "%s", problem);
 	for (size_t row = 0; row < 2 * RANKS; row++) {
@@ -232,6 +239,48 @@ START_TEST(threaded_exclusive)
 		ck_assert_int_eq(st.exclusive_ns,
 				 (int64_t)CALLS * (rw->region ? b : 80 - b));
 	}
+	/* The call tree cannot be built: the summary lists regions flat. */
+	ck_assert_int_eq(sp_summary_build(r, NULL, SP_SORT_START, &sum), 0);
+	ck_assert(sp_summary_is_flat(sum));
+	sp_summary_destroy(sum);
+	sp_reader_destroy(r);
+}
+END_TEST
+
+/*
+ * The call tree folded per rank on threads and merged: a (4 x 2^18 calls,
+ * 80 ns each), its own time, b under it (20 + rank ns): exact totals,
+ * imbalance 23 / 21.5 - 1, p50 of b between 21 and 22 ns.
+ */
+START_TEST(threaded_summary_tree)
+{
+	struct sp_reader *r = open_threads_file(false);
+	const int64_t c = CALLS;
+	struct sp_summary *sum;
+	const struct sp_summary_row *a, *own, *b;
+
+	ck_assert_int_eq(sp_summary_build(r, NULL, SP_SORT_START, &sum), 0);
+	ck_assert(!sp_summary_is_flat(sum));
+	ck_assert_uint_eq(sp_summary_count(sum), 3);
+	a = sp_summary_get(sum, 0);
+	own = sp_summary_get(sum, 1);
+	b = sp_summary_get(sum, 2);
+	ck_assert_str_eq(a->name, "a");
+	ck_assert(!a->own && a->depth == 0 && a->num_ranks == RANKS);
+	ck_assert_uint_eq(a->calls, RANKS * c);
+	ck_assert_int_eq(a->total_ns, RANKS * c * 80);
+	ck_assert(own->own && own->depth == 1);
+	ck_assert_int_eq(own->total_ns, c * (4 * 60 - 6));
+	ck_assert_str_eq(b->name, "b");
+	ck_assert(!b->own && b->depth == 1);
+	ck_assert_uint_eq(b->calls, RANKS * c);
+	ck_assert_int_eq(b->total_ns, c * 86);
+	ck_assert_double_eq_tol(a->imbalance, 0.0, 1e-12);
+	ck_assert_double_eq_tol(b->imbalance, (23.0 / 21.5 - 1) * 100, 1e-9);
+	ck_assert_double_eq_tol(b->p50, 21.5e-9, 1e-18);
+	ck_assert_double_eq_tol(b->min, 20e-9, 1e-18);
+	ck_assert_double_eq_tol(b->max, 23e-9, 1e-18);
+	sp_summary_destroy(sum);
 	sp_reader_destroy(r);
 }
 END_TEST
@@ -247,6 +296,7 @@ static Suite *map_suite(void)
 	tcase_add_test(tc, python_fixtures);
 	tcase_add_exit_test(tc, truncated_while_mapped, 42);
 	tcase_add_test(tc, threaded_exclusive);
+	tcase_add_test(tc, threaded_summary_tree);
 	suite_add_tcase(s, tc);
 	return s;
 }
