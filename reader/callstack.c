@@ -261,7 +261,7 @@ static int nesting_error(const struct sp_reader *r, const struct sp_call_stack *
  * an open callback only sums exclusive ns per row into its data (inline:
  * the indirect calls were a fifth of the exclusive-time pass).
  */
-static void stream_close(struct ctx *c, size_t keep)
+static inline void stream_close(struct ctx *c, size_t keep)
 {
 	if (!c->visit->open) {
 		int64_t *row_excl = c->visit->data;

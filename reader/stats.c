@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,71 +24,110 @@ static int bad_time(struct sp_reader *r, size_t row)
 }
 
 /*
- * One pass over each row's events: calls, total (wrapping), min, max,
+ * One pass over a row's events: calls, total (wrapping), min, max,
  * first/last duration, first start, last end, whether the events are in
  * call-stack order already, and the timestamp range check that keeps later
- * differences free of overflow.
+ * differences free of overflow. Returns false on a timestamp out of range.
  */
-int reader_compute_basics(struct sp_reader *r)
+static bool row_basics(struct sp_reader *r, size_t i)
 {
 	const int64_t *s = r->col[SP_COL_START_TIMES], *e = r->col[SP_COL_END_TIMES];
+	const struct sp_row *row = &r->rows[i];
+	struct row_basic *b = &r->basic[i];
+	uint64_t lo = row->offset, hi = row->offset + row->count;
+	int64_t smin, smax, emin, emax, dmin, dmax;
+	uint64_t total = 0;
+	bool sorted = true;
+
+	if (row->count == 0 && row->has_aggregate) {
+		b->calls = row->agg_count;
+		b->total = row->agg_total_ns;
+		b->min = row->agg_min_ns;
+		b->max = row->agg_max_ns;
+		b->has_timing = b->calls > 0;
+		if (row->has_summary) {
+			b->first_start = row->summary.start_minimum;
+			b->last_end = row->summary.end_maximum;
+		}
+		return true;
+	}
+	if (row->count == 0)
+		return true;
+	smin = smax = s[lo];
+	emin = emax = e[lo];
+	dmin = dmax = sp_sub_wrap(e[lo], s[lo]);
+	for (uint64_t k = lo; k < hi; k++) {
+		int64_t d = sp_sub_wrap(e[k], s[k]);
+
+		total += (uint64_t)d;
+		dmin = d < dmin ? d : dmin;
+		dmax = d > dmax ? d : dmax;
+		smin = s[k] < smin ? s[k] : smin;
+		smax = s[k] > smax ? s[k] : smax;
+		emin = e[k] < emin ? e[k] : emin;
+		emax = e[k] > emax ? e[k] : emax;
+		if (k > lo)
+			sorted &= s[k - 1] < s[k] ||
+				  (s[k - 1] == s[k] && e[k - 1] >= e[k]);
+	}
+	if (smin <= -SP_TIME_LIMIT || emin <= -SP_TIME_LIMIT ||
+	    smax >= SP_TIME_LIMIT || emax >= SP_TIME_LIMIT)
+		return false;
+	b->calls = row->count;
+	b->has_timing = true;
+	b->first = e[lo] - s[lo];
+	b->last = e[hi - 1] - s[hi - 1];
+	b->total = (int64_t)total;
+	b->min = dmin;
+	b->max = dmax;
+	b->first_start = smin;
+	b->last_end = emax;
+	b->sorted = sorted;
+	return true;
+}
+
+/* Rows are independent: big files spread them over threads. */
+struct basics_work {
+	struct sp_reader *r;
+	bool *bad;
+	atomic_size_t next;
+};
+
+static void *basics_worker(void *arg)
+{
+	struct basics_work *w = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&w->next, 1)) < w->r->n_rows)
+		w->bad[i] = !row_basics(w->r, i);
+	return NULL;
+}
+
+int reader_compute_basics(struct sp_reader *r)
+{
+	struct basics_work w = { r, NULL, 0 };
+	pthread_t tid[READER_MAX_THREADS];
+	size_t n_threads = reader_threads(r, r->n_rows), started = 0;
 
 	r->basic = calloc(r->n_rows + 1, sizeof(*r->basic));
-	if (!r->basic)
+	w.bad = calloc(r->n_rows + 1, sizeof(*w.bad));
+	if (!r->basic || !w.bad) {
+		free(w.bad);
 		return -ENOMEM;
-	for (size_t i = 0; i < r->n_rows; i++) {
-		const struct sp_row *row = &r->rows[i];
-		struct row_basic *b = &r->basic[i];
-		uint64_t lo = row->offset, hi = row->offset + row->count;
-		int64_t smin, smax, emin, emax, dmin, dmax;
-		uint64_t total = 0;
-		bool sorted = true;
-
-		if (row->count == 0 && row->has_aggregate) {
-			b->calls = row->agg_count;
-			b->total = row->agg_total_ns;
-			b->min = row->agg_min_ns;
-			b->max = row->agg_max_ns;
-			b->has_timing = b->calls > 0;
-			if (row->has_summary) {
-				b->first_start = row->summary.start_minimum;
-				b->last_end = row->summary.end_maximum;
-			}
-			continue;
-		}
-		if (row->count == 0)
-			continue;
-		smin = smax = s[lo];
-		emin = emax = e[lo];
-		dmin = dmax = sp_sub_wrap(e[lo], s[lo]);
-		for (uint64_t k = lo; k < hi; k++) {
-			int64_t d = sp_sub_wrap(e[k], s[k]);
-
-			total += (uint64_t)d;
-			dmin = d < dmin ? d : dmin;
-			dmax = d > dmax ? d : dmax;
-			smin = s[k] < smin ? s[k] : smin;
-			smax = s[k] > smax ? s[k] : smax;
-			emin = e[k] < emin ? e[k] : emin;
-			emax = e[k] > emax ? e[k] : emax;
-			if (k > lo)
-				sorted &= s[k - 1] < s[k] ||
-					  (s[k - 1] == s[k] && e[k - 1] >= e[k]);
-		}
-		if (smin <= -SP_TIME_LIMIT || emin <= -SP_TIME_LIMIT ||
-		    smax >= SP_TIME_LIMIT || emax >= SP_TIME_LIMIT)
-			return bad_time(r, i);
-		b->calls = row->count;
-		b->has_timing = true;
-		b->first = e[lo] - s[lo];
-		b->last = e[hi - 1] - s[hi - 1];
-		b->total = (int64_t)total;
-		b->min = dmin;
-		b->max = dmax;
-		b->first_start = smin;
-		b->last_end = emax;
-		b->sorted = sorted;
 	}
+	for (size_t i = 1; i < n_threads; i++)
+		if (pthread_create(&tid[started], NULL, basics_worker, &w) == 0)
+			started++;
+	basics_worker(&w);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	for (size_t i = 0; i < r->n_rows; i++) {
+		if (w.bad[i]) {
+			free(w.bad);
+			return bad_time(r, i); /* the first, in row order */
+		}
+	}
+	free(w.bad);
 	return 0;
 }
 
