@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,19 +106,12 @@ static void *excl_worker(void *arg)
 static int all_ranks_exclusive(struct sp_reader *r, const uint32_t *pos)
 {
 	struct excl_work w = { r, pos, NULL, 0, 0 };
-	pthread_t tid[READER_MAX_THREADS];
-	size_t n_threads = reader_threads(r, r->n_ranks), started = 0;
 	int rc;
 
 	w.problems = calloc(r->n_ranks + 1, sizeof(*w.problems));
 	if (!w.problems)
 		return -ENOMEM;
-	for (size_t i = 1; i < n_threads; i++)
-		if (pthread_create(&tid[started], NULL, excl_worker, &w) == 0)
-			started++;
-	excl_worker(&w); /* this thread works too (and alone if none started) */
-	for (size_t i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
+	reader_parallel(r, r->n_ranks, excl_worker, &w);
 	rc = atomic_load(&w.rc);
 	for (size_t k = 0; k < r->n_ranks; k++) {
 		/* The first problem in rank order, as one thread would find it. */

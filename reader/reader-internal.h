@@ -173,6 +173,10 @@ int percentiles3_set(const struct dur_set *ds, size_t n, int64_t mn,
  */
 enum { READER_MAX_THREADS = 64 };
 size_t reader_threads(const struct sp_reader *r, size_t items);
+/* Run fn(arg) on reader_threads(r, items) threads, this one included, and
+ * wait for all: fn takes its parts from a shared atomic counter. */
+void reader_parallel(const struct sp_reader *r, size_t items,
+		     void *(*fn)(void *), void *arg);
 
 /* exclusive time per row (exclusive.c); fills r->row_exclusive */
 int reader_compute_exclusive(struct sp_reader *r);

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,6 +400,20 @@ size_t reader_threads(const struct sp_reader *r, size_t items)
 	if (cpus > items)
 		cpus = items;
 	return cpus < 1 ? 1 : cpus > READER_MAX_THREADS ? READER_MAX_THREADS : cpus;
+}
+
+void reader_parallel(const struct sp_reader *r, size_t items,
+		     void *(*fn)(void *), void *arg)
+{
+	pthread_t tid[READER_MAX_THREADS];
+	size_t n = reader_threads(r, items), started = 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (pthread_create(&tid[started], NULL, fn, arg) == 0)
+			started++;
+	fn(arg); /* this thread works too (and alone if none started) */
+	for (size_t i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
 }
 
 int reader_finish(struct sp_reader *r)

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,8 +105,6 @@ static void *basics_worker(void *arg)
 int reader_compute_basics(struct sp_reader *r)
 {
 	struct basics_work w = { r, NULL, 0 };
-	pthread_t tid[READER_MAX_THREADS];
-	size_t n_threads = reader_threads(r, r->n_rows), started = 0;
 
 	r->basic = calloc(r->n_rows + 1, sizeof(*r->basic));
 	w.bad = calloc(r->n_rows + 1, sizeof(*w.bad));
@@ -115,12 +112,7 @@ int reader_compute_basics(struct sp_reader *r)
 		free(w.bad);
 		return -ENOMEM;
 	}
-	for (size_t i = 1; i < n_threads; i++)
-		if (pthread_create(&tid[started], NULL, basics_worker, &w) == 0)
-			started++;
-	basics_worker(&w);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
+	reader_parallel(r, r->n_rows, basics_worker, &w);
 	for (size_t i = 0; i < r->n_rows; i++) {
 		if (w.bad[i]) {
 			free(w.bad);

@@ -12,7 +12,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -478,8 +477,6 @@ int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
 	struct tree_work w = { r, sel, NULL, NULL, NULL, NULL, 0, SIZE_MAX };
-	pthread_t tid[READER_MAX_THREADS];
-	size_t n_threads = reader_threads(r, r->n_ranks), started = 0;
 	uint32_t root;
 	int n, rc;
 
@@ -496,12 +493,7 @@ int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
 	if (rc == 0) {
 		w.trees = t->ranks;
 		t->n_ranks = r->n_ranks;
-		for (size_t i = 1; i < n_threads; i++)
-			if (pthread_create(&tid[started], NULL, tree_worker, &w) == 0)
-				started++;
-		tree_worker(&w);
-		for (size_t i = 0; i < started; i++)
-			pthread_join(tid[i], NULL);
+		reader_parallel(r, r->n_ranks, tree_worker, &w);
 	}
 	/* Merge in rank order; the first failing rank is the one reported. */
 	for (size_t k = 0; rc == 0 && k < r->n_ranks; k++) {

@@ -69,6 +69,10 @@ static hid_t mem_type(hid_t file_type)
 /* Events per chunk of a compressed column (512 KiB of int64). */
 #define COMPRESSED_CHUNK 65536
 
+/* make_dset_level: contiguous, storage allocated now and never filled by
+ * HDF5, so that sp_writer_times_raw can hand out where it lies. */
+#define DSET_RAW (-1)
+
 /* A 1-D dataset of n values: contiguous, or chunked with byte shuffle +
  * deflate at `level` (1-9). Compression only pays on event columns. */
 static int make_dset_level(hid_t group, const char *name, hid_t type, uint64_t n, int level)
@@ -76,7 +80,11 @@ static int make_dset_level(hid_t group, const char *name, hid_t type, uint64_t n
 	hsize_t dims = n;
 	hid_t space = H5Screate_simple(1, &dims, NULL);
 	hid_t dcpl = H5P_DEFAULT;
-	if (level > 0 && n > 0) {
+	if (level == DSET_RAW && n > 0) {
+		dcpl = H5Pcreate(H5P_DATASET_CREATE);
+		H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+		H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+	} else if (level > 0 && n > 0) {
 		hsize_t chunk = n < COMPRESSED_CHUNK ? n : COMPRESSED_CHUNK;
 		dcpl = H5Pcreate(H5P_DATASET_CREATE);
 		H5Pset_chunk(dcpl, 1, &chunk);
@@ -176,39 +184,14 @@ static int create_index(struct sp_writer *w)
 	return ret ? -EIO : 0;
 }
 
-/*
- * An uncompressed time column with its storage allocated now and never
- * filled by HDF5, so sp_writer_times_raw can hand out where it lies.
- */
-static int make_time_dset(hid_t group, const char *name, uint64_t n)
-{
-	hsize_t dims = n;
-	hid_t space = H5Screate_simple(1, &dims, NULL);
-	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-	H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
-	H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
-	hid_t d = H5Dcreate2(group, name, H5T_STD_I64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-	H5Pclose(dcpl);
-	H5Sclose(space);
-	if (d < 0)
-		return -EIO;
-	H5Dclose(d);
-	return 0;
-}
-
 static int create_events(struct sp_writer *w)
 {
 	const struct sp_writer_layout *l = &w->layout;
 	hid_t g = w->g_events;
 	uint64_t n = l->nevents;
 	int z = l->compression, ret = 0;
-	if (z == 0 && n > 0) {
-		ret |= make_time_dset(g, SP_EV_START_TIMES, n);
-		ret |= make_time_dset(g, SP_EV_END_TIMES, n);
-	} else {
-		ret |= make_dset_level(g, SP_EV_START_TIMES, H5T_STD_I64LE, n, z);
-		ret |= make_dset_level(g, SP_EV_END_TIMES, H5T_STD_I64LE, n, z);
-	}
+	ret |= make_dset_level(g, SP_EV_START_TIMES, H5T_STD_I64LE, n, z ? z : DSET_RAW);
+	ret |= make_dset_level(g, SP_EV_END_TIMES, H5T_STD_I64LE, n, z ? z : DSET_RAW);
 	if (l->columns & SP_COL_THREAD_IDS)
 		ret |= make_dset_level(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n, z);
 	if (l->columns & SP_COL_MPI) {

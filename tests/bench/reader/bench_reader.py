@@ -21,8 +21,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = "/usr/bin/python3"
 GOALS = {"summary-table": 0.5, "summary-json": 0.5, "tree-build": 2.0}
-# Cases that compute what numpy_stats.py computes (the >= 5x goal).
-VS_NUMPY = {"summary-table", "summary-json"}
+# The case that computes what numpy_stats.py computes (the >= 5x goal):
+# per-region statistics. The table builds the call-path tree on top (not in
+# numpy_stats.py); its ratio is printed, without a goal.
+VS_NUMPY = {"summary-json"}
 
 
 def timed(argv, runs):
