@@ -103,6 +103,32 @@ START_TEST(mapped_same_as_read)
 }
 END_TEST
 
+/* A user block (h5py's userblock_size) shifts every address in the file. */
+START_TEST(user_block)
+{
+	const char *path = h5b_tmp("userblock");
+	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), f;
+	struct sp_reader *rd, *mp;
+
+	H5Pset_userblock(fcpl, 512);
+	f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+	H5Pclose(fcpl);
+	h5b_root_int(f, "scope_profiler_schema", 2);
+	h5b_root_str(f, "storage_layout", "columnar");
+	h5b_columnar(f, names2, 2, nest_reg, nest_rank, nest_off, nest_cnt, 4,
+		     nest_s, nest_e, 5);
+	h5b_close(f);
+	ck_assert_int_eq(sp_reader_open_flags(path, 0, &rd), 0);
+	ck_assert_int_eq(sp_reader_open_flags(path, SP_OPEN_MAP_COLUMNS, &mp), 0);
+	ck_assert(is_mapped(path));
+	same_readers(rd, mp);
+	ck_assert_int_eq(sp_reader_column(mp, SP_COL_END_TIMES)[4], 120);
+	sp_reader_destroy(mp);
+	sp_reader_destroy(rd);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(chunked_columns_are_read)
 {
 	const char *path;
@@ -292,6 +318,7 @@ static Suite *map_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, mapped_same_as_read);
+	tcase_add_test(tc, user_block);
 	tcase_add_test(tc, chunked_columns_are_read);
 	tcase_add_test(tc, python_fixtures);
 	tcase_add_exit_test(tc, truncated_while_mapped, 42);
