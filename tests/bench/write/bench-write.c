@@ -4,7 +4,7 @@
  * (two nested regions with varying small amounts of work), finalize, and
  * print one JSON line: events, file bytes, bytes per event, finalize
  * seconds, the seconds of a raw write(2)+fsync of the same 16 bytes per
- * event, and of one pass reading 16 bytes per event from uncached memory:
+ * event, and of one pass reading the 24-byte records from uncached memory:
  * a finalize reads the recorded events twice (count, then scatter), so
  * raw write + 2 reads is the floor of its design.
  * Usage: bench-write EVENTS OUTPUT.h5   (compression via SCOPE_PROFILER_COMPRESSION)
@@ -51,12 +51,13 @@ static double raw_write(const char *path, long events)
 }
 
 /*
- * One pass reading 16 bytes per event from memory that is not in cache,
- * as a finalize must read the recorded events (the floor's other part).
+ * One pass reading 24 bytes per event (the recorder's record: start, end,
+ * region, aux) from memory that is not in cache, as a finalize must read
+ * the recorded events (the floor's other part).
  */
 static double read_pass(long events)
 {
-	size_t n = (size_t)events * 2;
+	size_t n = (size_t)events * 3;
 	uint64_t *buf = malloc(n * sizeof *buf);
 	for (size_t i = 0; i < n; i++)
 		buf[i] = i * 37;
@@ -67,8 +68,8 @@ static double read_pass(long events)
 		flush[i] = (char)i;
 	double t0 = now_s();
 	uint64_t acc = 0;
-	for (size_t i = 0; i < n; i += 2)
-		acc += buf[i] ^ buf[i + 1];
+	for (size_t i = 0; i < n; i += 3)
+		acc += buf[i] ^ buf[i + 1] ^ buf[i + 2];
 	double t = now_s() - t0;
 	sink = (double)acc + flush[big / 2];
 	free(flush);
