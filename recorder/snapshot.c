@@ -338,13 +338,14 @@ int sp_snapshot_fill(struct sp_snapshot *s, struct sp_snapshot_plan *p)
 /* Staged events of one row, and its summary so far. */
 struct stage {
 	int64_t *s, *e;           /* block buffers */
-	uint32_t n;               /* events in the block */
+	uint32_t n, cap;          /* events in the block, block size */
 	uint64_t done;            /* events of the row written */
 	int64_t total, minimum, maximum, start_min, end_max, first, last;
 	double mean, m2;          /* of the written blocks (Chan et al.) */
 };
 
-/* Events staged per row: 1 MiB of times over all rows, 64..4096 a row. */
+/* Events staged per row: 1 MiB of times over all rows, 64..4096 a row,
+ * never more than the row holds (many small rows stay small). */
 enum { STAGE_EVENTS = 65536, STAGE_MIN = 64, STAGE_MAX = 4096 };
 
 static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
@@ -433,20 +434,24 @@ int sp_snapshot_stream(struct sp_snapshot *s, struct sp_snapshot_plan *p, int fd
 	uint32_t rows = s->nrows ? s->nrows : 1;
 	size_t per = STAGE_EVENTS / rows;
 	per = per < STAGE_MIN ? STAGE_MIN : per > STAGE_MAX ? STAGE_MAX : per;
+	size_t staged = 0;
+	for (uint32_t r = 0; r < s->nrows; r++)
+		staged += s->rows[r].count < per ? s->rows[r].count : per;
 	struct stage *stages = calloc(rows, sizeof *stages);
 	uint32_t *row_of = calloc(s->nnames + 1, sizeof *row_of);
-	int64_t *buf = malloc((size_t)rows * per * 2 * sizeof *buf);
+	int64_t *buf = malloc((staged + 1) * 2 * sizeof *buf), *at_buf = buf;
 	/* A thread column only when several threads recorded. */
 	s->thread = s->threads_with_events > 1 ? malloc(n * sizeof *s->thread) : NULL;
 	s->aux = p->any_aux ? malloc(n * sizeof *s->aux) : NULL;
 	int ret = stages && row_of && buf && (s->thread || s->threads_with_events <= 1) &&
 			  (s->aux || !p->any_aux) ? 0 : -ENOMEM;
 	for (uint32_t r = 0; !ret && r < s->nrows; r++) {
+		uint32_t cap = (uint32_t)(s->rows[r].count < per ? s->rows[r].count : per);
 		row_of[s->rows[r].region] = r;
-		stages[r] = (struct stage){ .s = buf + (size_t)r * per * 2,
-					    .e = buf + (size_t)r * per * 2 + per,
+		stages[r] = (struct stage){ .s = at_buf, .e = at_buf + cap, .cap = cap,
 					    .minimum = INT64_MAX, .maximum = INT64_MIN,
 					    .start_min = INT64_MAX, .end_max = INT64_MIN };
+		at_buf += 2 * (size_t)cap;
 	}
 	s->first_start_ns = INT64_MAX;
 	for (uint32_t ti = 0; !ret && ti < p->nth; ti++) {
@@ -471,7 +476,7 @@ int sp_snapshot_stream(struct sp_snapshot *s, struct sp_snapshot_plan *p, int fd
 					s->aux[at] = ev[i].aux;
 				if (a < s->first_start_ns)
 					s->first_start_ns = a;
-				if (++st->n == per)
+				if (++st->n == st->cap)
 					ret = flush_stage(st, s->rows[row_of[k]].offset, fd,
 							  off_start, off_end);
 			}
