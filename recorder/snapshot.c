@@ -2,8 +2,10 @@
 /*
  * Snapshot: turns the per-thread event chunks into the file's columnar
  * arrangement with a two-pass counting sort (count per region, then
- * scatter), so the cost is linear in the events. Regions that share a name
- * (a static function and a namesake elsewhere) become one row.
+ * scatter), so the cost is linear in the events. The scatter goes into
+ * memory (fill) or, for a file of its own, straight into the file's columns
+ * through small per-row blocks (stream). Regions that share a name (a
+ * static function and a namesake elsewhere) become one row.
  */
 #define _GNU_SOURCE
 #include "snapshot.h"
@@ -152,7 +154,7 @@ static uint32_t count_events(struct sp_thread **th, uint32_t nth, uint32_t nreg,
 	return with_events;
 }
 
-/* Event arrays; start/end are the caller's when given (borrowed). */
+/* Event arrays of an in-memory snapshot. */
 static int alloc_columns(struct sp_snapshot *s, bool any_aux)
 {
 	size_t n = s->nevents ? s->nevents : 1;
