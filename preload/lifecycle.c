@@ -132,7 +132,7 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 	if (!ret && !sp_config.quiet)
 		fprintf(stderr, "scope-profiler: wrote %s (%u regions, %llu events)\n",
 			path, snap.nrows, (unsigned long long)snap.nevents);
-	if (!ret && snap.dropped)
+	if (snap.dropped) /* known once the snapshot is planned, written or not */
 		fprintf(stderr, "scope-profiler: %llu calls were dropped (memory cap "
 			"SCOPE_PROFILER_MAX_MEMORY or nesting depth); counts are in the file\n",
 			(unsigned long long)snap.dropped);

@@ -142,69 +142,16 @@ static inline int merge_emit(struct ctx *c, struct sp_call_stack *cs,
 	return 0;
 }
 
-enum { MERGE_SCAN_MAX = 8 };
-
-/*
- * Few runs (a rank's regions in most profiles of a few kernels): the next
- * event is found by a branch-free scan of the heads, about twice as fast as
- * the heap. Heads are kept in run order so ties go to the earlier run;
- * an exhausted run's head sorts after every timestamp (|t| < 2^62).
- */
-static int merge_scan(struct ctx *c, struct sp_call_stack *cs, size_t *at)
-{
-	int64_t hs[MERGE_SCAN_MAX], he[MERGE_SCAN_MAX];
-	size_t run[MERGE_SCAN_MAX], m = 0, live = 0;
-	int rc = 0;
-
-	for (size_t k = 0; k < c->n_runs; k++) {
-		if (c->runs[k].n == 0)
-			continue;
-		uint64_t ev = run_at(&c->runs[k], 0);
-
-		hs[m] = c->s[ev];
-		he[m] = c->e[ev];
-		run[m++] = k;
-	}
-	live = m;
-	while (live > 0 && rc == 0) {
-		size_t best = 0;
-
-		for (size_t j = 1; j < m; j++) {
-			bool b = hs[j] < hs[best] ||
-				 (hs[j] == hs[best] && he[j] > he[best]);
-
-			best = b ? j : best;
-		}
-		struct run *u = &c->runs[run[best]];
-		uint64_t ev = run_at(u, u->pos);
-
-		rc = merge_emit(c, cs, at, ev, u->row, hs[best], he[best]);
-		if (++u->pos == u->n) {
-			hs[best] = INT64_MAX;
-			he[best] = INT64_MIN;
-			live--;
-		} else {
-			ev = run_at(u, u->pos);
-			hs[best] = c->s[ev];
-			he[best] = c->e[ev];
-		}
-	}
-	return rc;
-}
-
 /*
  * Merge the sorted runs: into cs->ev / cs->row starting at *at, or (when
  * c->visit is set) straight into the streaming nesting step.
  */
 static int merge_runs(struct ctx *c, struct sp_call_stack *cs, size_t *at)
 {
-	struct head *heap;
+	struct head *heap = malloc((c->n_runs + 1) * sizeof(*heap));
 	size_t n = 0;
 	int rc = 0;
 
-	if (c->n_runs <= MERGE_SCAN_MAX)
-		return merge_scan(c, cs, at);
-	heap = malloc((c->n_runs + 1) * sizeof(*heap));
 	if (!heap)
 		return -ENOMEM;
 	for (size_t k = 0; k < c->n_runs; k++) {

@@ -4,7 +4,6 @@
  * aggregate exclusives) when present, else the sum of the reconstructed
  * calls' exclusive time on that rank, computed against all regions.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>

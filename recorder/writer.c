@@ -3,8 +3,8 @@
  * HDF5 writer for schema 2. Datasets are contiguous and sized up front
  * (the layout is known before any data), so every put is one hyperslab
  * write and the file needs no repacking; uncompressed start/end columns
- * can instead be written by the caller at their byte offsets. Publication is atomic: temp
- * file, fsync, rename, fsync of the directory.
+ * can instead be written by the caller at their byte offsets. Publication
+ * is atomic: temp file, fsync, rename, fsync of the directory.
  */
 #define _GNU_SOURCE
 #include "writer.h"
