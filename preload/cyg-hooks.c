@@ -34,29 +34,31 @@ static inline int64_t tsc_ticks(void)
 }
 
 /*
- * With THROTTLE_TIMING=estimate a throttled call is only counted
- * (st->estimated) and its time taken as the mean of the calls the throttle
- * decision was made on, at finalize: the path costs a cache probe and an
- * increment, no timestamp. That starts once no frame of the function is
- * open (st->open, kept by the filtered paths): a recursive function
- * throttled deep inside itself keeps timed frames until its outermost call
- * returns, so every exit finds its own kind of entry. The default keeps the
- * time exact:
+ * A throttled function, count-only modes (THROTTLE_TIMING=sampled, the
+ * default, or estimate): its call is counted (st->thr_calls) and, in
+ * sampled mode, one in THROTTLE_SAMPLE of the thread's counted calls (at
+ * random: a geometric countdown, h->countdown) is timed through
+ * sp_fn_enter_sampled(); the path costs a cache probe, an increment and a
+ * decrement, no timestamp. In estimate mode the countdown starts at
+ * UINT64_MAX and never reaches 0. Counting-only applies once no frame of
+ * the function is open (st->open, kept by the filtered paths): a recursive
+ * function throttled deep inside itself keeps timed frames until its
+ * outermost call returns, so every exit finds its own kind of entry.
  *
- * A throttled function (auto-throttle only, TSC clock): its call gets no
- * event, but its count and total time stay exact (issue #3), so both
- * timestamps are still read; what is saved over sp_fn_*_filtered() is the
- * out-of-line call, the errno save and the clock-mode test. Same frame and
- * counters as enter_filtered()/close_frame() in recorder/functions.c for a
- * throttled region (whose throttle counters no longer move). The cache fill
- * sized h->stats for every cached region because sp_fn_mode != 0.
+ * THROTTLE_TIMING=exact (auto-throttle only, TSC clock): the call gets no
+ * event, but its count and total time stay exact, so both timestamps are
+ * still read; what is saved over sp_fn_*_filtered() is the out-of-line
+ * call, the errno save and the clock-mode test. Same frame and counters as
+ * enter_filtered()/close_frame() in recorder/functions.c for a throttled
+ * region (whose throttle counters no longer move). The cache fill sized
+ * h->stats for every cached region because sp_fn_mode != 0.
  */
-static inline void push_throttled(struct sp_thread *t, uint32_t region)
+static inline void push_throttled(struct sp_fn_thread *h, struct sp_thread *t, uint32_t region)
 {
 	int64_t now = tsc_ticks();
 	t->stack[t->depth++] = (struct sp_frame){
 		.ev = NULL, .start = now, .region = region,
-		.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION,
+		.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION, .timed0 = h->timed++,
 	};
 }
 
@@ -123,12 +125,14 @@ SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 		return; /* filtered out */
 	if (SP_UNLIKELY(sp_fn_mode)) {
 		struct sp_fn_stats *st = &h->stats[region];
-		if ((sp_fn_mode & SP_FN_ESTIMATE) && st->throttled && !st->open) {
-			st->estimated++; /* no timestamp, no frame */
-			return;
+		if ((sp_fn_mode & SP_FN_COUNT_ONLY) && st->throttled && !st->open) {
+			st->thr_calls++; /* no timestamp, no frame */
+			if (SP_LIKELY(--h->countdown))
+				return;
+			return sp_fn_enter_sampled(h, region);
 		}
 		if (sp_fn_mode == SP_FN_THROTTLE && st->throttled && t->depth < SP_STACK_MAX)
-			return push_throttled(t, region);
+			return push_throttled(h, t, region);
 		return sp_fn_enter_filtered(h, region);
 	}
 	/* sp_rec_enter_thread() with the TSC read inline. */
@@ -165,7 +169,7 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 		return;
 	if (SP_UNLIKELY(sp_fn_mode)) {
 		struct sp_fn_stats *st = &h->stats[region];
-		if ((sp_fn_mode & SP_FN_ESTIMATE) && st->throttled && !st->open)
+		if ((sp_fn_mode & SP_FN_COUNT_ONLY) && st->throttled && !st->open)
 			return; /* a counted-only call: no frame of this function is open */
 		if (sp_fn_mode == SP_FN_THROTTLE && pop_throttled(h, t, region))
 			return;

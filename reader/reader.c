@@ -130,6 +130,9 @@ struct sp_row *reader_add_row(struct sp_reader *r)
 	row->dropped_count = -1;
 	row->throttled_count = -1;
 	row->throttled_total_ns = -1;
+	row->throttle_timed = -1;
+	row->throttled_ci_ns = -1;
+	row->throttled_since_ns = -1;
 	return row;
 }
 

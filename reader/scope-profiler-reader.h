@@ -122,6 +122,10 @@ struct sp_row {
 	int64_t agg_total_ns, agg_min_ns, agg_max_ns, agg_exclusive_ns;
 	/* Our extension columns; -1 when absent. */
 	int64_t dropped_count, throttled_count, throttled_total_ns;
+	/* With throttled_count: calls timed by sampling, the 95 % half-width
+	 * of throttled_total_ns (0 exact), CLOCK_MONOTONIC ns of the throttle
+	 * decision; -1 absent or unknown. */
+	int64_t throttle_timed, throttled_ci_ns, throttled_since_ns;
 };
 
 /** One row of /thread_table. */

@@ -112,7 +112,9 @@ static int put_rank(struct sp_writer *w, unsigned cols, const struct sp_asm_rank
 			.count = row->count, .source_line = row->source_line,
 			.source_file = row->source_file, .summary = row->summary,
 			.dropped = row->dropped, .throttled_calls = row->throttled_calls,
-			.throttled_ns = row->throttled_ns };
+			.throttled_ns = row->throttled_ns, .throttle_timed = row->throttle_timed,
+			.throttled_ci_ns = row->throttled_ci_ns,
+			.throttled_since_ns = row->throttled_since_ns };
 	}
 	if (!ret && s->nrows)
 		ret = sp_writer_put_rows(w, row_at, s->nrows, rows);

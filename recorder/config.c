@@ -38,9 +38,10 @@ static const struct setting settings[] = {
 	S("EXCLUDE", K_STR, exclude, "", "regex (re.match) on function names to skip"),
 	S("MIN_DURATION", K_DURATION, min_duration_ns, "0", "function calls shorter than this are not on the timeline"),
 	S("MAX_DEPTH", K_INT, max_depth, "0", "deepest function nesting recorded; 0 = unlimited"),
-	S("THROTTLE_CALLS", K_INT, throttle_calls, "0", "auto-throttle after this many calls (0 = off)"),
-	S("THROTTLE_MEAN", K_DURATION, throttle_mean_ns, "10us", "... when their mean duration is below this"),
-	S("THROTTLE_TIMING", K_STR, throttle_timing, "exact", "throttled calls: exact (both timestamps, exact total) or estimate (counted only, total = count x mean before the throttle)"),
+	S("THROTTLE_CALLS", K_INT, throttle_calls, "1000", "auto-throttle a function after this many calls (0 = off) ..."),
+	S("THROTTLE_MEAN", K_DURATION, throttle_mean_ns, "10us", "... when their mean own cost is below this"),
+	S("THROTTLE_TIMING", K_STR, throttle_timing, "sampled", "throttled calls: sampled (counted, 1 in THROTTLE_SAMPLE timed: unbiased total with a 95 % interval), exact (both timestamps, exact total) or estimate (counted only, total = count x mean before the throttle)"),
+	S("THROTTLE_SAMPLE", K_INT, throttle_sample, "64", "sampled timing: 1 in this many throttled calls is timed, at random"),
 	S("MPI", K_BOOL, mpi, "1", "record MPI calls"),
 	S("CALLSITES", K_INT, callsites, "0", "call-site stack depth for MPI calls (0 = off, 1-8)"),
 	S("SPILL", K_BOOL, spill, "1", "at MAX_MEMORY, write buffers to <output>.spill.* (0: drop and count)"),
@@ -143,16 +144,26 @@ static int apply(const struct setting *st, const char *value)
 	return -EINVAL;
 }
 
-/* A two-choice string setting: anything else warns and becomes the first
- * (the default). Returns 1 if the value was bad. */
-static int one_of(char **value, const char *name, const char *first, const char *second)
+/* A string setting with a fixed set of values (NULL-terminated, the first
+ * is the default): anything else warns and becomes the default. Returns 1
+ * if the value was bad. */
+static int one_of(char **value, const char *name, const char *const *choices)
 {
-	if (!*value || strcmp(*value, first) == 0 || strcmp(*value, second) == 0)
+	if (!*value)
 		return 0;
-	fprintf(stderr, "scope-profiler: SCOPE_PROFILER_%s must be %s or %s, using %s\n", name, first,
-		second, first);
+	for (const char *const *c = choices; *c; c++)
+		if (strcmp(*value, *c) == 0)
+			return 0;
+	char list[128] = "";
+	for (const char *const *c = choices; *c; c++) {
+		if (c != choices)
+			strncat(list, c[1] ? ", " : " or ", sizeof list - strlen(list) - 1);
+		strncat(list, *c, sizeof list - strlen(list) - 1);
+	}
+	fprintf(stderr, "scope-profiler: SCOPE_PROFILER_%s must be %s, using %s\n", name, list,
+		choices[0]);
 	free(*value);
-	*value = strdup(first);
+	*value = strdup(choices[0]);
 	return 1;
 }
 
@@ -182,8 +193,17 @@ int sp_config_load(void)
 		sp_config.callsites = 0;
 		bad++;
 	}
-	bad += one_of(&sp_config.throttle_timing, "THROTTLE_TIMING", "exact", "estimate");
-	bad += one_of(&sp_config.fork, "FORK", "none", "child");
+	static const char *const timings[] = { "sampled", "exact", "estimate", NULL };
+	static const char *const forks[] = { "none", "child", NULL };
+	static const char *const clocks[] = { "auto", "tsc", "monotonic", NULL };
+	bad += one_of(&sp_config.throttle_timing, "THROTTLE_TIMING", timings);
+	bad += one_of(&sp_config.fork, "FORK", forks);
+	bad += one_of(&sp_config.clock, "CLOCK", clocks);
+	if (sp_config.throttle_sample < 1) {
+		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_THROTTLE_SAMPLE must be >= 1, using 64\n");
+		sp_config.throttle_sample = 64;
+		bad++;
+	}
 	return bad;
 }
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 
@@ -23,6 +24,8 @@ int64_t sp_fn_min_ticks;
 int64_t sp_fn_max_depth;
 uint64_t sp_fn_thr_calls;
 int64_t sp_fn_thr_ticks;
+int64_t sp_fn_timed_cost;
+static double sample_p = 1.0 / 64; /* THROTTLE_SAMPLE: probability a throttled call is timed */
 __thread struct sp_fn_thread *sp_fn_tls __attribute__((tls_model("initial-exec")));
 
 /*
@@ -174,6 +177,60 @@ struct sp_fn_entry *sp_fn_cache_fill(struct sp_fn_thread *h, uintptr_t addr)
 	return e;
 }
 
+/* ---- sampled timing ------------------------------------------------------ */
+
+/* A per-thread seed: the clock, the thread and the process, mixed. */
+static uint64_t seed_rng(const struct sp_fn_thread *h)
+{
+	uint64_t x = (uint64_t)sp_ticks() ^ ((uint64_t)(uintptr_t)h << 17) ^
+		     ((uint64_t)getpid() << 40) ^ 0x9E3779B97F4A7C15ull;
+	for (int i = 0; i < 4; i++) { /* splitmix64 rounds */
+		x += 0x9E3779B97F4A7C15ull;
+		x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+		x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+		x ^= x >> 31;
+	}
+	return x ? x : 1;
+}
+
+/* Calls until the next timed one: geometric with mean 1/p, so that every
+ * throttled call is timed with probability p independently of the others
+ * (Bernoulli sampling). Estimate mode never samples. */
+static uint64_t next_gap(struct sp_fn_thread *h)
+{
+	if (!(sp_fn_mode & SP_FN_SAMPLED) || sample_p >= 1.0)
+		return (sp_fn_mode & SP_FN_SAMPLED) ? 1 : UINT64_MAX;
+	uint64_t x = h->rng; /* xorshift64* */
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	h->rng = x;
+	double u = (double)((x * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53; /* [0, 1) */
+	double g = floor(log1p(-u) / log1p(-sample_p));
+	return g >= 1e18 ? UINT64_MAX : (uint64_t)g + 1;
+}
+
+void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region)
+{
+	int saved = errno;
+	struct sp_thread *t = h->t;
+	h->countdown = next_gap(h);
+	int64_t now = sp_ticks();
+	if (SP_LIKELY(t->depth < SP_STACK_MAX)) {
+		h->stats[region].open++;
+		t->stack[t->depth++] = (struct sp_frame){
+			.ev = NULL, .start = now, .region = region,
+			.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION | SP_FRAME_SAMPLED,
+			.timed0 = h->timed,
+		};
+		h->timed++;
+	} else {
+		h->stats[region].thr_calls--; /* not counted here after all */
+		sp_thread_enter_slow(t, region, now); /* counted as dropped */
+	}
+	errno = saved;
+}
+
 static void setup_once_fn(void)
 {
 	sp_fn_setup();
@@ -191,6 +248,8 @@ struct sp_fn_thread *sp_fn_thread_attach(void)
 	struct sp_fn_thread *h = t ? calloc(1, sizeof *h) : NULL;
 	if (h) {
 		h->t = t;
+		h->rng = seed_rng(h);
+		h->countdown = next_gap(h);
 		pthread_mutex_lock(&fn_lock);
 		h->next = thread_list;
 		thread_list = h;
@@ -204,6 +263,58 @@ struct sp_fn_thread *sp_fn_thread_attach(void)
 
 /* ---- filtered paths ------------------------------------------------------ */
 
+static struct sp_region *stats_region(struct sp_fn_stats *st, uint32_t region)
+{
+	if (SP_UNLIKELY(!st->reg))
+		st->reg = sp_region_get(region);
+	return st->reg;
+}
+
+/* Another thread throttled the function: this one follows. */
+static bool adopt_throttle(struct sp_fn_stats *st, uint32_t region)
+{
+	struct sp_region *r = stats_region(st, region);
+	if (!r || !(atomic_load_explicit(&r->flags, memory_order_relaxed) & SP_REGION_THROTTLED))
+		return false;
+	st->throttled = 1;
+	st->win_mean = st->calls ? st->incl / (int64_t)st->calls : 0;
+	return true;
+}
+
+/*
+ * The throttle decision, once per function for the whole process: after a
+ * window of THROTTLE_CALLS calls on one thread whose mean own cost is below
+ * THROTTLE_MEAN. Own cost: the duration less the profiler's timing of the
+ * timed calls nested in it (sp_fn_timed_cost each), so that a small
+ * function whose callees are still recorded is not kept forever. A window
+ * that does not qualify starts the next one: the decision follows changes
+ * of behaviour. The first thread to decide publishes it.
+ */
+static void throttle_account(struct sp_fn_thread *h, struct sp_fn_stats *st,
+			     const struct sp_frame *f, int64_t d, int64_t now)
+{
+	int64_t own = d - (int64_t)(h->timed - f->timed0 - 1) * sp_fn_timed_cost;
+	st->calls++;
+	st->ticks += own > 0 ? own : 0;
+	st->incl += d;
+	if (st->calls < sp_fn_thr_calls)
+		return;
+	if (st->ticks < sp_fn_thr_ticks * (int64_t)st->calls) {
+		st->throttled = 1;
+		st->win_mean = st->incl / (int64_t)st->calls;
+		struct sp_region *r = stats_region(st, f->region);
+		if (r) {
+			int64_t zero = 0;
+			atomic_compare_exchange_strong(&r->throttled_since, &zero, now);
+			atomic_fetch_or(&r->flags, SP_REGION_THROTTLED);
+		}
+		return;
+	}
+	st->calls = 0;
+	st->ticks = 0;
+	st->incl = 0;
+}
+
 /* errno: both filtered paths may reach the chunk allocator; the caller
  * (a hook) relies on them to keep errno. */
 static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
@@ -215,26 +326,37 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 		sp_thread_enter_slow(t, region, now); /* counted as dropped */
 		return;
 	}
-	h->stats[region].open++; /* undone below if no frame is pushed */
-	if (h->stats[region].throttled || (sp_fn_max_depth && d >= sp_fn_max_depth)) {
+	struct sp_fn_stats *st = &h->stats[region];
+	if ((sp_fn_mode & SP_FN_THROTTLE) && !st->throttled && adopt_throttle(st, region)) {
+		if ((sp_fn_mode & SP_FN_COUNT_ONLY) && !st->open) {
+			/* The first call after another thread decided. */
+			st->thr_calls++;
+			return;
+		}
+	}
+	st->open++; /* undone below if no frame is pushed */
+	uint64_t timed0 = h->timed++;
+	if (st->throttled || (sp_fn_max_depth && d >= sp_fn_max_depth)) {
 		t->stack[t->depth++] = (struct sp_frame){
 			.ev = NULL, .start = now, .region = region,
-			.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION,
+			.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION, .timed0 = timed0,
 		};
 		return;
 	}
 	if (SP_UNLIKELY(t->pos == t->end)) {
 		sp_thread_enter_slow(t, region, now);
-		if (t->depth > d)
+		if (t->depth > d) {
 			t->stack[t->depth - 1].flags |= SP_FRAME_FUNCTION;
-		else
-			h->stats[region].open--;
+			t->stack[t->depth - 1].timed0 = timed0;
+		} else {
+			st->open--;
+		}
 		return;
 	}
 	struct sp_event *e = t->pos++;
 	*e = (struct sp_event){ .start = now, .end = SP_OPEN, .region = region, .aux = 0 };
 	t->stack[t->depth++] = (struct sp_frame){
-		.ev = e, .start = now, .region = region, .flags = SP_FRAME_FUNCTION,
+		.ev = e, .start = now, .region = region, .flags = SP_FRAME_FUNCTION, .timed0 = timed0,
 	};
 }
 
@@ -257,6 +379,12 @@ static void close_frame(struct sp_fn_thread *h, struct sp_frame *f, int64_t now)
 	struct sp_fn_stats *st = &h->stats[f->region];
 	int64_t d = now - f->start;
 	st->open--;
+	if (f->flags & SP_FRAME_SAMPLED) {
+		st->smp_n++; /* counted in thr_calls when it entered */
+		st->smp_ticks += d;
+		st->smp_sq += (double)d * (double)d;
+		return;
+	}
 	if (f->flags & SP_FRAME_DROPPED) {
 		/* already counted as dropped when it entered */
 	} else if (!f->ev || d < sp_fn_min_ticks) {
@@ -271,12 +399,8 @@ static void close_frame(struct sp_fn_thread *h, struct sp_frame *f, int64_t now)
 	} else {
 		f->ev->end = now;
 	}
-	if ((sp_fn_mode & SP_FN_THROTTLE) && !st->throttled) {
-		st->calls++;
-		st->ticks += d;
-		if (st->calls >= sp_fn_thr_calls && st->ticks < sp_fn_thr_ticks * (int64_t)st->calls)
-			st->throttled = 1;
-	}
+	if ((sp_fn_mode & SP_FN_THROTTLE) && !st->throttled)
+		throttle_account(h, st, f, d, now);
 }
 
 void sp_fn_enter_filtered(struct sp_fn_thread *h, uint32_t region)
@@ -350,8 +474,14 @@ int sp_fn_setup(void)
 		sp_fn_thr_calls = (uint64_t)sp_config.throttle_calls;
 		sp_fn_thr_ticks = (int64_t)llround((double)sp_config.throttle_mean_ns * ticks_per_ns);
 		mode |= SP_FN_THROTTLE;
-		if (sp_config.throttle_timing && strcmp(sp_config.throttle_timing, "estimate") == 0)
+		const char *timing = sp_config.throttle_timing ? sp_config.throttle_timing : "sampled";
+		if (strcmp(timing, "estimate") == 0)
 			mode |= SP_FN_ESTIMATE;
+		else if (strcmp(timing, "sampled") == 0)
+			mode |= SP_FN_SAMPLED;
+		sample_p = 1.0 / (double)(sp_config.throttle_sample > 0 ? sp_config.throttle_sample : 64);
+		double cost = sp_recorder_event_cost_ns();
+		sp_fn_timed_cost = cost > 0 ? (int64_t)llround(cost * ticks_per_ns) : 0;
 	}
 	if (!sp_clock_tsc)
 		mode |= SP_FN_SLOW_CLOCK;
@@ -359,27 +489,83 @@ int sp_fn_setup(void)
 	return ret;
 }
 
-/* Move hidden-call counters into the region atomics (ticks -> ns). */
+/* Per region, over the threads: what publish_counters() adds up. */
+struct fn_total {
+	uint64_t hidden, thr_calls, smp_n, win_n;
+	int64_t hidden_ticks, smp_ticks, win_mean_sum;
+	double smp_sq;
+};
+
+/*
+ * The estimate of a throttled function's counted-only calls, in ticks, and
+ * the half-width of its 95 % interval (-1 unknown). Sampled mode: the calls
+ * timed are a Bernoulli sample of the N counted ones, so given m >= 1 they
+ * are a simple random sample and N x their mean is unbiased; its standard
+ * error is N s / sqrt(m) x sqrt(1 - m/N) (finite population). Estimate mode,
+ * or no call sampled yet: N x the mean of the deciding window, no interval.
+ */
+static double estimate_ticks(const struct fn_total *a, double *ret_ci)
+{
+	double n = (double)a->thr_calls, m = (double)a->smp_n;
+	*ret_ci = -1;
+	if (!a->thr_calls)
+		return 0;
+	if (a->smp_n == 0) {
+		double mean = a->win_n ? (double)a->win_mean_sum / (double)a->win_n : 0;
+		return n * mean;
+	}
+	double mean = (double)a->smp_ticks / m;
+	double var = a->smp_n > 1 ? (a->smp_sq - m * mean * mean) / (m - 1) : 0;
+	if (var < 0)
+		var = 0;
+	*ret_ci = a->smp_n > 1 ? 1.96 * n * sqrt(var / m * (1 - m / n)) : -1;
+	return n * mean;
+}
+
+/* Move every thread's counters into the region atomics (ticks -> ns). */
 static void publish_counters(const struct sp_clock_map *cm)
 {
+	uint32_t nregions = sp_region_count();
+	struct fn_total *tot = calloc(nregions ? nregions : 1, sizeof *tot);
+	if (!tot)
+		return; /* the throttled counts stay unpublished: nothing is made up */
 	for (struct sp_fn_thread *h = thread_list; h; h = h->next) {
-		for (uint32_t r = 0; r < h->nstats; r++) {
+		for (uint32_t r = 0; r < h->nstats && r < nregions; r++) {
 			struct sp_fn_stats *st = &h->stats[r];
-			struct sp_region *reg = st->hidden || st->estimated ? sp_region_get(r) : NULL;
-			if (!reg)
-				continue;
-			/* Counted-only calls (THROTTLE_TIMING=estimate) take the
-			 * mean of the calls the throttle decision was made on. */
-			double ticks = (double)st->hidden_ticks;
-			if (st->estimated && st->calls)
-				ticks += (double)st->estimated * ((double)st->ticks / (double)st->calls);
-			atomic_fetch_add(&reg->throttled_calls, st->hidden + st->estimated);
-			atomic_fetch_add(&reg->throttled_ns, (int64_t)llround(ticks * cm->ns_per_tick));
-			st->hidden = 0;
-			st->hidden_ticks = 0;
-			st->estimated = 0;
+			struct fn_total *a = &tot[r];
+			a->hidden += st->hidden;
+			a->hidden_ticks += st->hidden_ticks;
+			a->thr_calls += st->thr_calls;
+			a->smp_n += st->smp_n;
+			a->smp_ticks += st->smp_ticks;
+			a->smp_sq += st->smp_sq;
+			if (st->throttled && st->win_mean > 0) {
+				a->win_n++;
+				a->win_mean_sum += st->win_mean;
+			}
+			st->hidden = st->thr_calls = st->smp_n = 0;
+			st->hidden_ticks = st->smp_ticks = 0;
+			st->smp_sq = 0;
 		}
 	}
+	for (uint32_t r = 0; r < nregions; r++) {
+		struct sp_region *reg = sp_region_get(r);
+		const struct fn_total *a = &tot[r];
+		if (!reg)
+			continue;
+		int64_t since = atomic_load(&reg->throttled_since);
+		if (since)
+			atomic_store(&reg->throttled_since, sp_clock_to_ns(cm, since));
+		if (!a->hidden && !a->thr_calls)
+			continue;
+		double ci;
+		double ticks = (double)a->hidden_ticks + estimate_ticks(a, &ci);
+		atomic_fetch_add(&reg->throttled_calls, a->hidden + a->thr_calls);
+		atomic_fetch_add(&reg->throttled_ns, (int64_t)llround(ticks * cm->ns_per_tick));
+		atomic_fetch_add(&reg->throttle_timed, a->smp_n);
+		atomic_store(&reg->throttled_ci_ns, ci < 0 ? -1 : (int64_t)llround(ci * cm->ns_per_tick));
+	}
+	free(tot);
 }
 
 static void resolve_all(void)

@@ -26,7 +26,17 @@ enum {
 	SP_FN_THROTTLE = 1u << 2,
 	SP_FN_SLOW_CLOCK = 1u << 3, /* no TSC: the fast path reads only rdtsc */
 	SP_FN_ESTIMATE = 1u << 4,   /* THROTTLE_TIMING=estimate: throttled calls are counted only */
+	SP_FN_SAMPLED = 1u << 5,    /* THROTTLE_TIMING=sampled: counted, 1 in K timed at random */
+	SP_FN_COUNT_ONLY = SP_FN_ESTIMATE | SP_FN_SAMPLED,
 };
+
+/* Frame flag: a sampled call of a throttled function (timed, already
+ * counted in its thr_calls). */
+#define SP_FRAME_SAMPLED 0x200u
+
+/* sp_region.flags bit: the function is throttled for the whole process
+ * (set once by the first thread that decides; every thread adopts it). */
+#define SP_REGION_THROTTLED 1u
 
 /* One cache slot. region == SP_NO_REGION: the function is filtered out
  * (excluded), its calls cost one probe and are never recorded. */
@@ -43,14 +53,23 @@ struct sp_fn_entry {
  * thread; read by the finalizer after recording stopped, so no atomics.
  */
 struct sp_fn_stats {
-	uint64_t calls;         /* calls seen for the throttle decision */
-	int64_t ticks;          /* their summed duration */
-	uint64_t hidden;        /* calls not on the timeline */
+	uint64_t calls;         /* calls in the current throttle window */
+	int64_t ticks;          /* their own cost: duration less the profiler's
+				 * timing of their timed descendants */
+	int64_t incl;           /* their summed duration (estimate mode) */
+	uint64_t hidden;        /* calls not on the timeline, timed exactly */
 	int64_t hidden_ticks;   /* their summed duration */
-	uint32_t throttled;     /* 1: later calls get no events (this thread) */
+	uint32_t throttled;     /* 1: later calls get no events (this thread
+				 * adopted the process-wide decision) */
 	uint32_t open;          /* function frames of this region on the stack */
-	uint64_t estimated;     /* estimate mode: calls counted only (time: the mean
-				 * of calls/ticks, frozen when the throttle hit) */
+	uint64_t thr_calls;     /* count-only mode: throttled calls counted (the
+				 * sampled ones included) */
+	uint64_t smp_n;         /* sampled mode: of those, calls timed */
+	int64_t smp_ticks;      /* their summed duration */
+	double smp_sq;          /* sum of their squared durations (ticks^2) */
+	int64_t win_mean;       /* estimate mode: the mean of the deciding
+				 * window (ticks), frozen when the throttle hit */
+	struct sp_region *reg;  /* this region (filled on first use) */
 };
 
 /*
@@ -61,6 +80,13 @@ struct sp_fn_stats {
  */
 struct sp_fn_thread {
 	struct sp_thread *t;
+	/* Sampled timing: throttled count-only calls of any function left
+	 * before the next one is timed. Gaps are geometric (each call is timed
+	 * with probability 1/K, independently), so loops cannot alias with
+	 * the sampling and count x sample mean is unbiased. */
+	uint64_t countdown;
+	uint64_t rng;               /* xorshift64* state */
+	uint64_t timed;             /* timed calls so far (frames' timed0) */
 	struct sp_fn_stats *stats;  /* indexed by region id, nstats long */
 	uint32_t nstats;            /* > every region in this thread's cache */
 	struct sp_fn_thread *next;
@@ -73,6 +99,7 @@ SP_HIDDEN extern int64_t sp_fn_min_ticks;   /* MIN_DURATION in ticks */
 SP_HIDDEN extern int64_t sp_fn_max_depth;   /* MAX_DEPTH, 0 = unlimited */
 SP_HIDDEN extern uint64_t sp_fn_thr_calls;  /* THROTTLE_CALLS */
 SP_HIDDEN extern int64_t sp_fn_thr_ticks;   /* THROTTLE_MEAN in ticks */
+SP_HIDDEN extern int64_t sp_fn_timed_cost;  /* profiler cost of one timed call, ticks */
 
 SP_HIDDEN extern __thread struct sp_fn_thread *sp_fn_tls
 	__attribute__((tls_model("initial-exec")));
@@ -97,6 +124,9 @@ SP_HIDDEN struct sp_fn_entry *sp_fn_cache_fill(struct sp_fn_thread *h, uintptr_t
 SP_HIDDEN void sp_fn_enter_filtered(struct sp_fn_thread *h, uint32_t region);
 SP_HIDDEN void sp_fn_exit_filtered(struct sp_fn_thread *h, uint32_t region);
 SP_HIDDEN void sp_fn_exit_unwind(struct sp_fn_thread *h, uint32_t region, int64_t now);
+/* Sampled mode: the countdown of throttled calls reached 0; time this call
+ * of `region` (throttled, no frame of it open) and draw the next gap. */
+SP_HIDDEN void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region);
 
 /* Read the configuration, compile the filters, set sp_fn_mode. Idempotent;
  * called on the first hook call. Returns 0 or -errno. */

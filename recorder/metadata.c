@@ -287,7 +287,15 @@ int sp_meta_collect(struct sp_meta *m, const struct sp_run_info *run)
 		ret = sp_meta_set_double(m, "profiler_event_cost_ns", run->event_cost_ns);
 	if (!ret)
 		ret = sp_meta_set_int(m, "profiler_finalize_ns", run->finalize_spent_ns);
-	if (!ret && run->throttle_estimated)
-		ret = sp_meta_set_str(m, "throttle_timing", "estimate");
+	/* Auto-throttle (docs/HOOKS.md): its mode and thresholds. */
+	if (!ret && run->throttle_calls > 0 && run->throttle_timing)
+		ret = sp_meta_set_str(m, "throttle_timing", run->throttle_timing);
+	if (!ret && run->throttle_calls > 0)
+		ret = sp_meta_set_int(m, "throttle_calls", run->throttle_calls);
+	if (!ret && run->throttle_calls > 0)
+		ret = sp_meta_set_int(m, "throttle_mean_ns", run->throttle_mean_ns);
+	if (!ret && run->throttle_calls > 0 && run->throttle_timing &&
+	    strcmp(run->throttle_timing, "sampled") == 0)
+		ret = sp_meta_set_int(m, "throttle_sample", run->throttle_sample);
 	return ret;
 }

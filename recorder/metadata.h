@@ -47,7 +47,9 @@ struct sp_run_info {
 	const char *label;          /* NULL: none */
 	int64_t finalize_spent_ns;  /* time from finalize start to the write */
 	double event_cost_ns;       /* measured cost of one recorded call, <0 unknown */
-	bool throttle_estimated;    /* THROTTLE_TIMING=estimate with auto-throttle on */
+	/* Auto-throttle settings (throttle_calls 0: off; then none is written). */
+	int64_t throttle_calls, throttle_mean_ns, throttle_sample;
+	const char *throttle_timing; /* sampled | exact | estimate */
 };
 SP_META_HIDDEN int sp_meta_collect(struct sp_meta *m, const struct sp_run_info *run);
 

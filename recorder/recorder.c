@@ -84,6 +84,11 @@ bool sp_recorder_started(void)
 	return started;
 }
 
+double sp_recorder_event_cost_ns(void)
+{
+	return event_cost_ns;
+}
+
 int64_t sp_recorder_start_ns(void)
 {
 	return start_ns;
@@ -107,8 +112,10 @@ void sp_run_info_init(struct sp_run_info *run, int rank, int size)
 	run->mpi_rank = rank;
 	run->mpi_size = size;
 	run->label = sp_config.label && *sp_config.label ? sp_config.label : NULL;
-	run->throttle_estimated = sp_config.throttle_calls > 0 && sp_config.throttle_timing &&
-				  strcmp(sp_config.throttle_timing, "estimate") == 0;
+	run->throttle_calls = sp_config.functions ? sp_config.throttle_calls : 0;
+	run->throttle_mean_ns = sp_config.throttle_mean_ns;
+	run->throttle_sample = sp_config.throttle_sample;
+	run->throttle_timing = sp_config.throttle_timing ? sp_config.throttle_timing : "sampled";
 }
 
 unsigned sp_output_columns(const struct sp_snapshot *s)
@@ -133,6 +140,8 @@ void sp_output_row(struct sp_writer_row *out, const struct sp_snap_row *row, uin
 		.source_line = row->source_line, .source_file = row->source_file,
 		.summary = row->summary, .dropped = row->dropped,
 		.throttled_calls = row->throttled_calls, .throttled_ns = row->throttled_ns,
+		.throttle_timed = row->throttle_timed, .throttled_ci_ns = row->throttled_ci_ns,
+		.throttled_since_ns = row->throttled_since_ns,
 	};
 }
 

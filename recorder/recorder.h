@@ -45,6 +45,7 @@ struct sp_frame {
 	int64_t start;
 	uint32_t region;
 	uint32_t flags;
+	uint64_t timed0;               /* hooks: the thread's timed calls at entry */
 };
 
 #define SP_FRAME_DROPPED 1u   /* no event: buffer or memory cap exhausted */
@@ -206,7 +207,14 @@ struct sp_region {
 	atomic_uint_least64_t dropped; /* calls lost (cap, depth) */
 	atomic_uint_least64_t throttled_calls;
 	atomic_int_least64_t throttled_ns;
-	atomic_uint flags;             /* feature-specific (hooks: filter state) */
+	/* Hooks, sampled throttle timing (filled at finalize): throttled calls
+	 * that were timed, the 95 % interval half-width of throttled_ns (-1
+	 * unknown: no sample), and the tick at which the function was
+	 * throttled (0 never; ns after finalize converts it). */
+	atomic_uint_least64_t throttle_timed;
+	atomic_int_least64_t throttled_ci_ns;
+	atomic_int_least64_t throttled_since;
+	atomic_uint flags;             /* feature-specific (hooks: SP_REGION_THROTTLED) */
 };
 
 /* Id for `name`, creating the region if needed. Thread-safe; the lookup of
@@ -232,6 +240,8 @@ SP_HIDDEN int sp_recorder_start(void);
 /* Stop recording; later enter/exit calls are no-ops. */
 SP_HIDDEN void sp_recorder_stop(void);
 SP_HIDDEN bool sp_recorder_started(void);
+/* The measured cost of one recorded call (ns), < 0 unknown. */
+SP_HIDDEN double sp_recorder_event_cost_ns(void);
 /* CLOCK_MONOTONIC ns when recording started. */
 SP_HIDDEN int64_t sp_recorder_start_ns(void);
 /* Note that finalization starts now (the first call wins): metadata

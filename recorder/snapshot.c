@@ -11,6 +11,7 @@
 #include "snapshot.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,15 +194,39 @@ static void scatter(struct sp_snapshot *s, struct sp_thread **th, uint32_t nth, 
 	}
 }
 
+/* Regions that share a name share a row: timed calls add up, the 95 %
+ * half-widths add in quadrature (independent estimates), the earliest
+ * throttle time wins, and one unknown interval makes the row's unknown. */
+struct thr_extra {
+	uint64_t timed;
+	double var;
+	int64_t since;
+	bool unknown;
+};
+
+static void thr_extra_add(struct thr_extra *x, const struct sp_region *r)
+{
+	int64_t ci = atomic_load(&r->throttled_ci_ns);
+	int64_t since = atomic_load(&r->throttled_since);
+	x->timed += atomic_load(&r->throttle_timed);
+	if (ci < 0)
+		x->unknown = true;
+	else
+		x->var += (double)ci * (double)ci;
+	if (since > 0 && (!x->since || since < x->since))
+		x->since = since;
+}
+
 static int build_rows(struct sp_snapshot *s, uint32_t nreg, const uint32_t *map,
 		      const uint64_t *count, uint64_t *fill)
 {
 	uint64_t *dropped = calloc(s->nnames + 1, sizeof *dropped);
 	uint64_t *thr_calls = calloc(s->nnames + 1, sizeof *thr_calls);
 	int64_t *thr_ns = calloc(s->nnames + 1, sizeof *thr_ns);
+	struct thr_extra *extra = calloc(s->nnames + 1, sizeof *extra);
 	const struct sp_region **src = calloc(s->nnames + 1, sizeof *src);
 	s->rows = calloc(s->nnames + 1, sizeof *s->rows);
-	int ret = (dropped && thr_calls && thr_ns && src && s->rows) ? 0 : -ENOMEM;
+	int ret = (dropped && thr_calls && thr_ns && extra && src && s->rows) ? 0 : -ENOMEM;
 	if (ret)
 		goto out;
 	for (uint32_t id = 0; id < nreg; id++) {
@@ -210,6 +235,7 @@ static int build_rows(struct sp_snapshot *s, uint32_t nreg, const uint32_t *map,
 		dropped[k] += atomic_load(&r->dropped);
 		thr_calls[k] += atomic_load(&r->throttled_calls);
 		thr_ns[k] += atomic_load(&r->throttled_ns);
+		thr_extra_add(&extra[k], r);
 		if (!src[k] || (!src[k]->source_file && r->source_file))
 			src[k] = r;
 	}
@@ -225,6 +251,9 @@ static int build_rows(struct sp_snapshot *s, uint32_t nreg, const uint32_t *map,
 		row->dropped = dropped[k];
 		row->throttled_calls = thr_calls[k];
 		row->throttled_ns = thr_ns[k];
+		row->throttle_timed = extra[k].timed;
+		row->throttled_ci_ns = extra[k].unknown ? -1 : (int64_t)llround(sqrt(extra[k].var));
+		row->throttled_since_ns = extra[k].since ? extra[k].since : -1;
 		row->source_file = src[k] ? src[k]->source_file : NULL;
 		row->source_line = src[k] ? src[k]->source_line : -1;
 		off += count[k];
@@ -233,6 +262,7 @@ out:
 	free(dropped);
 	free(thr_calls);
 	free(thr_ns);
+	free(extra);
 	free(src);
 	return ret;
 }

@@ -19,6 +19,9 @@ struct sp_snap_row {
 	uint64_t dropped;         /* calls lost to the cap or depth */
 	uint64_t throttled_calls; /* calls counted but not on the timeline */
 	int64_t throttled_ns;
+	uint64_t throttle_timed;  /* of those, calls timed by sampling */
+	int64_t throttled_ci_ns;  /* 95 % half-width of throttled_ns, 0 exact, -1 unknown */
+	int64_t throttled_since_ns; /* when the function was throttled, -1 never */
 	int64_t source_line;      /* -1 unknown */
 	const char *source_file;  /* NULL unknown; owned by the region table */
 };

@@ -52,6 +52,10 @@
 #define SP_IDX_DROPPED_COUNTS "dropped_counts"     /* uint64: events lost to the memory cap */
 #define SP_IDX_THROTTLED_COUNTS "throttled_counts" /* uint64: calls not on the timeline */
 #define SP_IDX_THROTTLED_TOTALS "throttled_totals" /* int64 ns: their summed duration */
+/* With throttled_counts (ours): how throttled_totals was obtained. */
+#define SP_IDX_THROTTLED_TIMED "throttled_timed_counts" /* uint64: calls timed (sampled) */
+#define SP_IDX_THROTTLED_CI95 "throttled_ci95"   /* int64 ns: 95 % half-width, 0 exact, -1 unknown */
+#define SP_IDX_THROTTLED_SINCE "throttled_since" /* int64 CLOCK_MONOTONIC ns, -1 never throttled */
 
 /* /events: [E] events of all rows back to back. Upstream columns. */
 #define SP_EV_START_TIMES "start_times"           /* int64 ns (schema 2) */

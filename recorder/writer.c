@@ -180,6 +180,9 @@ static int create_index(struct sp_writer *w)
 	if (l->columns & SP_COL_THROTTLED) {
 		ret |= make_dset(g, SP_IDX_THROTTLED_COUNTS, H5T_STD_U64LE, n);
 		ret |= make_dset(g, SP_IDX_THROTTLED_TOTALS, H5T_STD_I64LE, n);
+		ret |= make_dset(g, SP_IDX_THROTTLED_TIMED, H5T_STD_U64LE, n);
+		ret |= make_dset(g, SP_IDX_THROTTLED_CI95, H5T_STD_I64LE, n);
+		ret |= make_dset(g, SP_IDX_THROTTLED_SINCE, H5T_STD_I64LE, n);
 	}
 	return ret ? -EIO : 0;
 }
@@ -372,6 +375,10 @@ int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,
 	if (w->layout.columns & SP_COL_THROTTLED) {
 		PUT_ROW_COLUMN(SP_IDX_THROTTLED_COUNTS, uint64_t, rows[i].throttled_calls);
 		PUT_ROW_COLUMN(SP_IDX_THROTTLED_TOTALS, int64_t, rows[i].throttled_ns);
+		PUT_ROW_COLUMN(SP_IDX_THROTTLED_TIMED, uint64_t, rows[i].throttle_timed);
+		PUT_ROW_COLUMN(SP_IDX_THROTTLED_CI95, int64_t, rows[i].throttled_ci_ns);
+		PUT_ROW_COLUMN(SP_IDX_THROTTLED_SINCE, int64_t,
+			       rows[i].throttled_since_ns > 0 ? rows[i].throttled_since_ns : -1);
 	}
 	return put_row_strings(w, first, n, rows);
 }

@@ -20,7 +20,7 @@
 enum {
 	SP_COL_THREAD_IDS = 1u << 0, /* events/thread_ids + /thread_table */
 	SP_COL_DROPPED = 1u << 1,    /* rank_region_index/dropped_counts */
-	SP_COL_THROTTLED = 1u << 2,  /* rank_region_index/throttled_{counts,totals} */
+	SP_COL_THROTTLED = 1u << 2,  /* rank_region_index/throttled_{counts,totals,timed_counts,ci95,since} */
 	SP_COL_MPI = 1u << 3,        /* events/mpi_{bytes,peers,roots,tags,comms} */
 	SP_COL_CALLSITE = 1u << 4,   /* events/callsite_ids */
 };
@@ -44,6 +44,9 @@ struct sp_writer_row {
 	uint64_t dropped;
 	uint64_t throttled_calls;
 	int64_t throttled_ns;
+	uint64_t throttle_timed;  /* with SP_COL_THROTTLED: calls timed by sampling */
+	int64_t throttled_ci_ns;  /* 95 % half-width, 0 exact, -1 unknown */
+	int64_t throttled_since_ns; /* -1 never throttled */
 };
 
 /* Event columns of one slice; members for absent columns are ignored. */

@@ -3,6 +3,9 @@
  * The framed summary table of §3.8 (newest layout): one row per call path,
  * "name (Nx)" labels, "(own)" rows, numeric cells indented by depth, a
  * "% session" column when a scope_profiler.session region exists.
+ * Functions with calls that are not on the timeline (auto-throttle,
+ * MIN_DURATION, MAX_DEPTH) are marked "*" and, when the function has one
+ * call path, shown with their true count and total (timeline + counted).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -26,6 +29,14 @@ static const char *const col_headers[C_N] = {
 
 #define MAX_COLS 32
 #define CELL 256
+
+/* Per region: calls counted but not on the timeline, over the selected
+ * ranks, and the number of call paths (tree rows) the region has. */
+struct hidden {
+	uint64_t calls;
+	int64_t ns;
+	unsigned paths;
+};
 
 static int parse_columns(const struct cli_common *c, const char *spec,
 			 bool session, enum col *cols)
@@ -76,7 +87,7 @@ static void fmt_num(char *out, int indent, const char *fmt, double v)
 }
 
 /* Deep trees (a hostile file can nest 100k levels) are cut at CELL bytes. */
-static void name_cell(char *out, const struct sp_summary_row *row)
+static void name_cell(char *out, const struct sp_summary_row *row, const struct hidden *hd)
 {
 	size_t len = 0;
 
@@ -90,23 +101,41 @@ static void name_cell(char *out, const struct sp_summary_row *row)
 		return;
 	}
 	len = written(snprintf(out + len, CELL - len, "%s", row->name), len);
-	if (row->calls > 1)
+	if (hd && hd->calls && hd->paths == 1)
+		len = written(snprintf(out + len, CELL - len, " (%llux*)",
+				       (unsigned long long)(row->calls + hd->calls)), len);
+	else if (hd && hd->calls)
+		len = written(snprintf(out + len, CELL - len, " (%llux, +%llu*)",
+				       (unsigned long long)row->calls,
+				       (unsigned long long)hd->calls), len);
+	else if (row->calls > 1)
 		len = written(snprintf(out + len, CELL - len, " (%llux)",
 				       (unsigned long long)row->calls), len);
 	if (row->recursive)
 		snprintf(out + len, CELL - len, " ↻");
 }
 
-static void cell(char *out, const struct sp_summary_row *row, enum col col)
+static void cell(char *out, const struct sp_summary_row *row, enum col col,
+		 const struct hidden *hidden)
 {
 	int ind = row->depth ? 2 * row->depth + 1 : 0;
+	/* Single-path functions with hidden calls: the true count and total. */
+	const struct hidden *hd = hidden && !row->own ? &hidden[row->region] : NULL;
+	bool whole = hd && hd->calls && hd->paths == 1;
 
 	switch (col) {
-	case C_REGION: name_cell(out, row); return;
+	case C_REGION: name_cell(out, row, hd); return;
 	case C_RANKS: snprintf(out, CELL, "%*s%u", ind, "", row->num_ranks); return;
-	case C_CALLS: snprintf(out, CELL, "%*s%llu", ind, "",
-			       (unsigned long long)row->calls); return;
-	case C_TOTAL: fmt_num(out, ind, "%.6f", row->total); return;
+	case C_CALLS: snprintf(out, CELL, "%*s%llu%s", ind, "",
+			       (unsigned long long)(row->calls + (whole ? hd->calls : 0)),
+			       whole ? "*" : ""); return;
+	case C_TOTAL:
+		if (whole) {
+			fmt_num(out, ind, "%.6f*", row->total + (double)hd->ns / 1e9);
+			return;
+		}
+		fmt_num(out, ind, "%.6f", row->total);
+		return;
 	case C_PERCENT: fmt_num(out, ind, "%.2f%%", row->percent); return;
 	case C_AVG: fmt_num(out, ind, "%.3e", row->avg); return;
 	case C_MIN: fmt_num(out, ind, "%.3e", row->min); return;
@@ -152,7 +181,7 @@ static void print_line(FILE *f, char (*cells)[CELL], const size_t *width,
 }
 
 static void render(FILE *f, const struct sp_summary *s, const enum col *cols,
-		   int ncols)
+		   int ncols, const struct hidden *hidden)
 {
 	size_t n = sp_summary_count(s), width[MAX_COLS] = { 0 }, inner = 0;
 	char (*cells)[CELL] = calloc((n + 1) * (size_t)ncols, CELL);
@@ -168,7 +197,7 @@ static void render(FILE *f, const struct sp_summary *s, const enum col *cols,
 			char *out = cells[(i + 1) * (size_t)ncols + (size_t)k];
 			size_t w;
 
-			cell(out, sp_summary_get(s, i), cols[k]);
+			cell(out, sp_summary_get(s, i), cols[k], hidden);
 			w = cli_display_width(out);
 			width[k] = w > width[k] ? w : width[k];
 		}
@@ -182,6 +211,70 @@ static void render(FILE *f, const struct sp_summary *s, const enum col *cols,
 		print_line(f, cells + (i + 1) * (size_t)ncols, width, ncols);
 	rule(f, "╰", "╯", inner);
 	free(cells);
+}
+
+/* Hidden calls per region over the selected ranks; NULL when there are
+ * none (or no memory: the table is then shown without the marks). */
+static struct hidden *hidden_calls(struct sp_reader *r, const struct sp_selection *sel,
+				   const struct sp_summary *s)
+{
+	size_t nreg = sp_reader_num_regions(r);
+	struct hidden *hd = calloc(nreg ? nreg : 1, sizeof *hd);
+	bool any = false;
+
+	if (!hd)
+		return NULL;
+	for (size_t i = 0; i < sp_reader_num_rows(r); i++) {
+		const struct sp_row *row = sp_reader_row(r, i);
+
+		if (row->region >= nreg || row->throttled_count <= 0 ||
+		    !sp_selection_match_rank(sel, row->rank))
+			continue;
+		hd[row->region].calls += (uint64_t)row->throttled_count;
+		hd[row->region].ns += row->throttled_total_ns > 0 ? row->throttled_total_ns : 0;
+		any = true;
+	}
+	for (size_t i = 0; any && i < sp_summary_count(s); i++) {
+		const struct sp_summary_row *row = sp_summary_get(s, i);
+
+		if (!row->own && row->region < nreg)
+			hd[row->region].paths++;
+	}
+	if (!any) {
+		free(hd);
+		return NULL;
+	}
+	return hd;
+}
+
+/* What "*" means, from the file's throttle settings. */
+static void legend(FILE *f, struct sp_reader *r, const struct hidden *hd, size_t nreg)
+{
+	const struct sp_meta *timing = sp_reader_metadata_find(r, "throttle_timing");
+	const struct sp_meta *calls = sp_reader_metadata_find(r, "throttle_calls");
+	const struct sp_meta *mean = sp_reader_metadata_find(r, "throttle_mean_ns");
+	const struct sp_meta *sample = sp_reader_metadata_find(r, "throttle_sample");
+	const char *t = timing && timing->s ? timing->s : NULL;
+	bool multi = false;
+
+	for (size_t i = 0; i < nreg; i++)
+		multi |= hd[i].calls && hd[i].paths > 1;
+	fprintf(f, "  * calls counted exactly, not on the timeline (");
+	if (calls && mean)
+		fprintf(f, "auto-throttle: %lld calls, own cost < %.3g us", (long long)calls->i,
+			(double)mean->i / 1e3);
+	else
+		fprintf(f, "MIN_DURATION, MAX_DEPTH or auto-throttle");
+	fprintf(f, ")\n    their time: ");
+	if (t && strcmp(t, "sampled") == 0 && sample)
+		fprintf(f, "1 in %lld timed at random, total estimated (95 %% interval: inspect)\n",
+			(long long)sample->i);
+	else if (t && strcmp(t, "estimate") == 0)
+		fprintf(f, "count x the mean before the throttle (an estimate)\n");
+	else
+		fprintf(f, "measured exactly\n");
+	if (multi)
+		fprintf(f, "    \"+N*\": on several call paths, where those calls nested is not stored\n");
 }
 
 int cli_print_summary_table(const struct cli_common *c, FILE *f,
@@ -218,7 +311,11 @@ int cli_print_region_table(const struct cli_common *c, FILE *f,
 		fprintf(f, "%s\n", title);
 	else
 		fprintf(f, "%s (%u %s)\n", sp_reader_path(r), nr, nr == 1 ? "rank" : "ranks");
-	render(f, s, cols, ncols);
+	struct hidden *hidden = hidden_calls(r, c->sel, s);
+	render(f, s, cols, ncols, hidden);
+	if (hidden)
+		legend(f, r, hidden, sp_reader_num_regions(r));
+	free(hidden);
 	sp_summary_destroy(s);
 	return 0;
 }

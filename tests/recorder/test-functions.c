@@ -33,12 +33,16 @@ __attribute__((noinline, used)) static int fn_gamma(int x)
 static void start(const char *const *env)
 {
 	static const char *const vars[] = { "INCLUDE", "EXCLUDE", "MIN_DURATION", "MAX_DEPTH",
-					     "THROTTLE_CALLS", "THROTTLE_MEAN" };
+					     "THROTTLE_CALLS", "THROTTLE_MEAN", "THROTTLE_TIMING",
+					     "THROTTLE_SAMPLE" };
 	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
 		char name[64] = "SCOPE_PROFILER_";
 		strcat(name, vars[i]);
 		unsetenv(name);
 	}
+	/* These tests drive the filtered paths directly (no hooks), so the
+	 * default auto-throttle is off unless a test asks for it. */
+	setenv("SCOPE_PROFILER_THROTTLE_CALLS", "0", 1);
 	for (; env && *env; env += 2)
 		setenv(env[0], env[1], 1);
 	sp_config_load();
@@ -146,7 +150,8 @@ END_TEST
 START_TEST(test_throttle_exact_counts)
 {
 	static const char *const env[] = { "SCOPE_PROFILER_THROTTLE_CALLS", "25",
-					   "SCOPE_PROFILER_THROTTLE_MEAN", "1s", NULL };
+					   "SCOPE_PROFILER_THROTTLE_MEAN", "1s",
+					   "SCOPE_PROFILER_THROTTLE_TIMING", "exact", NULL };
 	start(env);
 	struct sp_fn_thread *h = sp_fn_thread_attach();
 	ck_assert_uint_eq(sp_fn_mode & ~SP_FN_SLOW_CLOCK, SP_FN_THROTTLE);

@@ -65,6 +65,11 @@ def def_line(path, pattern):
 
 
 def profile(prog, out, *opts):
+    # These checks are about every call being an event: the default
+    # auto-throttle is off unless a check sets its own throttle options
+    # (test-throttle.py covers the defaults).
+    if not any(o.startswith("--throttle") for o in opts):
+        opts = ("--throttle-calls", "0") + opts
     run([CLI, "run", "-q", "-o", out] + list(opts) + ["--", prog])
     return out
 
@@ -216,7 +221,8 @@ def test_c(exe, tmp, label):
     check(s["twice"]["num_calls"] < 60 if "twice" in s else True, "%s: short calls were removed" % label)
 
     # Auto-throttle: after 10 calls with a mean under 1 ms, only counted.
-    out = profile(exe, os.path.join(tmp, "c-thr.h5"), "--throttle-calls", "10", "--throttle-mean", "1ms")
+    out = profile(exe, os.path.join(tmp, "c-thr.h5"), "--throttle-calls", "10", "--throttle-mean", "1ms",
+                  "--throttle-timing", "exact")
     s, thr = summary(out), throttled(out)
     total = {n: s.get(n, {"num_calls": 0})["num_calls"] + thr.get(n, 0) for n in C_COUNTS}
     check(total == C_COUNTS, "%s: throttle events + throttled == calls %s" % (label, total))
@@ -241,8 +247,9 @@ def test_c(exe, tmp, label):
     tt = f["metadata"].attrs.get("throttle_timing")
     check((tt.decode() if isinstance(tt, bytes) else tt) == "estimate",
           "%s: estimate: metadata throttle_timing %r" % (label, tt))
-    check("throttle_timing" not in h5py.File(os.path.join(tmp, "c-thr.h5"), "r")["metadata"].attrs,
-          "%s: exact timing writes no throttle_timing key" % label)
+    tt = h5py.File(os.path.join(tmp, "c-thr.h5"), "r")["metadata"].attrs.get("throttle_timing")
+    check((tt.decode() if isinstance(tt, bytes) else tt) == "exact",
+          "%s: exact timing: metadata throttle_timing %r" % (label, tt))
     st, en = f["events/start_times"][:], f["events/end_times"][:]
     for leaf in ("inner", "twice", "middle"):
         r = rows[leaf]

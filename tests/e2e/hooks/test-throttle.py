@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""End-to-end test of the default auto-throttle and its sampled timing.
+
+Builds throttle-prog.c with -finstrument-functions, runs it under
+`scope-profiler run` with default settings and checks through h5py and the
+CLI: exact counts (events + throttled == calls), the one decision per
+function for the whole process (4 threads, the first window only on the
+timeline), the metadata that records the mode and thresholds, and that the
+sampled estimate of a function whose cost changes mid-run (1 us, then 7 us
+per call) falls inside its stated interval around the true total, which the
+program measures itself. The same check fails for THROTTLE_TIMING=estimate
+(count x the mean before the throttle), so it can fail. Exits 77 when gcc
+or h5py is missing.
+"""
+import json, os, shutil, statistics, subprocess, sys, tempfile
+
+BUILD = os.environ.get("SP_BUILD_DIR", "build")
+SRC = os.environ.get("SP_SOURCE_DIR", ".")
+CLI = os.path.join(BUILD, "tools", "scope-profiler")
+PROG = os.path.join(SRC, "tests", "e2e", "hooks", "throttle-prog.c")
+FAILS = []
+N_PHASE, N_THREAD, WINDOW = 40000, 100000, 1000
+
+
+def skip(why):
+    print("SKIP:", why)
+    sys.exit(77)
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+try:
+    import h5py
+except ImportError:
+    skip("this python has no h5py")
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr))
+    return p.stdout
+
+
+def rows(path):
+    f = h5py.File(path, "r")
+    names = [n.decode() for n in f["region_table/names"][:]]
+    idx = f["rank_region_index"]
+    out = {}
+    for i in range(len(idx["region_ids"])):
+        r = {k: idx[k][i] for k in idx.keys() if k not in ("source_files", "source_texts", "tags")}
+        out[names[int(idx["region_ids"][i])]] = r
+    return f, out
+
+
+def interval_check(f, r, prog, label):
+    """Error of the throttled total against the program's own measurement."""
+    first = prog["first_ns"]
+    off, n = int(r["event_offsets"]), int(r["event_counts"])
+    d = f["events/end_times"][off:off + n] - f["events/start_times"][off:off + n]
+    # What the hooks see beyond the body (prologue, timer reads), per call.
+    delta = statistics.median(int(a) - b for a, b in zip(d, first))
+    later = prog["calls"] - n
+    want = prog["later_total_ns"] + later * delta
+    got, ci = int(r["throttled_totals"]), int(r["throttled_ci95"])
+    # 1.68 x the 95 % half-width is the 99.9 % one (flakes 1 in 1000), plus
+    # time in preempted calls that a sample may have missed (noise of a
+    # shared machine, printed by the program).
+    bound = 1.68 * ci + prog["later_excess_ns"]
+    print("     %s: throttled total %d ns, true %d ns (delta %d ns/call), error %+d, "
+          "95 %% half-width %d, excess %d" % (label, got, want, delta, got - want, ci,
+                                              prog["later_excess_ns"]))
+    return abs(got - want) <= bound, got, want, ci
+
+
+def main():
+    if not shutil.which("gcc"):
+        skip("gcc is not installed")
+    with tempfile.TemporaryDirectory(prefix="sp-throttle-") as tmp:
+        exe = os.path.join(tmp, "throttle-prog")
+        run(["gcc", "-O2", "-g", "-finstrument-functions", "-pthread", "-o", exe, PROG])
+
+        # Sampled timing (the default) on a function whose cost changes.
+        out = os.path.join(tmp, "phase.h5")
+        prog = json.loads(run([CLI, "run", "-q", "-o", out, "--", exe, "phase", str(N_PHASE), str(WINDOW)]))
+        f, rs = rows(out)
+        md = f["metadata"].attrs
+        mode = md.get("throttle_timing")
+        check((mode.decode() if isinstance(mode, bytes) else mode) == "sampled"
+              and int(md["throttle_calls"]) == 1000 and int(md["throttle_mean_ns"]) == 10000
+              and int(md["throttle_sample"]) == 64,
+              "defaults recorded: timing %r, calls %s, mean %s ns, sample %s" % (
+                  mode, md.get("throttle_calls"), md.get("throttle_mean_ns"), md.get("throttle_sample")))
+        s = rs["spin"]
+        check(int(s["event_counts"]) == WINDOW and int(s["event_counts"]) + int(s["throttled_counts"]) == N_PHASE,
+              "spin: %d events + %d throttled == %d calls" % (s["event_counts"], s["throttled_counts"], N_PHASE))
+        later = N_PHASE - WINDOW
+        p = 1 / 64
+        sd = (later * p * (1 - p)) ** 0.5
+        check(abs(int(s["throttled_timed_counts"]) - later * p) <= 5 * sd,
+              "spin: %d calls timed, ~%d expected (1 in 64)" % (s["throttled_timed_counts"], later * p))
+        end_window = int(f["events/end_times"][int(s["event_offsets"]) + WINDOW - 1])
+        since = int(s["throttled_since"])
+        check(end_window - 1000 <= since <= int(md["finalize_time_ns"]),
+              "spin: throttled at %d ns, when its window of %d calls ended (%d)" % (since, WINDOW, end_window))
+        check(int(rs["main"]["throttled_since"]) == -1, "main: never throttled (-1)")
+        ok, got, want, ci = interval_check(f, s, prog, "sampled")
+        check(ok and ci > 0, "sampled: the total is inside its stated interval")
+
+        # The old estimate (count x the mean before the throttle) misses the
+        # change of cost: the same check must fail for it.
+        out = os.path.join(tmp, "phase-est.h5")
+        prog = json.loads(run([CLI, "run", "-q", "-o", out, "--throttle-timing", "estimate", "--", exe,
+                               "phase", str(N_PHASE), str(WINDOW)]))
+        f, rs = rows(out)
+        got = int(rs["spin"]["throttled_totals"])
+        check(int(rs["spin"]["throttled_ci95"]) == -1 and got < 0.5 * prog["later_total_ns"],
+              "estimate: no interval, total %d ns far below the true %d" % (got, prog["later_total_ns"]))
+
+        # One decision for the whole process: threads 1-3 start after thread
+        # 0 throttled leaf, so only thread 0's first window is on the timeline.
+        out = os.path.join(tmp, "threads.h5")
+        run([CLI, "run", "-q", "-o", out, "--", exe, "threads", str(N_THREAD)])
+        f, rs = rows(out)
+        leaf = rs["leaf"]
+        check(int(leaf["event_counts"]) == WINDOW and int(leaf["throttled_counts"]) == 4 * N_THREAD - WINDOW,
+              "threads: leaf %d events (one window) + %d throttled == %d" % (
+                  leaf["event_counts"], leaf["throttled_counts"], 4 * N_THREAD))
+        check(int(rs["worker"]["event_counts"]) == 4, "threads: 4 worker events")
+        table = run([CLI, "summary", out])
+        check("leaf (%dx*)" % (4 * N_THREAD) in table and "1 in 64 timed at random" in table,
+              "summary marks leaf with its true count and explains the mark:\n" + table)
+    if FAILS:
+        print("%d check(s) failed" % len(FAILS))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
