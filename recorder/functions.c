@@ -193,21 +193,37 @@ static uint64_t seed_rng(const struct sp_fn_thread *h)
 	return x ? x : 1;
 }
 
-/* Calls until the next timed one: geometric with mean 1/p, so that every
+/*
+ * Calls until the next timed one: geometric with mean 1/p, so that every
  * throttled call is timed with probability p independently of the others
- * (Bernoulli sampling). Estimate mode never samples. */
+ * (Bernoulli sampling: loops cannot alias with it). Drawn by inverse CDF
+ * from a table of the distribution's 1024 quantile midpoints (the exact
+ * quantiles of the geometric law, filled at setup), so a draw costs a
+ * xorshift and a load instead of two logarithms. Estimate mode never
+ * samples.
+ */
+#define GAP_BITS 10
+static uint64_t gap_table[1u << GAP_BITS];
+
+static void fill_gap_table(void)
+{
+	for (unsigned i = 0; i < (1u << GAP_BITS); i++) {
+		double u = ((double)i + 0.5) / (double)(1u << GAP_BITS);
+		double g = sample_p >= 1.0 ? 0 : floor(log1p(-u) / log1p(-sample_p));
+		gap_table[i] = g >= 1e18 ? UINT64_MAX : (uint64_t)g + 1;
+	}
+}
+
 static uint64_t next_gap(struct sp_fn_thread *h)
 {
-	if (!(sp_fn_mode & SP_FN_SAMPLED) || sample_p >= 1.0)
-		return (sp_fn_mode & SP_FN_SAMPLED) ? 1 : UINT64_MAX;
+	if (!(sp_fn_mode & SP_FN_SAMPLED))
+		return UINT64_MAX;
 	uint64_t x = h->rng; /* xorshift64* */
 	x ^= x >> 12;
 	x ^= x << 25;
 	x ^= x >> 27;
 	h->rng = x;
-	double u = (double)((x * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53; /* [0, 1) */
-	double g = floor(log1p(-u) / log1p(-sample_p));
-	return g >= 1e18 ? UINT64_MAX : (uint64_t)g + 1;
+	return gap_table[(x * 0x2545F4914F6CDD1Dull) >> (64 - GAP_BITS)];
 }
 
 void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region)
@@ -480,6 +496,7 @@ int sp_fn_setup(void)
 		else if (strcmp(timing, "sampled") == 0)
 			mode |= SP_FN_SAMPLED;
 		sample_p = 1.0 / (double)(sp_config.throttle_sample > 0 ? sp_config.throttle_sample : 64);
+		fill_gap_table();
 		double cost = sp_recorder_event_cost_ns();
 		sp_fn_timed_cost = cost > 0 ? (int64_t)llround(cost * ticks_per_ns) : 0;
 	}

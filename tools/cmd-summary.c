@@ -5,6 +5,7 @@
  * the Python summary() (same key names, full precision).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,10 @@ static void emit_region(struct json_writer *w, struct sp_reader *r, const struct
 	const uint32_t *ranks;
 	size_t n = sp_reader_ranks(r, &ranks);
 	/* Our extension columns, summed over the selected ranks (-1: absent). */
-	int64_t dropped = -1, throttled = -1, throttled_ns = -1;
+	int64_t dropped = -1, throttled = -1, throttled_ns = -1, timed = -1;
+	double ci_var = 0; /* 95 % half-widths add in quadrature over ranks */
+	bool ci_unknown = false;
+	int64_t since = -1;
 
 	for (size_t k = 0; k < n; k++) {
 		long i = sp_reader_row_find(r, id, ranks[k]);
@@ -43,6 +47,14 @@ static void emit_region(struct json_writer *w, struct sp_reader *r, const struct
 		if (row->throttled_count >= 0) {
 			throttled = (throttled < 0 ? 0 : throttled) + row->throttled_count;
 			throttled_ns = (throttled_ns < 0 ? 0 : throttled_ns) + row->throttled_total_ns;
+			if (row->throttle_timed >= 0)
+				timed = (timed < 0 ? 0 : timed) + row->throttle_timed;
+			if (row->throttled_ci_ns < 0)
+				ci_unknown |= row->throttled_count > 0;
+			else
+				ci_var += (double)row->throttled_ci_ns * (double)row->throttled_ci_ns;
+			if (row->throttled_since_ns >= 0 && (since < 0 || row->throttled_since_ns < since))
+				since = row->throttled_since_ns;
 		}
 	}
 	jw_begin_object(w);
@@ -87,6 +99,14 @@ static void emit_region(struct json_writer *w, struct sp_reader *r, const struct
 	if (throttled >= 0) {
 		jw_key(w, "throttled_calls"); jw_int(w, throttled);
 		jw_key(w, "throttled_total_duration"); jw_double(w, (double)throttled_ns / 1e9);
+		/* Sampled timing: how the total was obtained (docs/HOOKS.md). */
+		if (timed >= 0) {
+			jw_key(w, "throttled_timed_calls"); jw_int(w, timed);
+			jw_key(w, "throttled_total_ci95");
+			ci_unknown ? jw_null(w) : jw_double(w, sqrt(ci_var) / 1e9);
+			jw_key(w, "throttled_since_ns");
+			since >= 0 ? jw_int(w, since) : jw_null(w);
+		}
 	}
 	if (dropped >= 0 || throttled >= 0) {
 		jw_key(w, "all_calls");
