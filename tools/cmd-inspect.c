@@ -94,8 +94,9 @@ static void print_headline(struct sp_reader *r)
 
 /* Dropped / throttled counts of a region over the selected ranks. */
 struct limits {
-	bool has_dropped, has_throttled;
-	int64_t dropped, throttled, throttled_ns;
+	bool has_dropped, has_throttled, has_timed, ci_unknown;
+	int64_t dropped, throttled, throttled_ns, timed;
+	double ci_var; /* 95 % half-widths add in quadrature over ranks */
 };
 
 static struct limits region_limits(struct sp_reader *r, uint32_t id,
@@ -117,8 +118,43 @@ static struct limits region_limits(struct sp_reader *r, uint32_t id,
 			l.throttled += row->throttled_count;
 			l.throttled_ns += row->throttled_total_ns > 0 ? row->throttled_total_ns : 0;
 		}
+		if (row->throttle_timed >= 0) {
+			l.has_timed = true;
+			l.timed += row->throttle_timed;
+			if (row->throttled_ci_ns >= 0)
+				l.ci_var += (double)row->throttled_ci_ns * (double)row->throttled_ci_ns;
+			else if (row->throttled_count > 0)
+				l.ci_unknown = true;
+		}
 	}
 	return l;
+}
+
+/* How a throttled total was obtained, from the file's throttle settings. */
+static void explain_throttle(struct sp_reader *r)
+{
+	const struct sp_meta *timing = sp_reader_metadata_find(r, "throttle_timing");
+	const struct sp_meta *calls = sp_reader_metadata_find(r, "throttle_calls");
+	const struct sp_meta *mean = sp_reader_metadata_find(r, "throttle_mean_ns");
+	const struct sp_meta *sample = sp_reader_metadata_find(r, "throttle_sample");
+	const char *t = timing && timing->s ? timing->s : "";
+
+	printf("  (throttled: counted exactly, not on the timeline");
+	if (calls && mean)
+		printf(";\n   auto-throttle after a window of %lld calls with a mean own cost under\n"
+		       "   %.3g us, decided once per function for the whole process",
+		       (long long)calls->i, (double)mean->i / 1e3);
+	printf(";\n   also calls under MIN_DURATION or deeper than MAX_DEPTH, timed exactly.\n");
+	if (strcmp(t, "sampled") == 0)
+		printf("   throttle_timing=sampled: 1 in %lld throttled calls timed at random\n"
+		       "   (\"timed\"); the total is count x their mean, unbiased, with its 95 %%\n"
+		       "   interval; \"-\": no call timed yet)\n",
+		       sample ? (long long)sample->i : 64LL);
+	else if (strcmp(t, "estimate") == 0)
+		printf("   throttle_timing=estimate: a throttled function's total is its count x\n"
+		       "   the mean of its calls before the throttle, not a measured sum)\n");
+	else
+		printf("   throttle_timing=exact: every throttled call is timed, totals exact)\n");
 }
 
 /* "Recording limits": only when the file has our extension columns. */
@@ -147,17 +183,22 @@ static void print_limits(struct sp_reader *r, const struct sp_selection *sel)
 		if (!l.dropped && !l.throttled)
 			continue;
 		if (shown++ == 0)
-			printf("  %-*s %12s %12s %20s\n", width, "region", "dropped",
-			       "throttled", "throttled total [s]");
-		printf("  %-*s %12lld %12lld %20.6f\n", width,
+			printf("  %-*s %12s %12s %20s %10s %12s\n", width, "region", "dropped",
+			       "throttled", "throttled total [s]", "timed", "± 95 % [s]");
+		printf("  %-*s %12lld %12lld %20.6f", width,
 		       sp_reader_region_name(r, ids[i]), (long long)l.dropped,
 		       (long long)l.throttled, (double)l.throttled_ns / 1e9);
+		if (l.has_timed && l.throttled && !l.ci_unknown)
+			printf(" %10lld %12.6f\n", (long long)l.timed, sqrt(l.ci_var) / 1e9);
+		else if (l.has_timed && l.throttled)
+			printf(" %10lld %12s\n", (long long)l.timed, "-");
+		else
+			printf(" %10s %12s\n", "-", "-");
 	}
 	if (!shown)
 		printf("  no calls were dropped or throttled\n");
-	else if (sp_reader_metadata_find(r, "throttle_timing"))
-		printf("  (throttle_timing=estimate: a throttled function's total is its count x\n"
-		       "   the mean of its calls before the throttle, not a measured sum)\n");
+	else
+		explain_throttle(r);
 	printf("\n");
 	free(ids);
 }
