@@ -8,6 +8,9 @@
  */
 #include "functions.h"
 #include "lifecycle.h"
+#include "patch.h"
+
+#include <errno.h>
 
 #define SP_EXPORT __attribute__((visibility("default")))
 
@@ -78,6 +81,38 @@ static inline bool pop_throttled(struct sp_fn_thread *h, struct sp_thread *t, ui
 	return true;
 }
 
+/*
+ * Patch mode (preload/patch.c): the countdown of a throttled function's
+ * call reached 0. Instead of timing this call, rewrite the hook call that
+ * brought us here; the function's state becomes 2 (enter patched, exits
+ * patched as they run, on the same countdown) for this thread, and the
+ * region's flag tells the other threads on their next countdown. A site
+ * that cannot be patched keeps the function sampled.
+ */
+static __attribute__((noinline)) void patch_enter(struct sp_fn_thread *h, uint32_t region, void *ret)
+{
+	struct sp_fn_stats *st = &h->stats[region];
+	int saved = errno;
+	h->t->busy = 1;
+	h->countdown = sp_fn_next_gap(h);
+	if (st->throttled == 1 && (sp_fn_region_patched(st, region) || sp_patch_site(ret) == 0))
+		sp_fn_mark_patched(st, region);
+	h->t->busy = 0;
+	errno = saved;
+	if (st->throttled == 1)
+		sp_fn_enter_sampled(h, region);
+}
+
+static __attribute__((noinline)) void patch_exit(struct sp_fn_thread *h, void *ret)
+{
+	int saved = errno;
+	h->t->busy = 1;
+	h->countdown = sp_fn_next_gap(h);
+	(void)sp_patch_site(ret); /* a site that cannot be patched stays a cheap exit */
+	h->t->busy = 0;
+	errno = saved;
+}
+
 static __attribute__((noinline)) void enter_slow(void *fn)
 {
 	struct sp_fn_thread *h = sp_fn_tls;
@@ -129,6 +164,8 @@ SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 			st->thr_calls++; /* no timestamp, no frame */
 			if (SP_LIKELY(--h->countdown))
 				return;
+			if (sp_patch_enabled)
+				return patch_enter(h, region, __builtin_return_address(0));
 			return sp_fn_enter_sampled(h, region);
 		}
 		if (sp_fn_mode == SP_FN_THROTTLE && st->throttled && t->depth < SP_STACK_MAX)
@@ -169,8 +206,12 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 		return;
 	if (SP_UNLIKELY(sp_fn_mode)) {
 		struct sp_fn_stats *st = &h->stats[region];
-		if ((sp_fn_mode & SP_FN_COUNT_ONLY) && st->throttled && !st->open)
-			return; /* a counted-only call: no frame of this function is open */
+		if ((sp_fn_mode & SP_FN_COUNT_ONLY) && st->throttled && !st->open) {
+			/* A counted-only call: no frame of this function is open. */
+			if (SP_UNLIKELY(st->throttled > 1) && !--h->countdown)
+				return patch_exit(h, __builtin_return_address(0));
+			return;
+		}
 		if (sp_fn_mode == SP_FN_THROTTLE && pop_throttled(h, t, region))
 			return;
 		return sp_fn_exit_filtered(h, region);
@@ -193,4 +234,5 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 __attribute__((constructor(102))) static void hooks_register(void)
 {
 	sp_lifecycle_resolve_hook = sp_fn_finalize;
+	sp_patch_setup(); /* the configuration is loaded by the constructor at 101 */
 }

@@ -40,7 +40,7 @@ struct wire_row {
 	uint64_t offset, count, dropped, throttled_calls, file_off;
 	int64_t source_line, throttled_ns;
 	uint64_t throttle_timed;
-	int64_t throttled_ci_ns, throttled_since_ns;
+	int64_t throttled_ci_ns, throttled_since_ns, patched_since_ns;
 	struct sp_summary_record summary;
 };
 
@@ -130,7 +130,7 @@ static int pack_rows(const struct local *l, struct wire_row **ret_rows, char **r
 			.count = r->count, .dropped = r->dropped, .throttled_calls = r->throttled_calls,
 			.throttled_ns = r->throttled_ns, .source_line = r->source_line,
 			.throttle_timed = r->throttle_timed, .throttled_ci_ns = r->throttled_ci_ns,
-			.throttled_since_ns = r->throttled_since_ns,
+			.throttled_since_ns = r->throttled_since_ns, .patched_since_ns = r->patched_since_ns,
 			.summary = r->summary, .file_off = UINT64_MAX };
 		if (r->source_file) {
 			rows[i].file_off = (uint64_t)(p - files);
@@ -265,7 +265,8 @@ static int write_rows(struct root *R, const struct wire_row *wr, uint64_t n, con
 			.summary = wr[i].summary, .dropped = wr[i].dropped,
 			.throttled_calls = wr[i].throttled_calls, .throttled_ns = wr[i].throttled_ns,
 			.throttle_timed = wr[i].throttle_timed, .throttled_ci_ns = wr[i].throttled_ci_ns,
-			.throttled_since_ns = wr[i].throttled_since_ns };
+			.throttled_since_ns = wr[i].throttled_since_ns,
+			.patched_since_ns = wr[i].patched_since_ns };
 	int ret = sp_writer_put_rows(R->w, R->row_at, n, rows);
 	free(rows);
 	return ret;

@@ -35,7 +35,7 @@ static const struct {
 enum idx_col {
 	IX_REGION, IX_RANK, IX_OFFSET, IX_COUNT, IX_LINE, IX_EXCL,
 	IX_AGG_COUNT, IX_AGG_TOTAL, IX_AGG_MIN, IX_AGG_MAX, IX_AGG_EXCL,
-	IX_DROPPED, IX_THR_COUNT, IX_THR_TOTAL, IX_THR_TIMED, IX_THR_CI, IX_THR_SINCE, IX_N
+	IX_DROPPED, IX_THR_COUNT, IX_THR_TOTAL, IX_THR_TIMED, IX_THR_CI, IX_THR_SINCE, IX_PATCHED, IX_N
 };
 
 static const char *const idx_names[IX_N] = {
@@ -44,7 +44,7 @@ static const char *const idx_names[IX_N] = {
 	SP_IDX_AGG_COUNTS, SP_IDX_AGG_TOTALS, SP_IDX_AGG_MINIMUMS,
 	SP_IDX_AGG_MAXIMUMS, SP_IDX_AGG_EXCLUSIVES, SP_IDX_DROPPED_COUNTS,
 	SP_IDX_THROTTLED_COUNTS, SP_IDX_THROTTLED_TOTALS, SP_IDX_THROTTLED_TIMED,
-	SP_IDX_THROTTLED_CI95, SP_IDX_THROTTLED_SINCE,
+	SP_IDX_THROTTLED_CI95, SP_IDX_THROTTLED_SINCE, SP_IDX_PATCHED_SINCE,
 };
 
 static int check_len(struct sp_reader *r, const char *group, const char *name,
@@ -169,6 +169,8 @@ static void fill_row(struct sp_row *row, int64_t *const c[IX_N], long i)
 		row->throttled_ci_ns = c[IX_THR_CI][i];
 	if (c[IX_THR_SINCE])
 		row->throttled_since_ns = c[IX_THR_SINCE][i];
+	if (c[IX_PATCHED])
+		row->patched_since_ns = c[IX_PATCHED][i];
 }
 
 static int read_index_strings(struct sp_reader *r, hid_t idx, long n)

@@ -133,6 +133,7 @@ struct sp_row *reader_add_row(struct sp_reader *r)
 	row->throttle_timed = -1;
 	row->throttled_ci_ns = -1;
 	row->throttled_since_ns = -1;
+	row->patched_since_ns = -1;
 	return row;
 }
 

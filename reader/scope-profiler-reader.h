@@ -126,6 +126,9 @@ struct sp_row {
 	 * of throttled_total_ns (0 exact), CLOCK_MONOTONIC ns of the throttle
 	 * decision; -1 absent or unknown. */
 	int64_t throttle_timed, throttled_ci_ns, throttled_since_ns;
+	/* CLOCK_MONOTONIC ns from which hook calls of the function were
+	 * patched out (its counts are lower bounds), -1 never or absent. */
+	int64_t patched_since_ns;
 };
 
 /** One row of /thread_table. */

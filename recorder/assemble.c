@@ -114,7 +114,8 @@ static int put_rank(struct sp_writer *w, unsigned cols, const struct sp_asm_rank
 			.dropped = row->dropped, .throttled_calls = row->throttled_calls,
 			.throttled_ns = row->throttled_ns, .throttle_timed = row->throttle_timed,
 			.throttled_ci_ns = row->throttled_ci_ns,
-			.throttled_since_ns = row->throttled_since_ns };
+			.throttled_since_ns = row->throttled_since_ns,
+			.patched_since_ns = row->patched_since_ns };
 	}
 	if (!ret && s->nrows)
 		ret = sp_writer_put_rows(w, row_at, s->nrows, rows);

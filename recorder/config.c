@@ -42,6 +42,7 @@ static const struct setting settings[] = {
 	S("THROTTLE_MEAN", K_DURATION, throttle_mean_ns, "10us", "... when their mean own cost is below this"),
 	S("THROTTLE_TIMING", K_STR, throttle_timing, "sampled", "throttled calls: sampled (counted, 1 in THROTTLE_SAMPLE timed: unbiased total with a 95 % interval), exact (both timestamps, exact total) or estimate (counted only, total = count x mean before the throttle)"),
 	S("THROTTLE_SAMPLE", K_INT, throttle_sample, "64", "sampled timing: 1 in this many throttled calls is timed, at random"),
+	S("PATCH", K_BOOL, patch, "0", "rewrite the hook calls of throttled functions to NOPs (x86-64; their counts become lower bounds)"),
 	S("MPI", K_BOOL, mpi, "1", "record MPI calls"),
 	S("CALLSITES", K_INT, callsites, "0", "call-site stack depth for MPI calls (0 = off, 1-8)"),
 	S("SPILL", K_BOOL, spill, "1", "at MAX_MEMORY, write buffers to <output>.spill.* (0: drop and count)"),

@@ -28,6 +28,7 @@ struct sp_config {
 	char *throttle_timing;   /* THROTTLE_TIMING: sampled | exact | estimate */
 	int64_t throttle_sample; /* THROTTLE_SAMPLE: 1 in K throttled calls timed */
 	bool functions;          /* FUNCTIONS: record -finstrument-functions hooks */
+	bool patch;              /* PATCH: patch throttled functions' hook call sites */
 	bool mpi;                /* MPI: record MPI calls */
 	int64_t callsites;       /* CALLSITES: depth 0-8 */
 	bool spill;              /* SPILL: spill to <output>.spill.* at the cap */

@@ -214,7 +214,7 @@ static void fill_gap_table(void)
 	}
 }
 
-static uint64_t next_gap(struct sp_fn_thread *h)
+uint64_t sp_fn_next_gap(struct sp_fn_thread *h)
 {
 	if (!(sp_fn_mode & SP_FN_SAMPLED))
 		return UINT64_MAX;
@@ -230,7 +230,7 @@ void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region)
 {
 	int saved = errno;
 	struct sp_thread *t = h->t;
-	h->countdown = next_gap(h);
+	h->countdown = sp_fn_next_gap(h);
 	int64_t now = sp_ticks();
 	if (SP_LIKELY(t->depth < SP_STACK_MAX)) {
 		h->stats[region].open++;
@@ -265,7 +265,7 @@ struct sp_fn_thread *sp_fn_thread_attach(void)
 	if (h) {
 		h->t = t;
 		h->rng = seed_rng(h);
-		h->countdown = next_gap(h);
+		h->countdown = sp_fn_next_gap(h);
 		pthread_mutex_lock(&fn_lock);
 		h->next = thread_list;
 		thread_list = h;
@@ -284,6 +284,23 @@ static struct sp_region *stats_region(struct sp_fn_stats *st, uint32_t region)
 	if (SP_UNLIKELY(!st->reg))
 		st->reg = sp_region_get(region);
 	return st->reg;
+}
+
+bool sp_fn_region_patched(struct sp_fn_stats *st, uint32_t region)
+{
+	struct sp_region *r = stats_region(st, region);
+	return r && (atomic_load_explicit(&r->flags, memory_order_relaxed) & SP_REGION_PATCHED);
+}
+
+void sp_fn_mark_patched(struct sp_fn_stats *st, uint32_t region)
+{
+	struct sp_region *r = stats_region(st, region);
+	st->throttled = 2;
+	if (!r)
+		return;
+	int64_t zero = 0;
+	atomic_compare_exchange_strong(&r->patched_since, &zero, sp_ticks());
+	atomic_fetch_or(&r->flags, SP_REGION_PATCHED);
 }
 
 /* Another thread throttled the function: this one follows. */
@@ -573,6 +590,9 @@ static void publish_counters(const struct sp_clock_map *cm)
 		int64_t since = atomic_load(&reg->throttled_since);
 		if (since)
 			atomic_store(&reg->throttled_since, sp_clock_to_ns(cm, since));
+		int64_t patched = atomic_load(&reg->patched_since);
+		if (patched)
+			atomic_store(&reg->patched_since, sp_clock_to_ns(cm, patched));
 		if (!a->hidden && !a->thr_calls)
 			continue;
 		double ci;

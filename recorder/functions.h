@@ -37,6 +37,9 @@ enum {
 /* sp_region.flags bit: the function is throttled for the whole process
  * (set once by the first thread that decides; every thread adopts it). */
 #define SP_REGION_THROTTLED 1u
+/* sp_region.flags bit: a hook call of the function was patched to a NOP
+ * (SCOPE_PROFILER_PATCH): its count is a lower bound from then on. */
+#define SP_REGION_PATCHED 2u
 
 /* One cache slot. region == SP_NO_REGION: the function is filtered out
  * (excluded), its calls cost one probe and are never recorded. */
@@ -60,7 +63,8 @@ struct sp_fn_stats {
 	uint64_t hidden;        /* calls not on the timeline, timed exactly */
 	int64_t hidden_ticks;   /* their summed duration */
 	uint32_t throttled;     /* 1: later calls get no events (this thread
-				 * adopted the process-wide decision) */
+				 * adopted the process-wide decision); 2: also
+				 * patched (exits are patched as they run) */
 	uint32_t open;          /* function frames of this region on the stack */
 	uint64_t thr_calls;     /* count-only mode: throttled calls counted (the
 				 * sampled ones included) */
@@ -127,6 +131,13 @@ SP_HIDDEN void sp_fn_exit_unwind(struct sp_fn_thread *h, uint32_t region, int64_
 /* Sampled mode: the countdown of throttled calls reached 0; time this call
  * of `region` (throttled, no frame of it open) and draw the next gap. */
 SP_HIDDEN void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region);
+/* The next countdown of throttled calls (sampled mode; UINT64_MAX else). */
+SP_HIDDEN uint64_t sp_fn_next_gap(struct sp_fn_thread *h);
+/* Patch mode: true when another thread patched the function already. */
+SP_HIDDEN bool sp_fn_region_patched(struct sp_fn_stats *st, uint32_t region);
+/* Patch mode: a hook call of the function became a NOP: this thread's state
+ * 2, the region's flag and the time (the first wins). */
+SP_HIDDEN void sp_fn_mark_patched(struct sp_fn_stats *st, uint32_t region);
 
 /* Read the configuration, compile the filters, set sp_fn_mode. Idempotent;
  * called on the first hook call. Returns 0 or -errno. */

@@ -141,7 +141,7 @@ void sp_output_row(struct sp_writer_row *out, const struct sp_snap_row *row, uin
 		.summary = row->summary, .dropped = row->dropped,
 		.throttled_calls = row->throttled_calls, .throttled_ns = row->throttled_ns,
 		.throttle_timed = row->throttle_timed, .throttled_ci_ns = row->throttled_ci_ns,
-		.throttled_since_ns = row->throttled_since_ns,
+		.throttled_since_ns = row->throttled_since_ns, .patched_since_ns = row->patched_since_ns,
 	};
 }
 

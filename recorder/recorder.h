@@ -214,6 +214,7 @@ struct sp_region {
 	atomic_uint_least64_t throttle_timed;
 	atomic_int_least64_t throttled_ci_ns;
 	atomic_int_least64_t throttled_since;
+	atomic_int_least64_t patched_since; /* tick of the first patched hook call, 0 never */
 	atomic_uint flags;             /* feature-specific (hooks: SP_REGION_THROTTLED) */
 };
 

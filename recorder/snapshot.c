@@ -200,7 +200,7 @@ static void scatter(struct sp_snapshot *s, struct sp_thread **th, uint32_t nth, 
 struct thr_extra {
 	uint64_t timed;
 	double var;
-	int64_t since;
+	int64_t since, patched;
 	bool unknown;
 };
 
@@ -215,6 +215,9 @@ static void thr_extra_add(struct thr_extra *x, const struct sp_region *r)
 		x->var += (double)ci * (double)ci;
 	if (since > 0 && (!x->since || since < x->since))
 		x->since = since;
+	int64_t patched = atomic_load(&r->patched_since);
+	if (patched > 0 && (!x->patched || patched < x->patched))
+		x->patched = patched;
 }
 
 static int build_rows(struct sp_snapshot *s, uint32_t nreg, const uint32_t *map,
@@ -254,6 +257,7 @@ static int build_rows(struct sp_snapshot *s, uint32_t nreg, const uint32_t *map,
 		row->throttle_timed = extra[k].timed;
 		row->throttled_ci_ns = extra[k].unknown ? -1 : (int64_t)llround(sqrt(extra[k].var));
 		row->throttled_since_ns = extra[k].since ? extra[k].since : -1;
+		row->patched_since_ns = extra[k].patched ? extra[k].patched : -1;
 		row->source_file = src[k] ? src[k]->source_file : NULL;
 		row->source_line = src[k] ? src[k]->source_line : -1;
 		off += count[k];

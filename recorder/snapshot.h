@@ -22,6 +22,7 @@ struct sp_snap_row {
 	uint64_t throttle_timed;  /* of those, calls timed by sampling */
 	int64_t throttled_ci_ns;  /* 95 % half-width of throttled_ns, 0 exact, -1 unknown */
 	int64_t throttled_since_ns; /* when the function was throttled, -1 never */
+	int64_t patched_since_ns; /* when a hook call of it was patched out, -1 never */
 	int64_t source_line;      /* -1 unknown */
 	const char *source_file;  /* NULL unknown; owned by the region table */
 };

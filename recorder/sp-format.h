@@ -56,6 +56,8 @@
 #define SP_IDX_THROTTLED_TIMED "throttled_timed_counts" /* uint64: calls timed (sampled) */
 #define SP_IDX_THROTTLED_CI95 "throttled_ci95"   /* int64 ns: 95 % half-width, 0 exact, -1 unknown */
 #define SP_IDX_THROTTLED_SINCE "throttled_since" /* int64 CLOCK_MONOTONIC ns, -1 never throttled */
+#define SP_IDX_PATCHED_SINCE "patched_since"     /* int64 ns: hook calls patched out from then
+						  * on (counts are lower bounds), -1 never */
 
 /* /events: [E] events of all rows back to back. Upstream columns. */
 #define SP_EV_START_TIMES "start_times"           /* int64 ns (schema 2) */

@@ -183,6 +183,7 @@ static int create_index(struct sp_writer *w)
 		ret |= make_dset(g, SP_IDX_THROTTLED_TIMED, H5T_STD_U64LE, n);
 		ret |= make_dset(g, SP_IDX_THROTTLED_CI95, H5T_STD_I64LE, n);
 		ret |= make_dset(g, SP_IDX_THROTTLED_SINCE, H5T_STD_I64LE, n);
+		ret |= make_dset(g, SP_IDX_PATCHED_SINCE, H5T_STD_I64LE, n);
 	}
 	return ret ? -EIO : 0;
 }
@@ -379,6 +380,8 @@ int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,
 		PUT_ROW_COLUMN(SP_IDX_THROTTLED_CI95, int64_t, rows[i].throttled_ci_ns);
 		PUT_ROW_COLUMN(SP_IDX_THROTTLED_SINCE, int64_t,
 			       rows[i].throttled_since_ns > 0 ? rows[i].throttled_since_ns : -1);
+		PUT_ROW_COLUMN(SP_IDX_PATCHED_SINCE, int64_t,
+			       rows[i].patched_since_ns > 0 ? rows[i].patched_since_ns : -1);
 	}
 	return put_row_strings(w, first, n, rows);
 }

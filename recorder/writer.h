@@ -47,6 +47,7 @@ struct sp_writer_row {
 	uint64_t throttle_timed;  /* with SP_COL_THROTTLED: calls timed by sampling */
 	int64_t throttled_ci_ns;  /* 95 % half-width, 0 exact, -1 unknown */
 	int64_t throttled_since_ns; /* -1 never throttled */
+	int64_t patched_since_ns;   /* -1 never patched */
 };
 
 /* Event columns of one slice; members for absent columns are ignored. */

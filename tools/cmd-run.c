@@ -24,7 +24,7 @@ static const char usage[] =
 	"usage: scope-profiler run [-o FILE] [--include RE] [--exclude RE]\n"
 	"                          [--min-duration T] [--max-depth N]\n"
 	"                          [--throttle-calls N] [--throttle-mean T]\n"
-	"                          [--throttle-timing sampled|exact|estimate] [--throttle-sample K]\n"
+	"                          [--throttle-timing sampled|exact|estimate] [--throttle-sample K] [--patch]\n"
 	"                          [--max-memory SIZE] [--label L] [--clock C]\n"
 	"                          [--callsites N] [--no-functions] [--no-mpi]\n"
 	"                          [-q] [--print-config] [--library PATH]\n"
@@ -50,6 +50,7 @@ static const struct run_option {
 	{ "throttle-mean", 0, V_DURATION, "THROTTLE_MEAN" },
 	{ "throttle-timing", 0, V_STR, "THROTTLE_TIMING" },
 	{ "throttle-sample", 0, V_INT, "THROTTLE_SAMPLE" },
+	{ "patch", 0, V_ON, "PATCH" },
 	{ "max-memory", 0, V_SIZE, "MAX_MEMORY" },
 	{ "label", 0, V_STR, "LABEL" },
 	{ "clock", 0, V_STR, "CLOCK" },

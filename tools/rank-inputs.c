@@ -122,6 +122,7 @@ static int take_rank(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
 			.throttle_timed = row->throttle_timed > 0 ? (uint64_t)row->throttle_timed : 0,
 			.throttled_ci_ns = row->throttled_ci_ns,
 			.throttled_since_ns = row->throttled_since_ns,
+			.patched_since_ns = row->patched_since_ns,
 			.source_line = row->source_lineno,
 			.source_file = row->source_file && *row->source_file ? row->source_file : NULL };
 		s->dropped += o->dropped;

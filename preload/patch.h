@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Self-patching of throttled functions (SCOPE_PROFILER_PATCH=1, `run
+ * --patch`): once a function is throttled, the calls to the
+ * -finstrument-functions hooks in its code are rewritten to NOPs as they
+ * run, so the function costs what it costs without the profiler. Found from
+ * the hook's return address, so inlined copies are found as they run.
+ * docs/HOOKS.md says how it stays safe (threads, signals, fork, dlclose,
+ * W^X) and when it refuses.
+ */
+#ifndef SP_PATCH_H
+#define SP_PATCH_H
+
+#include <stdbool.h>
+
+/* True when patching was asked for and is possible here (set by
+ * sp_patch_setup; read on the hooks' rare paths only). */
+__attribute__((visibility("hidden"))) extern bool sp_patch_enabled;
+
+/* Decide whether patching can be used (configuration, CPU, W^X); when it
+ * was asked for and cannot be, print one line saying why. Called once, on
+ * the first hook call, with the configuration loaded. */
+__attribute__((visibility("hidden"))) void sp_patch_setup(void);
+
+/*
+ * Rewrite the call to a hook that returns to `ret` (the address after the
+ * call instruction in instrumented code) into a NOP of the same length.
+ * Idempotent per site; a site that cannot be patched (unknown instruction,
+ * mprotect refused, module gone) is remembered and refused at once later.
+ * Not async-signal-safe; the caller holds its thread's busy guard.
+ * Returns 0 when the site is (now) a NOP, or -errno.
+ */
+__attribute__((visibility("hidden"))) int sp_patch_site(void *ret);
+
+#endif /* SP_PATCH_H */
