@@ -247,6 +247,25 @@ void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region)
 	errno = saved;
 }
 
+/* Overhead estimate: a counted-only call's cost (measured by the hooks at
+ * the first attach) and a timed call's (probed during the run). */
+static double count_call_ns = -1, timed_call_ns = -1;
+
+void sp_fn_set_count_call_ns(double ns)
+{
+	count_call_ns = ns;
+}
+
+double sp_fn_count_call_ns(void)
+{
+	return count_call_ns;
+}
+
+double sp_fn_timed_call_ns(void)
+{
+	return timed_call_ns;
+}
+
 static void setup_once_fn(void)
 {
 	sp_fn_setup();
@@ -369,11 +388,18 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 	}
 	st->open++; /* undone below if no frame is pushed */
 	uint64_t timed0 = h->timed++;
+	uint32_t probe = 0;
+	if (SP_UNLIKELY(!h->probe_left--)) {
+		h->probe_left = SP_FN_PROBE_EVERY - 1;
+		probe = SP_FRAME_PROBE;
+	}
 	if (st->throttled || (sp_fn_max_depth && d >= sp_fn_max_depth)) {
 		t->stack[t->depth++] = (struct sp_frame){
 			.ev = NULL, .start = now, .region = region,
-			.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION, .timed0 = timed0,
+			.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION | probe, .timed0 = timed0,
 		};
+		if (probe)
+			h->probe_ticks += sp_ticks() - now;
 		return;
 	}
 	if (SP_UNLIKELY(t->pos == t->end)) {
@@ -389,8 +415,11 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 	struct sp_event *e = t->pos++;
 	*e = (struct sp_event){ .start = now, .end = SP_OPEN, .region = region, .aux = 0 };
 	t->stack[t->depth++] = (struct sp_frame){
-		.ev = e, .start = now, .region = region, .flags = SP_FRAME_FUNCTION, .timed0 = timed0,
+		.ev = e, .start = now, .region = region, .flags = SP_FRAME_FUNCTION | probe,
+		.timed0 = timed0,
 	};
+	if (probe)
+		h->probe_ticks += sp_ticks() - now;
 }
 
 /*
@@ -448,8 +477,12 @@ void sp_fn_exit_filtered(struct sp_fn_thread *h, uint32_t region)
 	struct sp_thread *t = h->t;
 	int64_t now = sp_ticks();
 	if (SP_LIKELY(t->depth && !t->overflow && t->stack[t->depth - 1].region == region)) {
-		t->depth--;
-		close_frame(h, &t->stack[t->depth], now);
+		struct sp_frame *f = &t->stack[--t->depth];
+		close_frame(h, f, now);
+		if (SP_UNLIKELY(f->flags & SP_FRAME_PROBE)) {
+			h->probe_ticks += sp_ticks() - now;
+			h->probe_n++;
+		}
 		return;
 	}
 	sp_fn_exit_unwind(h, region, now);
@@ -605,6 +638,23 @@ static void publish_counters(const struct sp_clock_map *cm)
 	free(tot);
 }
 
+/* The in-run cost of a timed call: the probes' mean (from each hook's
+ * timestamp to its end) plus the hooks' dispatch, taken as a counted-only
+ * call's cost. Without probes (throttle off: the inline fast path), the
+ * start-up measurement stands (metadata profiler_event_cost_ns). */
+static void publish_probes(const struct sp_clock_map *cm)
+{
+	uint64_t n = 0;
+	int64_t ticks = 0;
+	for (struct sp_fn_thread *h = thread_list; h; h = h->next) {
+		n += h->probe_n;
+		ticks += h->probe_ticks;
+	}
+	if (n)
+		timed_call_ns = (double)ticks * cm->ns_per_tick / (double)n +
+				(count_call_ns > 0 ? count_call_ns : 0);
+}
+
 static void resolve_all(void)
 {
 	struct fn_map *m = atomic_load_explicit(&fn_map, memory_order_acquire);
@@ -631,6 +681,7 @@ void sp_fn_finalize(void)
 	struct sp_clock_map cm;
 	sp_clock_map_now(&cm);
 	publish_counters(&cm);
+	publish_probes(&cm);
 	resolve_all();
 	sp_sym_close_all();
 	pthread_mutex_unlock(&fn_lock);

@@ -33,6 +33,10 @@ enum {
 /* Frame flag: a sampled call of a throttled function (timed, already
  * counted in its thr_calls). */
 #define SP_FRAME_SAMPLED 0x200u
+/* Frame flag: a timed call whose hook cost is probed (1 in SP_FN_PROBE_EVERY
+ * filtered calls: the time from its timestamps to the end of each hook). */
+#define SP_FRAME_PROBE 0x400u
+#define SP_FN_PROBE_EVERY 128
 
 /* sp_region.flags bit: the function is throttled for the whole process
  * (set once by the first thread that decides; every thread adopts it). */
@@ -91,6 +95,11 @@ struct sp_fn_thread {
 	uint64_t countdown;
 	uint64_t rng;               /* xorshift64* state */
 	uint64_t timed;             /* timed calls so far (frames' timed0) */
+	/* In-run cost of a timed call (overhead estimate): calls left before
+	 * the next probe, and the probes' summed ticks and count. */
+	uint32_t probe_left;
+	uint64_t probe_n;
+	int64_t probe_ticks;
 	struct sp_fn_stats *stats;  /* indexed by region id, nstats long */
 	uint32_t nstats;            /* > every region in this thread's cache */
 	struct sp_fn_thread *next;
@@ -146,6 +155,12 @@ SP_HIDDEN int sp_fn_setup(void);
  * regions' throttled_calls/throttled_ns and resolve every function region's
  * name and source. */
 SP_HIDDEN void sp_fn_finalize(void);
+/* After sp_fn_finalize: the cost of a timed function call (enter + exit)
+ * measured during the run, and of a counted-only call over glibc's empty
+ * hooks measured at setup, in ns; < 0 unknown. */
+SP_HIDDEN double sp_fn_timed_call_ns(void);
+SP_HIDDEN double sp_fn_count_call_ns(void);
+SP_HIDDEN void sp_fn_set_count_call_ns(double ns);
 
 /* ---- filters (filter.c) ------------------------------------------------ */
 

@@ -285,6 +285,12 @@ int sp_meta_collect(struct sp_meta *m, const struct sp_run_info *run)
 	/* Self-measurement (ours): what the profiler costs on this machine. */
 	if (!ret && run->event_cost_ns >= 0)
 		ret = sp_meta_set_double(m, "profiler_event_cost_ns", run->event_cost_ns);
+	if (!ret && run->call_cost_ns >= 0)
+		ret = sp_meta_set_double(m, "profiler_call_cost_ns", run->call_cost_ns);
+	if (!ret && run->count_cost_ns >= 0)
+		ret = sp_meta_set_double(m, "profiler_count_cost_ns", run->count_cost_ns);
+	if (!ret)
+		ret = sp_meta_set_int(m, "profiler_alloc_ns", run->alloc_ns);
 	if (!ret)
 		ret = sp_meta_set_int(m, "profiler_finalize_ns", run->finalize_spent_ns);
 	/* Auto-throttle (docs/HOOKS.md): its mode and thresholds. */

@@ -47,6 +47,9 @@ struct sp_run_info {
 	const char *label;          /* NULL: none */
 	int64_t finalize_spent_ns;  /* time from finalize start to the write */
 	double event_cost_ns;       /* measured cost of one recorded call, <0 unknown */
+	double call_cost_ns;        /* a timed function call, measured during the run, <0 unknown */
+	double count_cost_ns;       /* a counted-only call over empty hooks, <0 unknown */
+	int64_t alloc_ns;           /* allocating and faulting in event memory */
 	/* Auto-throttle settings (throttle_calls 0: off; then none is written). */
 	int64_t throttle_calls, throttle_mean_ns, throttle_sample;
 	const char *throttle_timing; /* sampled | exact | estimate */

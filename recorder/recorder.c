@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "functions.h"
 #include "output.h"
 #include "snapshot.h"
 #include "writer.h"
@@ -108,6 +109,9 @@ void sp_run_info_init(struct sp_run_info *run, int rank, int size)
 	run->finalize_time_ns = finalize_mark_ns ? finalize_mark_ns : now;
 	run->finalize_spent_ns = now - run->finalize_time_ns;
 	run->event_cost_ns = event_cost_ns;
+	run->call_cost_ns = sp_fn_timed_call_ns();
+	run->count_cost_ns = sp_fn_count_call_ns();
+	run->alloc_ns = sp_thread_alloc_ns();
 	run->start_realtime_s = start_realtime_s;
 	run->mpi_rank = rank;
 	run->mpi_size = size;

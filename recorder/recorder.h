@@ -176,6 +176,8 @@ SP_HIDDEN size_t sp_thread_next_chunk(const struct sp_thread *t, const struct sp
  * `main` and its callers are open while MPI_Finalize or exit runs).
  * Recording must be stopped. */
 SP_HIDDEN void sp_thread_close_open(int64_t now);
+/* ns spent so far allocating (and faulting in) event chunks. */
+SP_HIDDEN int64_t sp_thread_alloc_ns(void);
 /* Total events dropped so far (memory cap, stack depth). */
 SP_HIDDEN uint64_t sp_thread_dropped_total(void);
 /* Forget every recorded event and free the buffers (after finalize, after

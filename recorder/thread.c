@@ -29,6 +29,8 @@ static struct sp_thread *thread_list;   /* newest first */
 static uint32_t thread_total;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+/* ns spent allocating and faulting in event chunks (overhead estimate). */
+static atomic_int_least64_t alloc_ns;
 static atomic_uint_least64_t mem_used;
 static uint64_t mem_cap = 1ull << 30;
 static atomic_uint_least64_t dropped_total;
@@ -144,10 +146,12 @@ static bool grow(struct sp_thread *t)
 	if (huge) {
 		/* Populate up front: one batched fault-in is far cheaper than a
 		 * page fault per 170 events on the hot path. */
+		int64_t t0 = sp_monotonic_ns();
 		c = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 		if (c == MAP_FAILED)
 			c = NULL;
+		atomic_fetch_add_explicit(&alloc_ns, sp_monotonic_ns() - t0, memory_order_relaxed);
 	} else {
 		c = malloc(bytes);
 	}
@@ -163,6 +167,11 @@ static bool grow(struct sp_thread *t)
 	t->pos = c->events;
 	t->end = c->events + n;
 	return true;
+}
+
+int64_t sp_thread_alloc_ns(void)
+{
+	return atomic_load_explicit(&alloc_ns, memory_order_relaxed);
 }
 
 static void count_drop(uint32_t region)

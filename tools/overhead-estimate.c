@@ -11,9 +11,9 @@
 
 #include "overhead-estimate.h"
 
-static double event_cost_ns(const struct sp_reader *r)
+static double meta_double(const struct sp_reader *r, const char *key)
 {
-	const struct sp_meta *m = sp_reader_metadata_find(r, "profiler_event_cost_ns");
+	const struct sp_meta *m = sp_reader_metadata_find(r, key);
 
 	if (!m)
 		return -1;
@@ -22,6 +22,11 @@ static double event_cost_ns(const struct sp_reader *r)
 	if (m->type == SP_META_INT)
 		return (double)m->i;
 	return -1;
+}
+
+static double event_cost_ns(const struct sp_reader *r)
+{
+	return meta_double(r, "profiler_event_cost_ns");
 }
 
 /* selected[id]: the region passes the selection. Caller frees. */
@@ -63,12 +68,29 @@ int cli_overhead_file(struct sp_reader *r, const struct sp_selection *sel,
 		o.events += row->count ? row->count : row->has_aggregate ? row->agg_count : 0;
 		if (row->throttled_count > 0)
 			o.hidden += (uint64_t)row->throttled_count;
+		/* Counted-only calls: throttled ones that were not timed. */
+		if (row->throttled_count > 0 && row->throttle_timed >= 0)
+			o.counted += (uint64_t)row->throttled_count -
+				     ((uint64_t)row->throttle_timed < (uint64_t)row->throttled_count
+				      ? (uint64_t)row->throttle_timed : (uint64_t)row->throttled_count);
 	}
 	free(mark);
 	for (size_t k = 0; k < nranks; k++)
 		used += sp_selection_match_rank(sel, ranks[k]);
 	sp_reader_times(r, &times);
-	o.estimate_s = (double)(o.events + o.hidden) * o.cost_ns / 1e9;
+	o.call_ns = meta_double(r, "profiler_call_cost_ns");
+	o.count_ns = meta_double(r, "profiler_count_cost_ns");
+	double alloc = meta_double(r, "profiler_alloc_ns"), fin = meta_double(r, "profiler_finalize_ns");
+	if (o.call_ns >= 0 && o.count_ns >= 0) {
+		/* Measured in this run: timed calls at their probed cost, counted
+		 * ones at theirs, plus event memory and finalize, per rank. */
+		o.fixed_s = ((alloc > 0 ? alloc : 0) + (fin > 0 ? fin : 0)) / 1e9 * (double)used;
+		o.estimate_s = ((double)(o.events + o.hidden - o.counted) * o.call_ns +
+				(double)o.counted * o.count_ns) / 1e9 + o.fixed_s;
+	} else {
+		o.call_ns = -1;
+		o.estimate_s = (double)(o.events + o.hidden) * o.cost_ns / 1e9;
+	}
 	o.run_s = times.has_total_time && times.total_time > 0 ? times.total_time * (double)used : 0;
 	*ret = o;
 	return 1;
@@ -90,7 +112,12 @@ static void add_hidden(const struct sp_reader *r, const struct sp_selection *sel
 int cli_overhead_regions(struct sp_reader *r, const struct sp_selection *sel,
 			 double **ret)
 {
-	double cost = event_cost_ns(r);
+	/* The in-run costs when the file has them (timeline calls are timed,
+	 * hidden ones mostly counted only), else the start-up one for both. */
+	double call = meta_double(r, "profiler_call_cost_ns");
+	double count = meta_double(r, "profiler_count_cost_ns");
+	double cost = call >= 0 && count >= 0 ? call : event_cost_ns(r);
+	double hidden_cost = call >= 0 && count >= 0 ? count : cost;
 	size_t nreg = sp_reader_num_regions(r), n;
 	struct sp_summary *s;
 	uint32_t *path;
@@ -144,7 +171,7 @@ int cli_overhead_regions(struct sp_reader *r, const struct sp_selection *sel,
 	}
 	free(path);
 	sp_summary_destroy(s);
-	add_hidden(r, sel, est, cost / 1e9);
+	add_hidden(r, sel, est, hidden_cost / 1e9);
 	*ret = est;
 	return 1;
 }
@@ -155,8 +182,14 @@ void cli_overhead_print_footer(FILE *f, struct sp_reader *r, const struct sp_sel
 
 	if (cli_overhead_file(r, sel, &o) <= 0)
 		return;
-	fprintf(f, "profiler overhead estimate: %llu calls x %.1f ns = %.6f s",
-		(unsigned long long)(o.events + o.hidden), o.cost_ns, o.estimate_s);
+	if (o.call_ns >= 0)
+		fprintf(f, "profiler overhead estimate: %llu timed calls x %.1f ns + %llu counted x %.1f ns"
+			   " + %.3f s memory and finalize = %.6f s",
+			(unsigned long long)(o.events + o.hidden - o.counted), o.call_ns,
+			(unsigned long long)o.counted, o.count_ns, o.fixed_s, o.estimate_s);
+	else
+		fprintf(f, "profiler overhead estimate: %llu calls x %.1f ns = %.6f s",
+			(unsigned long long)(o.events + o.hidden), o.cost_ns, o.estimate_s);
 	if (o.run_s > 0)
 		fprintf(f, " (%.3f %% of the run)", 100.0 * o.estimate_s / o.run_s);
 	fputc('\n', f);

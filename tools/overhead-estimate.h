@@ -16,7 +16,12 @@ struct cli_overhead {
 	double cost_ns;     /* profiler_event_cost_ns: one recorded call */
 	uint64_t events;    /* selected calls on the timeline */
 	uint64_t hidden;    /* selected calls counted but not on it (throttled...) */
-	double estimate_s;  /* (events + hidden) x cost */
+	uint64_t counted;   /* of the hidden, counted only (not timed) */
+	double call_ns;     /* profiler_call_cost_ns (timed call, in-run), <0 absent */
+	double count_ns;    /* profiler_count_cost_ns (counted-only call) */
+	double fixed_s;     /* event memory + finalize, over the selected ranks */
+	double estimate_s;  /* timed x call_ns + counted x count_ns + fixed; without
+			     * the in-run keys (older files): (events + hidden) x cost */
 	double run_s;       /* run time summed over the selected ranks; 0 unknown */
 };
 
