@@ -97,7 +97,7 @@ static __attribute__((noinline)) void patch_enter(struct sp_fn_thread *h, uint32
 	h->t->busy = 1;
 	h->countdown = sp_fn_next_gap(h);
 	if (st->throttled == 1 && (sp_fn_region_patched(st, region) || sp_patch_site(ret) == 0))
-		sp_fn_mark_patched(st, region);
+		sp_fn_mark_patched(h, st, region);
 	h->t->busy = 0;
 	errno = saved;
 	if (st->throttled == 1)
@@ -156,27 +156,28 @@ static __attribute__((noinline)) void exit_slow(void *fn)
 
 /* The hooks' bodies once the thread's state is known: the exported hooks
  * and the start-up measurement of a counted-only call run this same code. */
-static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread *h, void *fn)
+static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread *h,
+								struct sp_thread *t, void *fn)
 {
-	struct sp_thread *t = h->t;
 	if (SP_UNLIKELY(t->busy))
 		return;
 	const struct sp_fn_entry *e = &h->cache[sp_fn_slot((uintptr_t)fn)];
 	if (SP_UNLIKELY(e->addr != (uintptr_t)fn))
 		return enter_slow(fn);
 	uint32_t region = e->region;
+	if (SP_LIKELY(e->gate)) {
+		/* Throttled, counted only: no timestamp, no frame. */
+		h->stats[region].thr_calls++;
+		if (SP_LIKELY(--h->countdown))
+			return;
+		if (sp_patch_enabled)
+			return patch_enter(h, region, __builtin_return_address(0));
+		return sp_fn_enter_sampled(h, region);
+	}
 	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return; /* filtered out */
 	if (SP_UNLIKELY(sp_fn_mode)) {
 		struct sp_fn_stats *st = &h->stats[region];
-		if ((sp_fn_mode & SP_FN_COUNT_ONLY) && st->throttled && !st->open) {
-			st->thr_calls++; /* no timestamp, no frame */
-			if (SP_LIKELY(--h->countdown))
-				return;
-			if (sp_patch_enabled)
-				return patch_enter(h, region, __builtin_return_address(0));
-			return sp_fn_enter_sampled(h, region);
-		}
 		if (sp_fn_mode == SP_FN_THROTTLE && st->throttled && t->depth < SP_STACK_MAX)
 			return push_throttled(h, t, region);
 		return sp_fn_enter_filtered(h, region);
@@ -196,25 +197,25 @@ static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread
 	t->stack[d] = (struct sp_frame){ .ev = ev, .start = now, .region = region, .flags = 0 };
 }
 
-static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread *h, void *fn)
+static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread *h,
+							       struct sp_thread *t, void *fn)
 {
-	struct sp_thread *t = h->t;
 	if (SP_UNLIKELY(t->busy))
 		return;
 	const struct sp_fn_entry *e = &h->cache[sp_fn_slot((uintptr_t)fn)];
 	if (SP_UNLIKELY(e->addr != (uintptr_t)fn))
 		return exit_slow(fn);
+	if (SP_LIKELY(e->gate)) {
+		/* A counted-only call: no frame of this function is open. */
+		if (SP_UNLIKELY(e->gate > 1) && !--h->countdown)
+			return patch_exit(h, __builtin_return_address(0));
+		return;
+	}
 	uint32_t region = e->region;
 	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return;
 	if (SP_UNLIKELY(sp_fn_mode)) {
 		struct sp_fn_stats *st = &h->stats[region];
-		if ((sp_fn_mode & SP_FN_COUNT_ONLY) && st->throttled && !st->open) {
-			/* A counted-only call: no frame of this function is open. */
-			if (SP_UNLIKELY(st->throttled > 1) && !--h->countdown)
-				return patch_exit(h, __builtin_return_address(0));
-			return;
-		}
 		if (sp_fn_mode == SP_FN_THROTTLE && pop_throttled(h, t, region))
 			return;
 		return sp_fn_exit_filtered(h, region);
@@ -240,7 +241,7 @@ SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	struct sp_fn_thread *h = sp_fn_tls;
 	if (SP_UNLIKELY(!h))
 		return enter_slow(fn);
-	enter_hook(h, fn);
+	enter_hook(h, sp_tls, fn); /* sp_tls == h->t, one load shorter */
 }
 
 SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
@@ -251,7 +252,7 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	struct sp_fn_thread *h = sp_fn_tls;
 	if (SP_UNLIKELY(!h))
 		return;
-	exit_hook(h, fn);
+	exit_hook(h, sp_tls, fn);
 }
 
 /*
@@ -263,12 +264,12 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
  */
 static __attribute__((noinline)) void calib_enter(struct sp_fn_thread *h, void *fn)
 {
-	enter_hook(h, fn);
+	enter_hook(h, h->t, fn);
 }
 
 static __attribute__((noinline)) void calib_exit(struct sp_fn_thread *h, void *fn)
 {
-	exit_hook(h, fn);
+	exit_hook(h, h->t, fn);
 }
 
 static __attribute__((noinline)) void calib_empty(struct sp_fn_thread *h, void *fn)
@@ -311,7 +312,8 @@ static void calibrate_count_cost(void)
 		h->stats = st;
 		h->nstats = 1;
 		h->countdown = UINT64_MAX;
-		h->cache[sp_fn_slot((uintptr_t)fn)] = (struct sp_fn_entry){ .addr = (uintptr_t)fn, .region = 0 };
+		h->cache[sp_fn_slot((uintptr_t)fn)] =
+			(struct sp_fn_entry){ .addr = (uintptr_t)fn, .region = 0, .gate = 1 };
 		st->throttled = 1;
 		double d = calib_loop(h, fn, true) - calib_loop(h, fn, false);
 		sp_fn_set_count_call_ns(d > 0 ? d : 0);

@@ -171,11 +171,15 @@ struct sp_fn_entry *sp_fn_cache_fill(struct sp_fn_thread *h, uintptr_t addr)
 		e = &h->cache[sp_fn_slot(addr)];
 		e->addr = addr;
 		e->region = fi->region;
+		struct sp_fn_stats *st = fi->region != SP_NO_REGION && sp_fn_mode ? &h->stats[fi->region] : NULL;
+		e->gate = st && (sp_fn_mode & SP_FN_COUNT_ONLY) && !st->open ? st->throttled : 0;
 	}
 	h->t->busy = busy;
 	errno = saved;
 	return e;
 }
+
+static void gate(struct sp_fn_thread *h, struct sp_fn_stats *st, uint32_t region);
 
 /* ---- sampled timing ------------------------------------------------------ */
 
@@ -234,6 +238,7 @@ void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region)
 	int64_t now = sp_ticks();
 	if (SP_LIKELY(t->depth < SP_STACK_MAX)) {
 		h->stats[region].open++;
+		gate(h, &h->stats[region], region);
 		t->stack[t->depth++] = (struct sp_frame){
 			.ev = NULL, .start = now, .region = region,
 			.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION | SP_FRAME_SAMPLED,
@@ -305,18 +310,34 @@ static struct sp_region *stats_region(struct sp_fn_stats *st, uint32_t region)
 	return st->reg;
 }
 
+/* Bring the function's cache slot (if it holds the function) in step with
+ * its throttle state on this thread. */
+static void gate(struct sp_fn_thread *h, struct sp_fn_stats *st, uint32_t region)
+{
+	if (!(sp_fn_mode & SP_FN_COUNT_ONLY))
+		return;
+	struct sp_region *r = stats_region(st, region);
+	if (!r)
+		return;
+	struct sp_fn_entry *e = &h->cache[sp_fn_slot(r->addr)];
+	if (e->addr == r->addr && e->region == region)
+		e->gate = st->open ? 0 : st->throttled;
+}
+
 bool sp_fn_region_patched(struct sp_fn_stats *st, uint32_t region)
 {
 	struct sp_region *r = stats_region(st, region);
 	return r && (atomic_load_explicit(&r->flags, memory_order_relaxed) & SP_REGION_PATCHED);
 }
 
-void sp_fn_mark_patched(struct sp_fn_stats *st, uint32_t region)
+void sp_fn_mark_patched(struct sp_fn_thread *h, struct sp_fn_stats *st, uint32_t region)
 {
 	struct sp_region *r = stats_region(st, region);
 	st->throttled = 2;
 	if (!r)
 		return;
+	if (h)
+		gate(h, st, region);
 	int64_t zero = 0;
 	atomic_compare_exchange_strong(&r->patched_since, &zero, sp_ticks());
 	atomic_fetch_or(&r->flags, SP_REGION_PATCHED);
@@ -380,6 +401,7 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 	}
 	struct sp_fn_stats *st = &h->stats[region];
 	if ((sp_fn_mode & SP_FN_THROTTLE) && !st->throttled && adopt_throttle(st, region)) {
+		gate(h, st, region);
 		if ((sp_fn_mode & SP_FN_COUNT_ONLY) && !st->open) {
 			/* The first call after another thread decided. */
 			st->thr_calls++;
@@ -387,6 +409,8 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 		}
 	}
 	st->open++; /* undone below if no frame is pushed */
+	if (st->throttled)
+		gate(h, st, region);
 	uint64_t timed0 = h->timed++;
 	uint32_t probe = 0;
 	if (SP_UNLIKELY(!h->probe_left--)) {
@@ -409,6 +433,8 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 			t->stack[t->depth - 1].timed0 = timed0;
 		} else {
 			st->open--;
+			if (st->throttled)
+				gate(h, st, region);
 		}
 		return;
 	}
@@ -445,6 +471,7 @@ static void close_frame(struct sp_fn_thread *h, struct sp_frame *f, int64_t now)
 		st->smp_n++; /* counted in thr_calls when it entered */
 		st->smp_ticks += d;
 		st->smp_sq += (double)d * (double)d;
+		gate(h, st, f->region);
 		return;
 	}
 	if (f->flags & SP_FRAME_DROPPED) {
@@ -463,6 +490,8 @@ static void close_frame(struct sp_fn_thread *h, struct sp_frame *f, int64_t now)
 	}
 	if ((sp_fn_mode & SP_FN_THROTTLE) && !st->throttled)
 		throttle_account(h, st, f, d, now);
+	if (st->throttled)
+		gate(h, st, f->region);
 }
 
 void sp_fn_enter_filtered(struct sp_fn_thread *h, uint32_t region)

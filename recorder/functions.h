@@ -46,11 +46,15 @@ enum {
 #define SP_REGION_PATCHED 2u
 
 /* One cache slot. region == SP_NO_REGION: the function is filtered out
- * (excluded), its calls cost one probe and are never recorded. */
+ * (excluded), its calls cost one probe and are never recorded. gate != 0:
+ * the function is throttled in a count-only mode and no frame of it is
+ * open on this thread (its stats' throttled value: 1, or 2 patched), so
+ * the hooks count its call from the slot alone; kept in step with the
+ * stats by sp_fn_gate() wherever throttled or open change. */
 struct sp_fn_entry {
 	uintptr_t addr;
 	uint32_t region;
-	uint32_t pad;
+	uint32_t gate;
 };
 
 /*
@@ -146,7 +150,7 @@ SP_HIDDEN uint64_t sp_fn_next_gap(struct sp_fn_thread *h);
 SP_HIDDEN bool sp_fn_region_patched(struct sp_fn_stats *st, uint32_t region);
 /* Patch mode: a hook call of the function became a NOP: this thread's state
  * 2, the region's flag and the time (the first wins). */
-SP_HIDDEN void sp_fn_mark_patched(struct sp_fn_stats *st, uint32_t region);
+SP_HIDDEN void sp_fn_mark_patched(struct sp_fn_thread *h, struct sp_fn_stats *st, uint32_t region);
 
 /* Read the configuration, compile the filters, set sp_fn_mode. Idempotent;
  * called on the first hook call. Returns 0 or -errno. */
