@@ -312,23 +312,89 @@ static uint64_t count_calls(const struct sp_reader *r, const uint32_t *ranks,
 	return total;
 }
 
+/*
+ * cmp_call's order in linear time for calls that come as the call stack
+ * gives them: lane after lane (ascending thread), each lane in start order
+ * (start asc, end desc), so each (lane, depth) is in order already and a
+ * stable counting sort by depth within each lane is the whole sort (same
+ * order as the stable merge sort, and no sort of all events). Returns the
+ * new array, or NULL (calls untouched) when they are not in that shape or
+ * memory is short: the caller sorts them then.
+ */
+static struct tl_call *sort_stack_calls(const struct tl_call *c, size_t n)
+{
+	struct tl_call *out = malloc((n + 1) * sizeof(*out));
+	size_t *at = NULL, cap_at = 0, i = 0;
+
+	while (out && i < n) {
+		size_t j = i + 1;
+		int32_t max = c[i].depth;
+
+		if (i > 0 && c[i].thread <= c[i - 1].thread)
+			break; /* lanes not ascending */
+		for (; j < n && c[j].thread == c[i].thread; j++) {
+			if (c[j].s < c[j - 1].s ||
+			    (c[j].s == c[j - 1].s && c[j].e > c[j - 1].e) || c[j].depth < 0)
+				break; /* not in start order */
+			max = c[j].depth > max ? c[j].depth : max;
+		}
+		if ((j < n && c[j].thread == c[i].thread) || c[i].depth < 0)
+			break;
+		if ((size_t)max + 2 > cap_at) {
+			size_t *p = realloc(at, ((size_t)max + 2) * sizeof(*p));
+
+			if (!p)
+				break;
+			at = p;
+			cap_at = (size_t)max + 2;
+		}
+		memset(at, 0, ((size_t)max + 2) * sizeof(*at));
+		at[0] = i;
+		for (size_t k = i; k < j; k++)
+			at[c[k].depth + 1]++;
+		for (int32_t d = 0; d <= max; d++)
+			at[d + 1] += at[d];
+		for (size_t k = i; k < j; k++)
+			out[at[c[k].depth]++] = c[k];
+		i = j;
+	}
+	free(at);
+	if (out && i == n)
+		return out;
+	free(out);
+	return NULL;
+}
+
 static int build_rank(struct timeline *t, size_t *cap, const struct chart_file *cf,
 		      uint32_t rank, const struct chart_opts *o)
 {
 	struct tl_call *calls = NULL;
 	size_t n = 0;
 	int rc = calls_from_stack(cf->r, rank, o->sel, &calls, &n);
+	bool need_sort = false;
 
 	if (rc == -SP_E_NESTING) {
 		if (!t->problem)
 			t->problem = strdup(sp_reader_last_error());
 		rc = calls_from_rows(cf->r, rank, o->sel, &calls, &n);
+		need_sort = true;
 	}
 	if (rc == -ENOENT)
 		return 0;
 	if (rc < 0)
 		return rc;
-	qsort(calls, n, sizeof(*calls), cmp_call);
+	if (!need_sort) {
+		struct tl_call *sorted = sort_stack_calls(calls, n);
+
+		if (sorted) {
+			free(calls);
+			calls = sorted;
+		} else {
+			need_sort = true;
+		}
+	}
+	if (need_sort)
+		qsort(calls, n, sizeof(*calls), cmp_call);
 	t->n_calls += n;
 	rc = add_rank(t, cap, rank, calls, n, o->width);
 	free(calls);
