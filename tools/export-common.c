@@ -508,6 +508,34 @@ long ex_rank_events(const struct export_ctx *x, const struct export_file *f,
 	return ret;
 }
 
+uint64_t ex_estimate_bytes(const struct export_ctx *x, const struct export_file *f)
+{
+	const int64_t *s = sp_reader_column(f->r, SP_COL_START_TIMES);
+	const int64_t *e = sp_reader_column(f->r, SP_COL_END_TIMES);
+	bool filtered = x->min_duration_ns > 0 || x->has_start || x->has_end;
+	size_t n = sp_reader_num_rows(f->r);
+	uint64_t bytes = 0;
+
+	if (!x->format->call_bytes)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_row *row = sp_reader_row(f->r, i);
+		const char *name = sp_reader_region_name(f->r, row->region);
+		uint64_t kept = 0;
+
+		if (!row->count || !sp_selection_match_rank(x->c.sel, row->rank) ||
+		    !sp_selection_match_name(x->c.sel, name))
+			continue;
+		if (!filtered)
+			kept = row->count;
+		for (uint64_t k = row->offset; filtered && k < row->offset + row->count; k++)
+			kept += ex_keep(x, f, s[k], e[k]);
+		bytes += kept * (x->format->call_bytes +
+				 (x->format->call_names ? strlen(name) : 0));
+	}
+	return bytes;
+}
+
 int ex_reader_error(struct export_ctx *x, const struct export_file *f, int rc)
 {
 	const char *msg = sp_reader_last_error();
