@@ -101,6 +101,16 @@ def main():
     goal("reader tree on 10M events (full text)", val(tr, "median_s", "median"), 2.0, "s",
          "call-stack build alone: %.3f s" % val(rd("tree-build"), "median_s")
          if rd("tree-build") else "")
+    # LULESH-shaped file (tests/bench/reader/bench_lulesh.py): seconds per
+    # 100 M events, measured on 20 M (times are linear in the events).
+    lu = lambda m: next((r for r in recs if r.get("bench") == "reader-lulesh"
+                         and r.get("metric") == m), None)
+    for m, limit in (("summary", 2.0), ("report", 10.0)):
+        r = lu(m)
+        goal("reader %s per 100M events (LULESH-shaped)" % m, val(r, "per_100m_s"), limit, "s",
+             "%d events measured; CPU %.2f s/100M; peak RSS %.0f MiB (anon %.0f)"
+             % (r["events"], r["cpu_per_100m_s"], r["peak_rss_mib"], r["peak_anon_mib"])
+             if r else "")
     wl = find(recs, benchmark="workload", variant="throttled")
     goal("jacobi 4 ranks, default filters + auto-throttle", val(wl, "overhead_pct"), 5, "%",
          "everything recorded: %+.2f %%" % val(find(recs, benchmark="workload", variant="everything"),
