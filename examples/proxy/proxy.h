@@ -17,6 +17,8 @@ typedef int Index_t;
 typedef int Int_t;
 typedef double Real_t;
 
+// The field lists and the accessors keep the LULESH layout: one line each.
+// clang-format off
 // Number of material regions (element i is in region i % PROXY_NREG) and
 // the list of region numbers the per-region templates are instantiated for.
 enum { PROXY_NREG = 16 };
@@ -125,64 +127,85 @@ class Domain {
 PROXY_NODE_FIELDS(PROXY_TAG)
 PROXY_ELEM_FIELDS(PROXY_TAG)
 #undef PROXY_TAG
+// clang-format on
 
 // Small math helpers (each call is one hook pair when instrumented).
-template <typename T> inline T Sq(T a) { return a * a; }
-template <typename T> inline T Abs(T a) { return a < T(0) ? -a : a; }
-template <typename T> inline T Min(T a, T b) { return b < a ? b : a; }
-template <typename T> inline T Max(T a, T b) { return a < b ? b : a; }
-template <typename T> inline T Clamp(T a, T lo, T hi) { return Max(lo, Min(a, hi)); }
+template <typename T> inline T Sq(T a)
+{
+	return a * a;
+}
+template <typename T> inline T Abs(T a)
+{
+	return a < T(0) ? -a : a;
+}
+template <typename T> inline T Min(T a, T b)
+{
+	return b < a ? b : a;
+}
+template <typename T> inline T Max(T a, T b)
+{
+	return a < b ? b : a;
+}
+template <typename T> inline T Clamp(T a, T lo, T hi)
+{
+	return Max(lo, Min(a, hi));
+}
 // a, or 0 when |a| < cut.
-inline Real_t CutSmall(Real_t a, Real_t cut) { return Abs(a) < cut ? Real_t(0) : a; }
-inline Real_t Dot3(const Real_t a[3], const Real_t b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+inline Real_t CutSmall(Real_t a, Real_t cut)
+{
+	return Abs(a) < cut ? Real_t(0) : a;
 }
-inline void Cross3(const Real_t a[3], const Real_t b[3], Real_t c[3]) {
-  c[0] = a[1] * b[2] - a[2] * b[1];
-  c[1] = a[2] * b[0] - a[0] * b[2];
-  c[2] = a[0] * b[1] - a[1] * b[0];
+inline Real_t Dot3(const Real_t a[3], const Real_t b[3])
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
-inline Real_t TripleProduct(const Real_t a[3], const Real_t b[3], const Real_t c[3]) {
-  Real_t t[3];
-  Cross3(b, c, t);
-  return Dot3(a, t);
+inline void Cross3(const Real_t a[3], const Real_t b[3], Real_t c[3])
+{
+	c[0] = a[1] * b[2] - a[2] * b[1];
+	c[1] = a[2] * b[0] - a[0] * b[2];
+	c[2] = a[0] * b[1] - a[1] * b[0];
+}
+inline Real_t TripleProduct(const Real_t a[3], const Real_t b[3], const Real_t c[3])
+{
+	Real_t t[3];
+	Cross3(b, c, t);
+	return Dot3(a, t);
 }
 
 // proxy-geom.cc: element geometry on 8 gathered nodes.
-void CollectDomainNodesToElemNodes(Domain& d, const Index_t* elemToNode, Real_t xl[8],
-                                   Real_t yl[8], Real_t zl[8]);
-void CollectDomainVelocitiesToElemNodes(Domain& d, const Index_t* elemToNode, Real_t xdl[8],
-                                        Real_t ydl[8], Real_t zdl[8]);
-void ScatterElemForcesToNodes(Domain& d, const Index_t* elemToNode, const Real_t fxl[8],
-                              const Real_t fyl[8], const Real_t fzl[8]);
+void CollectDomainNodesToElemNodes(Domain &d, const Index_t *elemToNode, Real_t xl[8], Real_t yl[8],
+				   Real_t zl[8]);
+void CollectDomainVelocitiesToElemNodes(Domain &d, const Index_t *elemToNode, Real_t xdl[8],
+					Real_t ydl[8], Real_t zdl[8]);
+void ScatterElemForcesToNodes(Domain &d, const Index_t *elemToNode, const Real_t fxl[8],
+			      const Real_t fyl[8], const Real_t fzl[8]);
 Real_t CalcElemVolume(const Real_t xl[8], const Real_t yl[8], const Real_t zl[8]);
 void CalcElemVolumeGradient(const Real_t xl[8], const Real_t yl[8], const Real_t zl[8],
-                            Real_t gx[8], Real_t gy[8], Real_t gz[8]);
-Real_t CalcElemCharacteristicLength(const Real_t xl[8], const Real_t yl[8],
-                                    const Real_t zl[8], Real_t volume);
+			    Real_t gx[8], Real_t gy[8], Real_t gz[8]);
+Real_t CalcElemCharacteristicLength(const Real_t xl[8], const Real_t yl[8], const Real_t zl[8],
+				    Real_t volume);
 void CalcElemVelocityGradient(const Real_t xdl[8], const Real_t ydl[8], const Real_t zdl[8],
-                              const Real_t gx[8], const Real_t gy[8], const Real_t gz[8],
-                              Real_t volume, Real_t D[3]);
+			      const Real_t gx[8], const Real_t gy[8], const Real_t gz[8],
+			      Real_t volume, Real_t D[3]);
 void CalcElemFBHourglassForce(const Real_t xdl[8], const Real_t ydl[8], const Real_t zdl[8],
-                              Real_t coefficient, Real_t hgfx[8], Real_t hgfy[8],
-                              Real_t hgfz[8]);
+			      Real_t coefficient, Real_t hgfx[8], Real_t hgfy[8], Real_t hgfz[8]);
 
 // proxy-mesh.cc: set-up.
-void BuildMesh(Domain& d);
-void SetupInitialConditions(Domain& d, Real_t e0);
+void BuildMesh(Domain &d);
+void SetupInitialConditions(Domain &d, Real_t e0);
 
 // proxy-comm.cc: halo exchange of shared node planes, dt reduction.
-void CommExchangeNodalMass(Domain& d);
-void CommRecvForces(Domain& d);
-void CommSendForces(Domain& d);
-void CommSBNForces(Domain& d);
-void TimeIncrement(Domain& d);
+void CommExchangeNodalMass(Domain &d);
+void CommRecvForces(Domain &d);
+void CommSendForces(Domain &d);
+void CommSBNForces(Domain &d);
+void TimeIncrement(Domain &d);
 
 // proxy-nodal.cc / proxy-elems.cc / proxy-eos.cc: the step.
-void LagrangeNodal(Domain& d);
-void LagrangeElements(Domain& d);
-void CalcTimeConstraintsForElems(Domain& d);
-void ApplyMaterialPropertiesForElems(Domain& d);
-void ProxyAbort(Domain& d, const char* what);
+void LagrangeNodal(Domain &d);
+void LagrangeElements(Domain &d);
+void CalcTimeConstraintsForElems(Domain &d);
+void ApplyMaterialPropertiesForElems(Domain &d);
+void ProxyAbort(Domain &d, const char *what);
 
 #endif
