@@ -134,8 +134,8 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 			path, snap.nrows, (unsigned long long)snap.nevents);
 	if (snap.dropped) /* known once the snapshot is planned, written or not */
 		fprintf(stderr, "scope-profiler: %llu calls were dropped (memory cap "
-			"SCOPE_PROFILER_MAX_MEMORY or nesting depth); counts are in the file\n",
-			(unsigned long long)snap.dropped);
+			"SCOPE_PROFILER_MAX_MEMORY or nesting depth)%s\n",
+			(unsigned long long)snap.dropped, ret ? "" : "; counts are in the file");
 	sp_snapshot_free(&snap);
 	if (ret) {
 		fprintf(stderr, "scope-profiler: could not write %s: %s\n", path,
@@ -144,10 +144,14 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 		/* Keep the events: what is still in memory goes to the spill file
 		 * (signal 0: "finalize failed"), which `recover` can convert. */
 		if (sp_spill_path()[0]) {
-			sp_spill_dump(0);
 			keep_spill = true;
-			fprintf(stderr, "scope-profiler: events kept in %s (scope-profiler recover)\n",
-				sp_spill_path());
+			if (sp_spill_dump(0) == 0)
+				fprintf(stderr, "scope-profiler: events kept in %s (scope-profiler "
+					"recover)\n", sp_spill_path());
+			else /* the spill stopped (its warning says why) */
+				fprintf(stderr, "scope-profiler: only the %llu events spilled before "
+					"the spill stopped are kept, in %s (scope-profiler recover)\n",
+					(unsigned long long)sp_spill_events_total(), sp_spill_path());
 		}
 	}
 	return ret;

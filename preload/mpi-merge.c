@@ -4,9 +4,10 @@
  * written by rank 0, on the private communicator, recording off.
  * Phase A (names): rank by rank, rank 0 unifies region names and sends each
  * rank its local -> global map, and learns the sizes. Phase B (data): rank
- * by rank, on rank 0's "go", a rank streams rows, events in chunks of at
- * most CHUNK events, threads and communicators; rank 0 writes each piece
- * as it arrives. Rank 0 never holds more than its own snapshot, the name
+ * by rank, on rank 0's "go", a rank streams rows, events (times, thread)
+ * and the MPI values of its MPI rows (row layout, docs/FORMAT.md) in chunks
+ * of at most CHUNK, threads and communicators; rank 0 writes each piece as
+ * it arrives. Rank 0 never holds more than its own snapshot, the name
  * table and one chunk. A failure on rank 0 turns later "go"s into "skip":
  * every rank always returns.
  */
@@ -24,15 +25,16 @@
 #include "output.h"
 #include "snapshot.h"
 
-#define CHUNK (1u << 18) /* events per message: 52 B each, 13 MiB */
+#define CHUNK (1u << 18) /* events or MPI values per message: 7 MiB at most */
 enum { TAG_HDR = 1, TAG_NAMES, TAG_MAP, TAG_GO, TAG_ROWS, TAG_FILES, TAG_EV, TAG_THR, TAG_COMM,
-       TAG_SITES, TAG_SMAP };
+       TAG_SITES, TAG_SMAP, TAG_MPI };
 
 struct hdr {
 	uint64_t names_bytes, nrows, nevents, nthreads, dropped;
 	uint32_t nnames, columns, ncomms, ok;
 	uint64_t sites_bytes;  /* call-site keys (mpi-callsites.h), unified like names */
 	uint32_t nsites, pad;
+	uint64_t nmpi;         /* MPI values: the events of the rows with MPI data */
 };
 
 struct wire_row {
@@ -41,10 +43,12 @@ struct wire_row {
 	int64_t source_line, throttled_ns;
 	uint64_t throttle_timed;
 	int64_t throttled_ci_ns, throttled_since_ns, patched_since_ns;
+	int64_t mpi_offset;    /* into the rank's MPI values, -1 none */
 	struct sp_summary_record summary;
 };
 
-#define EV_BYTES (4 * 8 + 5 * 4)
+#define EV_BYTES (3 * 8)          /* start, end, thread */
+#define MPI_VBYTES (8 + 5 * 4)    /* bytes; peer, root, tag, comm, call site */
 
 /* Everything one rank contributes. */
 struct local {
@@ -52,11 +56,28 @@ struct local {
 	struct hdr h;
 	char *names;           /* names back to back, NUL-terminated */
 	uint32_t *map;         /* local name -> global id */
+	int64_t *row_mpi;      /* per row: first of its MPI values, -1 none */
 	struct sp_mpi_comm_row *comms;
 	struct sp_mpi_sites sites; /* sites.global: local key -> global id */
 };
 
 /* ---- this rank's contribution ------------------------------------------- */
+
+/* A row carries MPI data when some event of it has an extension record
+ * (function and manual regions never do). Returns the values in all. */
+static uint64_t mpi_rows(const struct sp_snapshot *s, int64_t *row_mpi)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < s->nrows; i++) {
+		const struct sp_snap_row *r = &s->rows[i];
+		bool any = false;
+		for (uint64_t e = r->offset; s->aux && !any && e < r->offset + r->count; e++)
+			any = s->aux[e] != 0;
+		row_mpi[i] = any ? (int64_t)n : -1;
+		n += any ? r->count : 0;
+	}
+	return n;
+}
 
 static int local_take(struct local *l, bool recorded)
 {
@@ -72,8 +93,11 @@ static int local_take(struct local *l, bool recorded)
 		l->h.names_bytes += strlen(s->names[i]) + 1;
 	l->names = malloc(l->h.names_bytes + 1);
 	l->map = malloc((s->nnames + 1) * sizeof *l->map);
-	if (!l->names || !l->map)
+	l->row_mpi = malloc((s->nrows + 1) * sizeof *l->row_mpi);
+	if (!l->names || !l->map || !l->row_mpi)
 		ret = -ENOMEM;
+	else
+		l->h.nmpi = mpi_rows(s, l->row_mpi);
 	char *p = l->names;
 	for (uint32_t i = 0; !ret && i < s->nnames; i++)
 		p = stpcpy(p, s->names[i]) + 1;
@@ -81,6 +105,7 @@ static int local_take(struct local *l, bool recorded)
 	if (ret) { /* contribute nothing, but take part */
 		sp_snapshot_free(s);
 		l->h.names_bytes = 0;
+		l->h.nmpi = 0;
 		ncomms = 0;
 	}
 	l->h.nnames = s->nnames;
@@ -105,6 +130,7 @@ static void local_free(struct local *l)
 	sp_snapshot_free(&l->s);
 	free(l->names);
 	free(l->map);
+	free(l->row_mpi);
 	free(l->comms);
 	sp_mpi_sites_free(&l->sites);
 }
@@ -131,7 +157,7 @@ static int pack_rows(const struct local *l, struct wire_row **ret_rows, char **r
 			.throttled_ns = r->throttled_ns, .source_line = r->source_line,
 			.throttle_timed = r->throttle_timed, .throttled_ci_ns = r->throttled_ci_ns,
 			.throttled_since_ns = r->throttled_since_ns, .patched_since_ns = r->patched_since_ns,
-			.summary = r->summary, .file_off = UINT64_MAX };
+			.mpi_offset = l->row_mpi[i], .summary = r->summary, .file_off = UINT64_MAX };
 		if (r->source_file) {
 			rows[i].file_off = (uint64_t)(p - files);
 			p = stpcpy(p, r->source_file) + 1;
@@ -143,19 +169,45 @@ static int pack_rows(const struct local *l, struct wire_row **ret_rows, char **r
 	return 0;
 }
 
-/* Events [first, first+n) as columns: start, end, thread, bytes (int64),
- * peer, root, tag, comm, call site (int32). */
+/* Events [first, first+n) as columns: start, end, thread (int64). */
 static void pack_events(const struct local *l, uint64_t first, uint64_t n, char *buf)
 {
 	const struct sp_snapshot *s = &l->s;
-	int64_t *start = (int64_t *)buf, *end = start + n, *thr = end + n, *bytes = thr + n;
-	int32_t *peer = (int32_t *)(bytes + n), *root = peer + n, *tag = root + n, *comm = tag + n;
+	int64_t *start = (int64_t *)buf, *end = start + n, *thr = end + n;
 	memcpy(start, s->start + first, n * 8);
 	memcpy(end, s->end + first, n * 8);
 	for (uint64_t i = 0; i < n; i++)
 		thr[i] = s->thread[first + i];
-	sp_mpi_columns(s, first, n, bytes, peer, root, tag, comm);
-	sp_mpi_site_column(s, first, n, &l->sites, comm + n);
+}
+
+/* Where the next MPI value of a rank comes from: row, event in the row. */
+struct mpi_cursor {
+	uint32_t row;
+	uint64_t k;
+};
+
+/* The next n MPI values (the events of the MPI rows, row order) as columns:
+ * bytes (int64), peer, root, tag, comm, call site (int32). */
+static void pack_mpi(const struct local *l, struct mpi_cursor *c, uint64_t n, char *buf)
+{
+	const struct sp_snapshot *s = &l->s;
+	int64_t *bytes = (int64_t *)buf;
+	int32_t *peer = (int32_t *)(bytes + n), *root = peer + n, *tag = root + n, *comm = tag + n;
+	int32_t *site = comm + n;
+	for (uint64_t i = 0; i < n && c->row < s->nrows;) {
+		const struct sp_snap_row *row = &s->rows[c->row];
+		if (l->row_mpi[c->row] < 0 || c->k == row->count) {
+			c->row++;
+			c->k = 0;
+			continue;
+		}
+		uint64_t m = row->count - c->k < n - i ? row->count - c->k : n - i;
+		uint64_t e = row->offset + c->k;
+		sp_mpi_columns(s, e, m, bytes + i, peer + i, root + i, tag + i, comm + i);
+		sp_mpi_site_column(s, e, m, &l->sites, site + i);
+		c->k += m;
+		i += m;
+	}
 }
 
 static void pack_threads(const struct sp_snapshot *s, struct sp_writer_thread *t)
@@ -213,13 +265,22 @@ static int phase_b_send(struct local *l, MPI_Comm comm)
 	send_big(rows ? (void *)rows : (void *)"", nrows * sizeof *rows, TAG_ROWS, comm);
 	free(rows);
 	free(files);
-	char *buf = malloc((size_t)(l->h.nevents < CHUNK ? l->h.nevents : CHUNK) * EV_BYTES + 1);
+	uint64_t most = l->h.nevents < CHUNK ? l->h.nevents : CHUNK;
+	char *buf = malloc((size_t)most * (EV_BYTES > MPI_VBYTES ? EV_BYTES : MPI_VBYTES) + 1);
 	for (uint64_t at = 0; at < l->h.nevents; at += CHUNK) {
 		uint64_t n = l->h.nevents - at < CHUNK ? l->h.nevents - at : CHUNK;
 		if (buf)
 			pack_events(l, at, n, buf);
 		send_big(buf ? buf : "", buf ? n * EV_BYTES : 0, TAG_EV, comm);
 	}
+	struct mpi_cursor cur = { 0 };
+	for (uint64_t at = 0; buf && at < l->h.nmpi; at += CHUNK) {
+		uint64_t n = l->h.nmpi - at < CHUNK ? l->h.nmpi - at : CHUNK;
+		pack_mpi(l, &cur, n, buf);
+		send_big(buf, n * MPI_VBYTES, TAG_MPI, comm);
+	}
+	for (uint64_t at = 0; !buf && at < l->h.nmpi; at += CHUNK)
+		send_big("", 0, TAG_MPI, comm);
 	free(buf);
 	if (go[1]) {
 		struct sp_writer_thread *t = calloc(l->h.nthreads + 1, sizeof *t);
@@ -236,7 +297,7 @@ static int phase_b_send(struct local *l, MPI_Comm comm)
 /* ---- rank 0 --------------------------------------------------------------- */
 
 struct rank_size {
-	uint64_t nrows, nevents, nthreads;
+	uint64_t nrows, nevents, nthreads, nmpi;
 	uint32_t ncomms;
 };
 
@@ -245,8 +306,8 @@ struct root {
 	struct sp_writer *w;
 	unsigned cols;
 	int ret;                   /* first failure; later data is drained, not written */
-	uint64_t row_at, ev_at, thr_at, comm_at;
-	char *chunk;               /* CHUNK events */
+	uint64_t row_at, ev_at, thr_at, comm_at, mpi_at;
+	char *chunk;               /* CHUNK events or MPI values */
 	struct sp_mpi_comm_row *comms;
 	uint32_t *comm_ranks;
 };
@@ -260,6 +321,7 @@ static int write_rows(struct root *R, const struct wire_row *wr, uint64_t n, con
 	for (uint64_t i = 0; i < n; i++)
 		rows[i] = (struct sp_writer_row){ .region = wr[i].region, .rank = rank,
 			.offset = R->ev_at + wr[i].offset, .count = wr[i].count,
+			.mpi_offset = wr[i].mpi_offset < 0 ? -1 : (int64_t)R->mpi_at + wr[i].mpi_offset,
 			.source_line = wr[i].source_line,
 			.source_file = wr[i].file_off == UINT64_MAX ? NULL : files + wr[i].file_off,
 			.summary = wr[i].summary, .dropped = wr[i].dropped,
@@ -274,12 +336,18 @@ static int write_rows(struct root *R, const struct wire_row *wr, uint64_t n, con
 
 static int write_chunk(struct root *R, uint64_t n, uint64_t at)
 {
-	int64_t *start = (int64_t *)R->chunk, *end = start + n, *thr = end + n, *bytes = thr + n;
-	int32_t *peer = (int32_t *)(bytes + n), *root = peer + n, *tag = root + n, *comm = tag + n;
-	struct sp_writer_events ev = { .start = start, .end = end, .thread_ids = thr,
-		.mpi_bytes = bytes, .mpi_peers = peer, .mpi_roots = root, .mpi_tags = tag,
-		.mpi_comms = comm, .callsite_ids = comm + n };
+	int64_t *start = (int64_t *)R->chunk, *end = start + n, *thr = end + n;
+	struct sp_writer_events ev = { .start = start, .end = end, .thread_ids = thr };
 	return sp_writer_put_events(R->w, at, n, &ev);
+}
+
+static int write_mpi_chunk(struct root *R, uint64_t n, uint64_t at)
+{
+	int64_t *bytes = (int64_t *)R->chunk;
+	int32_t *peer = (int32_t *)(bytes + n), *root = peer + n, *tag = root + n, *comm = tag + n;
+	struct sp_writer_mpi m = { .bytes = bytes, .peers = peer, .roots = root, .tags = tag,
+				   .comms = comm, .callsite_ids = comm + n };
+	return sp_writer_put_mpi(R->w, at, n, &m);
 }
 
 /* Receive exactly n bytes or fail. */
@@ -314,6 +382,12 @@ static void root_own(struct root *R, struct local *l)
 		uint64_t n = l->h.nevents - at < CHUNK ? l->h.nevents - at : CHUNK;
 		pack_events(l, at, n, R->chunk);
 		fail(R, write_chunk(R, n, R->ev_at + at));
+	}
+	struct mpi_cursor cur = { 0 };
+	for (uint64_t at = 0; !R->ret && at < l->h.nmpi; at += CHUNK) {
+		uint64_t n = l->h.nmpi - at < CHUNK ? l->h.nmpi - at : CHUNK;
+		pack_mpi(l, &cur, n, R->chunk);
+		fail(R, write_mpi_chunk(R, n, R->mpi_at + at));
 	}
 	if (!R->ret && (R->cols & SP_COL_THREAD_IDS)) {
 		struct sp_writer_thread *t = calloc(l->h.nthreads + 1, sizeof *t);
@@ -363,6 +437,12 @@ static void root_remote(struct root *R, int r, const struct rank_size *z)
 		fail(R, recv_exact(R, R->chunk, n * EV_BYTES, r, TAG_EV));
 		if (!R->ret)
 			fail(R, write_chunk(R, n, R->ev_at + at));
+	}
+	for (uint64_t at = 0; at < z->nmpi; at += CHUNK) {
+		uint64_t n = z->nmpi - at < CHUNK ? z->nmpi - at : CHUNK;
+		fail(R, recv_exact(R, R->chunk, n * MPI_VBYTES, r, TAG_MPI));
+		if (!R->ret)
+			fail(R, write_mpi_chunk(R, n, R->mpi_at + at));
 	}
 	if (go[1]) {
 		struct sp_writer_thread *t = calloc(z->nthreads + 1, sizeof *t);
@@ -435,9 +515,10 @@ static int root_names(struct local *l0, MPI_Comm comm, struct sp_mpi_names *t, s
 		if (!h.ok)
 			fprintf(stderr, "scope-profiler: rank %d could not take its snapshot; "
 				"its events are missing\n", r);
-		z[r] = (struct rank_size){ h.nrows, h.nevents, h.nthreads, h.ncomms };
+		z[r] = (struct rank_size){ h.nrows, h.nevents, h.nthreads, h.nmpi, h.ncomms };
 		tot->nrows += h.nrows;
 		tot->nevents += h.nevents;
+		tot->nmpi += h.nmpi;
 		tot->nthreads += h.nthreads;
 		tot->ncomms += h.ncomms;
 		tot->dropped += h.dropped;
@@ -524,10 +605,10 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 	R.ret = root_names(l0, comm, &t, z, &tot, &sites);
 	R.cols = tot.columns;
 	struct sp_writer_layout layout = { .nnames = t.n, .names = (const char *const *)t.v,
-		.nrows = tot.nrows, .nevents = tot.nevents,
+		.nrows = tot.nrows, .nevents = tot.nevents, .nmpi = tot.nmpi,
 		.nthreads = (R.cols & SP_COL_THREAD_IDS) ? tot.nthreads : 0, .columns = R.cols,
 		.compression = (int)sp_config.compression };
-	R.chunk = malloc((size_t)CHUNK * EV_BYTES);
+	R.chunk = malloc((size_t)CHUNK * (EV_BYTES > MPI_VBYTES ? EV_BYTES : MPI_VBYTES));
 	R.comms = calloc(tot.ncomms + 1, sizeof *R.comms);
 	R.comm_ranks = calloc(tot.ncomms + 1, sizeof *R.comm_ranks);
 	if (!R.chunk || !R.comms || !R.comm_ranks)
@@ -543,6 +624,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 		R.ev_at += z[r].nevents;
 		R.thr_at += (R.cols & SP_COL_THREAD_IDS) ? z[r].nthreads : 0;
 		R.comm_at += z[r].ncomms;
+		R.mpi_at += z[r].nmpi;
 	}
 	if (!R.ret)
 		R.ret = root_finish(&R, &tot, t0, &sites);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "reader-internal.h"
+#include "summary-tree.h"
 
 static int64_t stored_exclusive(const struct sp_row *row)
 {
@@ -59,6 +60,19 @@ static int rank_exclusive(struct sp_reader *r, size_t slot,
 		if (stored_exclusive(&r->rows[rows[i]]) < 0)
 			r->row_exclusive[rows[i]] = sums[rows[i]];
 	return 0;
+}
+
+void exclusive_from_sums(struct sp_reader *r, const size_t *rows, size_t n,
+			 const int64_t *sums)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_row *row = &r->rows[rows[i]];
+		int64_t v = stored_exclusive(row);
+
+		if (v < 0)
+			v = row->count == 0 && !row->has_aggregate ? 0 : sums[rows[i]];
+		r->row_exclusive[rows[i]] = v;
+	}
 }
 
 /*

@@ -2,7 +2,8 @@
 /*
  * Loader for the columnar HDF5 layouts (schema 2 absolute times, schema 3
  * delta-encoded, and the aggregate layout): region table, index rows with
- * their optional columns, event columns read whole, and the thread table.
+ * their optional columns, event columns read whole (the MPI columns of the
+ * row layout: mpi-layout.c), and the thread table.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "hdf5-util.h"
+#include "mpi-layout.h"
 #include "sp-format.h"
 
 static const struct {
@@ -340,7 +342,7 @@ static long event_column(struct sp_reader *r, hid_t ev, const char *name,
 
 static int load_events(struct sp_reader *r, hid_t file)
 {
-	bool deltas;
+	bool deltas, mpi_rows = false;
 	long n, m;
 	hid_t ev;
 	int rc = 0;
@@ -377,11 +379,20 @@ static int load_events(struct sp_reader *r, hid_t file)
 			       SP_EV_END_TIMES, m, n);
 	}
 	r->n_events = n > 0 ? (size_t)n : 0;
+	/* MPI columns in the row layout, or (-ENOENT) full-length as before. */
+	if (rc == 0) {
+		rc = mpi_rows_load(r, file, ev);
+		mpi_rows = rc == 0;
+		rc = rc == -ENOENT ? 0 : rc;
+	}
 	for (size_t k = 0; rc == 0 && k < sizeof(optional_event_columns) /
 			 sizeof(optional_event_columns[0]); k++) {
 		const char *name = optional_event_columns[k].name;
-		long len = event_column(r, ev, name,
-					optional_event_columns[k].col);
+		long len;
+
+		if (mpi_rows && mpi_rows_holds(optional_event_columns[k].col))
+			continue;
+		len = event_column(r, ev, name, optional_event_columns[k].col);
 
 		if (len == -ENOENT)
 			continue;

@@ -66,6 +66,10 @@ struct sp_reader {
 	int h5_fd;                /* sec2 descriptor while loading HDF5 ... */
 	bool h5_fd_ok;            /* ... valid only when this is set */
 
+	/* MPI event columns stored in the row layout (mpi-layout.c), NULL for
+	 * files with full-length ones; col[] of those is built on first use. */
+	struct mpi_rows *mpi_rows;
+
 	struct sp_thread *threads;
 	size_t n_threads;
 
@@ -141,6 +145,10 @@ size_t reader_rank_rows(const struct sp_reader *r, size_t k,
 			const uint32_t *pos, size_t *rows);
 /* Slot of rank in r->ranks, or -1. */
 long reader_rank_slot(const struct sp_reader *r, uint32_t rank);
+
+/* Event column c whole when the file stores the MPI columns in the row
+ * layout: the full-length array is built on first use (mpi-layout.c). */
+const int64_t *mpi_rows_column(const struct sp_reader *r, enum sp_column c);
 
 /* loaders */
 int sp_load_hdf5(struct sp_reader *r);

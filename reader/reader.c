@@ -668,7 +668,10 @@ long sp_reader_row_find(const struct sp_reader *r, uint32_t region,
 const int64_t *sp_reader_column(const struct sp_reader *r,
 				enum sp_column column)
 {
-	return (unsigned)column < SP_COL_COUNT ? r->col[column] : NULL;
+	if ((unsigned)column >= SP_COL_COUNT)
+		return NULL;
+	/* MPI columns of the row layout: built on first use (mpi-layout.c). */
+	return r->mpi_rows ? mpi_rows_column(r, column) : r->col[column];
 }
 
 size_t sp_reader_ranks(const struct sp_reader *r, const uint32_t **ret_ranks)

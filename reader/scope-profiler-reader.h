@@ -275,6 +275,21 @@ size_t sp_reader_num_events(const struct sp_reader *reader);
  */
 const int64_t *sp_reader_column(const struct sp_reader *reader,
 				enum sp_column column);
+/**
+ * Whether the file has event column `column`, without building it
+ * (sp_reader_column builds the MPI columns of the row layout, see
+ * docs/FORMAT.md, on first use: 8 bytes per event each).
+ */
+bool sp_reader_has_column(const struct sp_reader *reader, enum sp_column column);
+/**
+ * Event column `column` for the events of row `row` only
+ * (sp_reader_row(row)->count values, in event order), without building
+ * the whole column. NULL when the file lacks the column, `row` is out of
+ * range, or the row has no values in it (the MPI columns of a row that is
+ * not an MPI call: sp_reader_column() holds -1 there). Owned by the reader.
+ */
+const int64_t *sp_reader_row_column(const struct sp_reader *reader, size_t row,
+				    enum sp_column column);
 
 /**
  * Distinct ranks that have rows, ascending.

@@ -223,13 +223,6 @@ static void percentiles3_select(int64_t *v, size_t n, double ret[3])
 		ret[i] = n ? percentile_from(v, n, from, pct_q[i], &from) : 0.0;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Run BODY with int64_t D bound to each value of DS, in order. */
 #define DUR_FOR_EACH(ds, D, BODY)                                              \
 	for (size_t i_ = 0; i_ < (ds)->n_slices; i_++) {                       \
@@ -247,6 +240,180 @@ static int cmp_i64(const void *a, const void *b)
 			}                                                      \
 		}                                                              \
 	}
+
+/* Values gathered for the final selection at most (8 MiB). */
+#define GATHER_MAX ((size_t)1 << 20)
+
+/* A wanted rank: its value lies in [lo, lo + 2^bits), which holds cnt of
+ * the values, off of them below it. */
+struct want_range {
+	uint64_t lo;
+	unsigned bits;
+	size_t cnt, off;
+	bool done;
+};
+
+/* Group of wanted ranks sharing one range (ranges are equal or disjoint). */
+static size_t want_groups(const struct want_range *wr, int grp[6],
+			  size_t ret_start[6])
+{
+	size_t ng = 0, at = 0;
+
+	for (int w = 0; w < 6; w++) {
+		grp[w] = -1;
+		if (wr[w].done)
+			continue;
+		for (size_t g = 0; g < ng && grp[w] < 0; g++) {
+			for (int v = 0; v < w; v++) {
+				if (grp[v] == (int)g && wr[v].lo == wr[w].lo &&
+				    wr[v].bits == wr[w].bits) {
+					grp[w] = (int)g;
+					break;
+				}
+			}
+		}
+		if (grp[w] < 0) {
+			grp[w] = (int)ng;
+			ret_start[ng++] = at;
+			at += wr[w].cnt;
+		}
+	}
+	return ng;
+}
+
+/* Group of value d (x = d - lo < 2^bits), or -1. */
+#define GROUP_OF(wr, lead, ng, d, G)                                          \
+	do {                                                                   \
+		G = -1;                                                        \
+		for (size_t g_ = 0; g_ < (ng); g_++) {                         \
+			const struct want_range *q_ = &(wr)[(lead)[g_]];       \
+			if ((((uint64_t)(d) - q_->lo) >> q_->bits) == 0) {     \
+				G = (int)g_;                                   \
+				break;                                         \
+			}                                                      \
+		}                                                              \
+	} while (0)
+
+/* Few values left in the ranges: gather them, select each wanted rank. */
+static bool gather_ranks(const struct dur_set *ds, struct want_range *wr,
+			 int64_t val[6])
+{
+	int grp[6], lead[6];
+	size_t start[6], fill[6] = { 0 }, ng = want_groups(wr, grp, start), total = 0;
+	int64_t *v;
+
+	for (int w = 5; w >= 0; w--)
+		if (grp[w] >= 0)
+			lead[grp[w]] = w;
+	for (size_t g = 0; g < ng; g++)
+		total += wr[lead[g]].cnt;
+	v = malloc((total + 1) * sizeof(*v));
+	if (!v)
+		return false;
+	DUR_FOR_EACH(ds, d, {
+		int g;
+
+		GROUP_OF(wr, lead, ng, d, g);
+		if (g >= 0 && fill[g] < wr[lead[g]].cnt)
+			v[start[g] + fill[g]++] = d;
+	})
+	/* Wanted ranks ascend within a group: select each in what is left. */
+	for (size_t g = 0; g < ng; g++) {
+		int64_t *gv = v + start[g];
+		size_t m = fill[g], from = 0;
+
+		for (int w = 0; w < 6; w++) {
+			if (grp[w] != (int)g || wr[w].off >= m)
+				continue;
+			select_kth(gv + from, m - from, wr[w].off - from);
+			from = wr[w].off;
+			val[w] = gv[from];
+			wr[w].done = true;
+		}
+	}
+	free(v);
+	for (int w = 0; w < 6; w++)
+		if (!wr[w].done)
+			return false; /* counts changed under us: cannot be */
+	return true;
+}
+
+/*
+ * The wanted ranks' values when the first histogram's buckets were wider
+ * than one value. Each pass histograms only the values inside the (at
+ * most 6) wanted ranges, 16 bits finer, until a range is one value wide
+ * or the values left are few enough to gather and select: a few linear
+ * passes, never a sort of a big bucket (a region's millions of tiny calls
+ * share the first bucket when a few long calls stretch the range).
+ */
+static bool refine_ranks(const struct dur_set *ds, struct want_range *wr,
+			 int64_t val[6])
+{
+	for (;;) {
+		int grp[6], lead[6];
+		size_t start[6], ng = want_groups(wr, grp, start), total = 0;
+		uint32_t *h[6] = { NULL };
+		unsigned sub[6], gbits[6];
+		uint64_t glo[6];
+		bool ok = true;
+
+		if (ng == 0)
+			return true;
+		for (int w = 5; w >= 0; w--)
+			if (grp[w] >= 0)
+				lead[grp[w]] = w;
+		for (size_t g = 0; g < ng; g++)
+			total += wr[lead[g]].cnt;
+		if (total <= GATHER_MAX)
+			return gather_ranks(ds, wr, val);
+		for (size_t g = 0; g < ng; g++) {
+			unsigned bits = wr[lead[g]].bits;
+
+			sub[g] = bits > 16 ? bits - 16 : 0;
+			h[g] = calloc((size_t)1 << (bits - sub[g]), sizeof(**h));
+			ok &= h[g] != NULL;
+		}
+		if (ok) {
+			DUR_FOR_EACH(ds, d, {
+				int g;
+
+				GROUP_OF(wr, lead, ng, d, g);
+				if (g >= 0)
+					h[g][((uint64_t)d - wr[lead[g]].lo) >> sub[g]]++;
+			})
+		}
+		for (size_t g = 0; g < ng; g++) {
+			glo[g] = wr[lead[g]].lo;
+			gbits[g] = wr[lead[g]].bits;
+		}
+		for (int w = 0; ok && w < 6; w++) {
+			size_t below = 0, b = 0, nb;
+			int g = grp[w];
+
+			if (g < 0)
+				continue;
+			nb = (size_t)1 << (gbits[g] - sub[g]);
+			while (b < nb && below + h[g][b] <= wr[w].off)
+				below += h[g][b++];
+			if (b == nb) {
+				ok = false; /* counts changed under us: cannot be */
+				break;
+			}
+			wr[w].off -= below;
+			wr[w].cnt = h[g][b];
+			wr[w].lo = glo[g] + ((uint64_t)b << sub[g]);
+			wr[w].bits = sub[g];
+			if (sub[g] == 0) {
+				val[w] = (int64_t)wr[w].lo;
+				wr[w].done = true;
+			}
+		}
+		for (size_t g = 0; g < ng; g++)
+			free(h[g]);
+		if (!ok)
+			return false;
+	}
+}
 
 /*
  * The six order statistics behind p50/p95/p99 (rank k and k + 1 of each)
@@ -267,7 +434,6 @@ static bool percentiles3_hist(const struct dur_set *ds, size_t n, int64_t mn,
 	uint32_t bucket_of[6];
 	unsigned shift = 0;
 	uint32_t *hist;
-	int64_t *gather = NULL;
 	double sq = 0;
 
 	while (nb < n && nb < 65536)
@@ -317,41 +483,16 @@ static bool percentiles3_hist(const struct dur_set *ds, size_t n, int64_t mn,
 		for (int w = 0; w < 6; w++)
 			val[w] = (int64_t)((uint64_t)mn + bucket_of[w]);
 	} else {
-		/* Gather the distinct wanted buckets, in bucket order. */
-		size_t total = 0, start[6], at = 0, fill[6] = { 0 };
+		struct want_range wr[6];
 
 		for (int w = 0; w < 6; w++)
-			if (w == 0 || bucket_of[w] != bucket_of[w - 1])
-				total += hist[bucket_of[w]];
-		gather = malloc((total + 1) * sizeof(*gather));
-		if (!gather) {
+			wr[w] = (struct want_range){
+				(uint64_t)mn + ((uint64_t)bucket_of[w] << shift),
+				shift, hist[bucket_of[w]], off[w], false };
+		if (!refine_ranks(ds, wr, val)) {
 			free(hist);
 			return false;
 		}
-		for (int w = 0; w < 6; w++) {
-			if (w == 0 || bucket_of[w] != bucket_of[w - 1]) {
-				start[w] = at;
-				at += hist[bucket_of[w]];
-			} else {
-				start[w] = start[w - 1];
-			}
-		}
-		DUR_FOR_EACH(ds, d, {
-			uint32_t b = (uint32_t)(((uint64_t)d - (uint64_t)mn) >> shift);
-
-			for (int w = 0; w < 6; w++) {
-				if (bucket_of[w] == b) {
-					gather[start[w] + fill[w]++] = d;
-					break;
-				}
-			}
-		})
-		for (int w = 0; w < 6; w++)
-			if (w == 0 || bucket_of[w] != bucket_of[w - 1])
-				qsort(gather + start[w], hist[bucket_of[w]],
-				      sizeof(*gather), cmp_i64);
-		for (int w = 0; w < 6; w++)
-			val[w] = gather[start[w] + off[w]];
 	}
 	for (int i = 0; i < 3; i++) {
 		double virt = (double)(n - 1) * pct_q[i];
@@ -363,7 +504,6 @@ static bool percentiles3_hist(const struct dur_set *ds, size_t n, int64_t mn,
 			t = 0;
 		ret[i] = lerp(a, b, t);
 	}
-	free(gather);
 	free(hist);
 	return true;
 }

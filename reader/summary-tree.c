@@ -260,6 +260,7 @@ struct fold {
 	struct ival *iv;          /* outermost intervals (lanes only) */
 	size_t n_iv, cap_iv;
 	bool lanes;
+	int64_t *row_excl;        /* exclusive ns per row, or NULL */
 };
 
 static int fold_open(void *data, uint64_t ev, uint32_t row, size_t depth)
@@ -310,6 +311,8 @@ static void fold_close(void *data, uint64_t ev, uint32_t row, int64_t excl)
 	struct node *nd = &f->t->nodes[f->stack[--f->n_stack]];
 
 	nd->own = sp_add_wrap(nd->own, excl);
+	if (f->row_excl)
+		f->row_excl[row] = sp_add_wrap(f->row_excl[row], excl);
 }
 
 /* Per-rank totals into coverage (without lanes) and imbalance. */
@@ -335,19 +338,21 @@ static void end_rank(struct summary_tree *t, bool lanes)
 /*
  * One rank's tree: its calls folded from the streaming walk. *ret_msg gets
  * the (malloc'ed) message of a nesting error (the walk may run on another
- * thread, whose last error is not the caller's).
+ * thread, whose last error is not the caller's). With sums (row-indexed,
+ * this thread's), the rank's exclusive times come out of the same walk.
  */
 static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
-		     size_t *rows, struct summary_tree **ret, char **ret_msg)
+		     size_t *rows, int64_t *sums, struct summary_tree **ret,
+		     char **ret_msg)
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
 	struct fold f = { .t = t, .r = r, .s = r->col[SP_COL_START_TIMES],
 			  .e = r->col[SP_COL_END_TIMES],
 			  .lanes = r->col[SP_COL_THREAD_IDS] != NULL,
-			  .rank_mark = (uint32_t)slot + 1 };
+			  .rank_mark = (uint32_t)slot + 1, .row_excl = sums };
 	struct call_visitor v = { &f, fold_open, fold_close };
 	uint32_t root;
-	size_t nr;
+	size_t nr = 0;
 	int rc;
 
 	if (!t)
@@ -355,6 +360,8 @@ static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
 	rc = new_node(t, NONE, NONE, &root);
 	if (rc == 0) {
 		nr = reader_rank_rows(r, slot, pos, rows);
+		for (size_t i = 0; sums && i < nr; i++)
+			sums[rows[i]] = 0;
 		rc = visit_rows(r, r->ranks[slot], rows, nr, &v);
 		if (rc < 0 && rc != -ENOMEM)
 			*ret_msg = strdup(sp_reader_last_error());
@@ -363,6 +370,8 @@ static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
 		add_coverage(t, f.iv, f.n_iv);
 	if (rc == 0)
 		end_rank(t, f.lanes);
+	if (rc == 0 && sums)
+		exclusive_from_sums(r, rows, nr, sums);
 	free(f.stack);
 	free(f.iv);
 	if (rc < 0) {
@@ -445,12 +454,16 @@ struct tree_work {
 	char **msgs;
 	atomic_size_t next;
 	atomic_size_t failed;      /* lowest failing rank slot, or SIZE_MAX */
+	bool excl;                 /* exclusive times wanted from the walks */
+	atomic_size_t excl_ranks;  /* ranks whose exclusive times are set */
 };
 
 static void *tree_worker(void *arg)
 {
 	struct tree_work *w = arg;
 	size_t *rows = malloc((w->r->n_rows + 1) * sizeof(*rows)), k;
+	/* Per thread, as in exclusive.c (rows of two ranks share lines). */
+	int64_t *sums = w->excl ? malloc((w->r->n_rows + 1) * sizeof(*sums)) : NULL;
 
 	while ((k = atomic_fetch_add(&w->next, 1)) < w->r->n_ranks) {
 		if (!sp_selection_match_rank(w->sel, w->r->ranks[k]))
@@ -461,13 +474,16 @@ static void *tree_worker(void *arg)
 			w->rcs[k] = -ECANCELED;
 			continue;
 		}
-		w->rcs[k] = rows ? rank_tree(w->r, k, w->pos, rows, &w->trees[k],
-					     &w->msgs[k])
+		w->rcs[k] = rows ? rank_tree(w->r, k, w->pos, rows, sums,
+					     &w->trees[k], &w->msgs[k])
 				 : -ENOMEM;
+		if (w->rcs[k] == 0 && sums)
+			atomic_fetch_add(&w->excl_ranks, 1);
 		for (size_t f = atomic_load(&w->failed); w->rcs[k] < 0 && k < f;)
 			if (atomic_compare_exchange_weak(&w->failed, &f, k))
 				break;
 	}
+	free(sums);
 	free(rows);
 	return NULL;
 }
@@ -476,7 +492,8 @@ int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
 		       struct summary_tree **ret)
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
-	struct tree_work w = { r, sel, NULL, NULL, NULL, NULL, 0, SIZE_MAX };
+	struct tree_work w = { r, sel, NULL, NULL, NULL, NULL, 0, SIZE_MAX,
+			       !r->exclusive_done, 0 };
 	uint32_t root;
 	int n, rc;
 
@@ -505,6 +522,10 @@ int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
 			rc = merge_rank(t, t->ranks[k]);
 		}
 	}
+	/* Every rank walked: the exclusive times are known too (a rank that
+	 * failed or was not selected leaves them to exclusive.c). */
+	if (rc == 0 && w.excl && atomic_load(&w.excl_ranks) == r->n_ranks)
+		r->exclusive_done = true;
 	for (size_t k = 0; w.msgs && k < r->n_ranks; k++)
 		free(w.msgs[k]);
 	free(w.msgs);

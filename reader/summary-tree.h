@@ -19,6 +19,15 @@ int summary_tree_rows(struct summary_tree *t, struct sp_reader *r,
 		      struct sp_summary *s);
 void summary_tree_destroy(struct summary_tree *t);
 
+/*
+ * Exclusive ns of the rows of one rank from a walk over all regions that
+ * summed each call's exclusive ns into sums[row] (the tree's walk is the
+ * exclusive-time walk too): written as reader_compute_exclusive would
+ * (exclusive.c).
+ */
+void exclusive_from_sums(struct sp_reader *r, const size_t *rows, size_t n,
+			 const int64_t *sums);
+
 /* From summary.c */
 struct sp_summary_row *summary_add_row(struct sp_summary *s);
 void summary_set_session(struct sp_summary *s, bool has_session);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Multi-rank write of snapshots: a name table unified over the ranks (one
- * hash), rows and events rank after rank, the thread table when any rank
- * ran several threads, then the given metadata.
+ * hash), rows and events rank after rank (the MPI values of MPI rows only,
+ * row layout), the thread table when any rank ran several threads, then
+ * the given metadata.
  */
 #define _GNU_SOURCE
 #include "assemble.h"
@@ -97,9 +98,22 @@ static int to_meta(struct sp_meta *m, const struct sp_asm_meta *v, size_t n)
 	return ret;
 }
 
-/* Rows, events and threads of one rank at the running positions. */
+/* The rank's MPI offsets lie inside its nmpi values. */
+static bool mpi_offsets_ok(const struct sp_asm_rank *r)
+{
+	for (uint32_t i = 0; r->mpi_offsets && i < r->s->nrows; i++) {
+		int64_t o = r->mpi_offsets[i];
+		if (o < -1 || (o >= 0 && ((uint64_t)o > r->nmpi ||
+					  r->s->rows[i].count > r->nmpi - (uint64_t)o)))
+			return false;
+	}
+	return r->mpi_offsets || r->nmpi == 0;
+}
+
+/* Rows, events, MPI values and threads of one rank at the running positions. */
 static int put_rank(struct sp_writer *w, unsigned cols, const struct sp_asm_rank *r,
-		    const uint32_t *map, uint64_t row_at, uint64_t ev_at, uint64_t thr_at)
+		    const uint32_t *map, uint64_t row_at, uint64_t ev_at, uint64_t thr_at,
+		    uint64_t mpi_at)
 {
 	const struct sp_snapshot *s = r->s;
 	struct sp_writer_row *rows = calloc(s->nrows + 1, sizeof *rows);
@@ -107,6 +121,7 @@ static int put_rank(struct sp_writer *w, unsigned cols, const struct sp_asm_rank
 	int ret = rows && tids ? 0 : -ENOMEM;
 	for (uint32_t i = 0; !ret && i < s->nrows; i++) {
 		const struct sp_snap_row *row = &s->rows[i];
+		int64_t mo = r->mpi_offsets ? r->mpi_offsets[i] : -1;
 		rows[i] = (struct sp_writer_row){
 			.region = map[row->region], .rank = r->rank, .offset = ev_at + row->offset,
 			.count = row->count, .source_line = row->source_line,
@@ -115,7 +130,8 @@ static int put_rank(struct sp_writer *w, unsigned cols, const struct sp_asm_rank
 			.throttled_ns = row->throttled_ns, .throttle_timed = row->throttle_timed,
 			.throttled_ci_ns = row->throttled_ci_ns,
 			.throttled_since_ns = row->throttled_since_ns,
-			.patched_since_ns = row->patched_since_ns };
+			.patched_since_ns = row->patched_since_ns,
+			.mpi_offset = mo < 0 ? -1 : (int64_t)mpi_at + mo };
 	}
 	if (!ret && s->nrows)
 		ret = sp_writer_put_rows(w, row_at, s->nrows, rows);
@@ -123,28 +139,12 @@ static int put_rank(struct sp_writer *w, unsigned cols, const struct sp_asm_rank
 		for (uint64_t i = 0; i < s->nevents; i++)
 			tids[i] = s->thread[i];
 		struct sp_writer_events ev = { .start = s->start, .end = s->end, .thread_ids = tids };
-		int64_t *nb = NULL;
-		int32_t *n32 = NULL;
-		if ((cols & SP_COL_MPI) && !r->mpi_bytes) { /* this rank has none: -1 */
-			nb = malloc(s->nevents * sizeof *nb);
-			n32 = malloc(s->nevents * sizeof *n32);
-			if (!nb || !n32)
-				ret = -ENOMEM;
-			for (uint64_t i = 0; !ret && i < s->nevents; i++)
-				nb[i] = n32[i] = -1;
-			ev.mpi_bytes = nb;
-			ev.mpi_peers = ev.mpi_roots = ev.mpi_tags = ev.mpi_comms = n32;
-		} else if (cols & SP_COL_MPI) {
-			ev.mpi_bytes = r->mpi_bytes;
-			ev.mpi_peers = r->mpi_peers;
-			ev.mpi_roots = r->mpi_roots;
-			ev.mpi_tags = r->mpi_tags;
-			ev.mpi_comms = r->mpi_comms;
-		}
-		if (!ret)
-			ret = sp_writer_put_events(w, ev_at, s->nevents, &ev);
-		free(nb);
-		free(n32);
+		ret = sp_writer_put_events(w, ev_at, s->nevents, &ev);
+	}
+	if (!ret && (cols & SP_COL_MPI) && r->nmpi) {
+		struct sp_writer_mpi m = { .bytes = r->mpi_bytes, .peers = r->mpi_peers,
+			.roots = r->mpi_roots, .tags = r->mpi_tags, .comms = r->mpi_comms };
+		ret = sp_writer_put_mpi(w, mpi_at, r->nmpi, &m);
 	}
 	if (!ret && (cols & SP_COL_THREAD_IDS) && s->nthreads) {
 		struct sp_writer_thread *t = calloc(s->nthreads, sizeof *t);
@@ -185,8 +185,11 @@ int sp_assemble_write(const char *path, const struct sp_asm_rank *ranks, size_t 
 		dropped += s->dropped;
 		if (s->threads_with_events > 1)
 			layout.columns |= SP_COL_THREAD_IDS;
-		if (ranks[r].mpi_bytes)
+		if (!mpi_offsets_ok(&ranks[r]))
+			ret = -EINVAL;
+		if (ranks[r].mpi_offsets)
 			layout.columns |= SP_COL_MPI;
+		layout.nmpi += ranks[r].nmpi;
 		for (uint32_t i = 0; i < s->nrows; i++) {
 			if (s->rows[i].dropped)
 				layout.columns |= SP_COL_DROPPED;
@@ -206,12 +209,13 @@ int sp_assemble_write(const char *path, const struct sp_asm_rank *ranks, size_t 
 	struct sp_writer *w = NULL;
 	if (!ret)
 		ret = sp_writer_create(path, &layout, &w);
-	uint64_t row_at = 0, ev_at = 0, thr_at = 0;
+	uint64_t row_at = 0, ev_at = 0, thr_at = 0, mpi_at = 0;
 	for (size_t r = 0; !ret && r < n; r++) {
-		ret = put_rank(w, layout.columns, &ranks[r], maps[r], row_at, ev_at, thr_at);
+		ret = put_rank(w, layout.columns, &ranks[r], maps[r], row_at, ev_at, thr_at, mpi_at);
 		row_at += ranks[r].s->nrows;
 		ev_at += ranks[r].s->nevents;
 		thr_at += ranks[r].s->nthreads;
+		mpi_at += ranks[r].nmpi;
 	}
 	if (!ret)
 		ret = sp_writer_put_metadata(w, &m);

@@ -15,10 +15,17 @@
 
 #define SP_ASM_HIDDEN __attribute__((visibility("hidden")))
 
-/* One rank's data. The MPI columns are optional (all NULL or all set). */
+/*
+ * One rank's data. The MPI values are optional (mpi_offsets NULL: the rank
+ * has none) and in the file's row layout: mpi_offsets[i] is the first
+ * value of snapshot row i in the nmpi values of each array, -1 when the
+ * row has none (function and manual regions).
+ */
 struct sp_asm_rank {
 	const struct sp_snapshot *s;
 	uint32_t rank;
+	const int64_t *mpi_offsets;
+	uint64_t nmpi;
 	const int64_t *mpi_bytes;
 	const int32_t *mpi_peers, *mpi_roots, *mpi_tags, *mpi_comms;
 };
@@ -37,7 +44,8 @@ struct sp_asm_meta {
 
 /* Write ranks[0..n) (in that order) and the metadata to path, atomically
  * (temporary file + rename). dropped_events is set from the ranks. Returns
- * 0 or -errno (-EIO for an HDF5 failure). */
+ * 0 or -errno (-EIO for an HDF5 failure, -EINVAL for MPI offsets outside
+ * the rank's values). */
 SP_ASM_HIDDEN int sp_assemble_write(const char *path, const struct sp_asm_rank *ranks, size_t n,
 				    const struct sp_asm_meta *meta, size_t nmeta);
 

@@ -58,6 +58,9 @@
 #define SP_IDX_THROTTLED_SINCE "throttled_since" /* int64 CLOCK_MONOTONIC ns, -1 never throttled */
 #define SP_IDX_PATCHED_SINCE "patched_since"     /* int64 ns: hook calls patched out from then
 						  * on (counts are lower bounds), -1 never */
+/* int64 per row: the row's first value in the MPI event columns, -1 when
+ * the row has none (only with /events mpi_layout = SP_MPI_LAYOUT_ROWS). */
+#define SP_IDX_MPI_OFFSETS "mpi_offsets"
 
 /* /events: [E] events of all rows back to back. Upstream columns. */
 #define SP_EV_START_TIMES "start_times"           /* int64 ns (schema 2) */
@@ -77,6 +80,15 @@
 #define SP_EV_MPI_TAGS "mpi_tags"                 /* int32, -1 none */
 #define SP_EV_MPI_COMMS "mpi_comms"               /* int32 comm id, -1 none */
 #define SP_EV_CALLSITE_IDS "callsite_ids"         /* int32, -1 none */
+/*
+ * How the MPI event columns (mpi_*, callsite_ids) are laid out: attribute
+ * of /events (vlen UTF-8 scalar). SP_MPI_LAYOUT_ROWS: values only for the
+ * events of the rows that carry MPI data, row after row, each row's slice
+ * at rank_region_index/mpi_offsets (docs/FORMAT.md, "MPI additions").
+ * Absent: one value per event (files written before it; read only).
+ */
+#define SP_EV_ATTR_MPI_LAYOUT "mpi_layout"
+#define SP_MPI_LAYOUT_ROWS "rows"
 
 /* /callsites (ours; only with SCOPE_PROFILER_CALLSITES > 0): the unified MPI
  * call sites, one row per site; events/callsite_ids index the rows. Frames

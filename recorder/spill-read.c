@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Spill file reader: one pass over the records (skipping holes left by a
- * kill mid-write), events placed by their sequence number (so a record
+ * kill mid-write or a full disk), events placed by their sequence number (so a record
  * written twice counts once), CLOSE records applied last. Then, for
  * recovery, the same rows-per-name arrangement as a snapshot.
  */
@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -206,27 +205,92 @@ static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const c
 	}
 }
 
-static int parse(struct sp_spill_data *d, const char *buf, uint64_t size)
+/*
+ * The file is read with pread(2) through a window, not mapped: a spill cut
+ * by a full disk can have holes (byte ranges reserved by a writer whose
+ * write failed, followed by records of others), and on a full tmpfs a
+ * fault on a hole page of a mapping is SIGBUS, while read(2) of a hole
+ * returns zeros. A record is at most a few MiB (EVENTS: 64 Ki events), so
+ * a header that claims more is damage, skipped like a hole.
+ */
+#define WINDOW_BYTES (4u << 20)
+#define REC_MAX_BYTES (64u << 20)
+
+struct source {
+	int fd;
+	uint64_t size;
+	char *buf;
+	size_t cap;
+	uint64_t off;   /* file offset of buf[0] */
+	size_t len;     /* valid bytes in buf */
+};
+
+/* Bytes [pos, pos+n) of the file (pos + n <= size), or NULL with *ret set
+ * (-errno, or 0 when the file is shorter than its size said). */
+static const char *need(struct source *s, uint64_t pos, size_t n, int *ret)
 {
-	if (size < sizeof d->hdr || memcmp(buf, SP_SPILL_MAGIC, 8) != 0)
+	if (pos >= s->off && pos + n <= s->off + s->len)
+		return s->buf + (pos - s->off);
+	size_t want = n > WINDOW_BYTES ? n : WINDOW_BYTES;
+	if (want > s->size - pos)
+		want = (size_t)(s->size - pos);
+	if (want > s->cap) {
+		char *v = realloc(s->buf, want);
+		if (!v) {
+			*ret = -ENOMEM;
+			return NULL;
+		}
+		s->buf = v;
+		s->cap = want;
+	}
+	size_t got = 0;
+	while (got < want) {
+		ssize_t r = pread(s->fd, s->buf + got, want - got, (off_t)(pos + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			*ret = -errno;
+			return NULL;
+		}
+		if (r == 0)
+			break; /* truncated meanwhile: read what is there */
+		got += (size_t)r;
+	}
+	s->off = pos;
+	s->len = got;
+	return got >= n ? s->buf : NULL;
+}
+
+static int parse(struct sp_spill_data *d, struct source *src)
+{
+	int ret = 0;
+	const char *buf = src->size >= sizeof d->hdr ? need(src, 0, sizeof d->hdr, &ret) : NULL;
+	if (!buf)
+		return ret ? ret : SP_SPILL_ENOTSPILL;
+	if (memcmp(buf, SP_SPILL_MAGIC, 8) != 0)
 		return SP_SPILL_ENOTSPILL;
 	memcpy(&d->hdr, buf, sizeof d->hdr);
 	if (d->hdr.version != SP_SPILL_VERSION)
 		return SP_SPILL_EVERSION;
-	if (d->hdr.header_bytes < sizeof d->hdr || d->hdr.header_bytes > size)
+	if (d->hdr.header_bytes < sizeof d->hdr || d->hdr.header_bytes > src->size)
 		return SP_SPILL_ENOTSPILL;
 	d->rank = d->hdr.rank;
 	d->last_tick = d->hdr.tick0;
 	d->last_ns = d->hdr.ns0;
 	struct pending cl = { 0 };
-	int ret = 0;
-	uint64_t pos = ALIGN8(d->hdr.header_bytes);
+	uint64_t pos = ALIGN8(d->hdr.header_bytes), size = src->size;
 	while (!ret && pos + sizeof(struct sp_spill_rec) <= size) {
 		struct sp_spill_rec h;
-		memcpy(&h, buf + pos, sizeof h);
+		const char *p = need(src, pos, sizeof h, &ret);
+		if (!p)
+			break;
+		memcpy(&h, p, sizeof h);
 		uint64_t end = pos + sizeof h + h.bytes;
-		if (h.magic == SP_SPILL_REC_MAGIC && end <= size) {
-			int r = handle(d, &h, buf + pos + sizeof h, &cl);
+		if (h.magic == SP_SPILL_REC_MAGIC && end <= size && h.bytes <= REC_MAX_BYTES) {
+			p = need(src, pos, sizeof h + h.bytes, &ret);
+			if (!p)
+				break;
+			int r = handle(d, &h, p + sizeof h, &cl);
 			if (r == 0) {
 				pos = ALIGN8(end);
 				continue;
@@ -263,21 +327,12 @@ int sp_spill_read(const char *path, struct sp_spill_data *ret_data)
 		return -errno;
 	struct stat st;
 	int ret = fstat(fd, &st) < 0 ? -errno : 0;
-	char *buf = NULL;
-	if (!ret && st.st_size < (off_t)sizeof(struct sp_spill_header))
-		ret = SP_SPILL_ENOTSPILL;
 	if (!ret) {
-		buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (buf == MAP_FAILED) {
-			buf = NULL;
-			ret = -errno;
-		}
+		struct source src = { .fd = fd, .size = (uint64_t)st.st_size };
+		ret = parse(ret_data, &src);
+		free(src.buf);
 	}
 	close(fd);
-	if (!ret)
-		ret = parse(ret_data, buf, (uint64_t)st.st_size);
-	if (buf)
-		munmap(buf, (size_t)st.st_size);
 	if (ret)
 		sp_spill_data_free(ret_data);
 	return ret;

@@ -4,6 +4,8 @@
  * pwrite(2) at byte ranges reserved by one atomic add, so threads never
  * lock and a signal handler can append too. Threads spill their chunks at
  * the memory cap (slow path); the handler dumps what is still in memory.
+ * The first failed write (disk full, quota, I/O error, short write) stops
+ * the spill for good in this process: one warning, no write after it.
  */
 #define _GNU_SOURCE
 #include "spill.h"
@@ -43,6 +45,11 @@ static atomic_uint_least64_t file_end;
 static atomic_uint names_written;
 static atomic_int dumped;
 static atomic_uint_least64_t events_total;
+/* Set by the first failed write (its errno): every writer checks it first,
+ * so a full disk costs one failing pwrite per thread in flight, not one per
+ * later call. `warned` makes the warning one line per process. */
+static atomic_int stopped;
+static atomic_int warned;
 static struct sp_spill_data loaded;
 static bool have_loaded;
 
@@ -69,13 +76,55 @@ static int pwrite_all(const void *buf, size_t n, uint64_t off)
 	return 0;
 }
 
+static size_t append(char *buf, size_t n, size_t cap, const char *s)
+{
+	while (*s && n < cap)
+		buf[n++] = *s++;
+	return n;
+}
+
+/* The one warning line, written with write(2): async-signal-safe (the
+ * handler may be the one that hits the full disk) and no stdio lock taken
+ * in the middle of the application's calls. `what` says what happens next. */
+static void warn(const char *doing, int err, const char *what)
+{
+	if (atomic_exchange(&warned, 1))
+		return;
+	char msg[sizeof path + 256];
+	const char *why = strerrordesc_np(err);
+	size_t n = append(msg, 0, sizeof msg - 1, "scope-profiler: ");
+	n = append(msg, n, sizeof msg - 1, path);
+	n = append(msg, n, sizeof msg - 1, doing);
+	n = append(msg, n, sizeof msg - 1, why ? why : "unknown error");
+	n = append(msg, n, sizeof msg - 1, what);
+	msg[n++] = '\n';
+	ssize_t w = write(STDERR_FILENO, msg, n);
+	(void)w; /* nothing better to do when stderr is gone too */
+}
+
+/* The first failure: no writer starts a pwrite after this. */
+static void stop(int err)
+{
+	int none = 0;
+	if (!atomic_compare_exchange_strong(&stopped, &none, err))
+		return;
+	warn(": spill stopped: ", err,
+	     atomic_load(&dumped) ? "; the events still in memory are not all in it"
+				  : "; later calls past the memory cap (SCOPE_PROFILER_MAX_MEMORY) "
+				    "are dropped and counted");
+}
+
 /* Append one record: payload a then b, header last, so a record cut short
- * by a kill has no header and reads as a hole. Async-signal-safe. */
+ * by a kill or a full disk has no header and reads as a hole. Any failure
+ * stops the spill (stop()). Async-signal-safe. */
 static int put_rec(uint32_t type, uint32_t thread, const void *a, size_t na, const void *b,
 		   size_t nb)
 {
 	if (spill_fd < 0)
 		return -EBADF;
+	int err = atomic_load_explicit(&stopped, memory_order_relaxed);
+	if (err)
+		return -err;
 	int e = errno;
 	struct sp_spill_rec h = { SP_SPILL_REC_MAGIC, type, (uint32_t)(na + nb), thread };
 	uint64_t off = atomic_fetch_add(&file_end, ALIGN8(sizeof h + na + nb));
@@ -84,13 +133,15 @@ static int put_rec(uint32_t type, uint32_t thread, const void *a, size_t na, con
 		ret = pwrite_all(b, nb, off + sizeof h + na);
 	if (!ret)
 		ret = pwrite_all(&h, sizeof h, off);
+	if (ret)
+		stop(-ret);
 	errno = e;
 	return ret;
 }
 
 bool sp_spill_active(void)
 {
-	return spill_fd >= 0 && spill_at_cap;
+	return spill_fd >= 0 && spill_at_cap && !atomic_load_explicit(&stopped, memory_order_relaxed);
 }
 
 const char *sp_spill_path(void)
@@ -130,10 +181,16 @@ int sp_spill_open(const char *output, bool at_cap)
 	atomic_store(&file_end, ALIGN8(sizeof h));
 	atomic_store(&names_written, 0);
 	atomic_store(&dumped, 0);
+	atomic_store(&stopped, 0);
+	atomic_store(&warned, 0);
+	atomic_store(&events_total, 0);
 	nmodules = 0;
-	if (pwrite_all(&h, sizeof h, 0) < 0) {
+	int ret = pwrite_all(&h, sizeof h, 0);
+	if (ret < 0) {
+		warn(": could not write the spill file: ", -ret,
+		     "; calls past the memory cap (SCOPE_PROFILER_MAX_MEMORY) are dropped and counted");
 		sp_spill_remove();
-		return -EIO;
+		return ret;
 	}
 	return 0;
 }
@@ -207,7 +264,8 @@ static void put_thread(const struct sp_thread *t)
 	put_rec(SP_SPILL_THREAD, t->index, &r, sizeof r, NULL, 0);
 }
 
-/* Events [seq, seq+n) of thread t, in records of at most 64 Ki events. */
+/* Events [seq, seq+n) of thread t, in records of at most 64 Ki events;
+ * events_total counts those written. */
 static int put_events(const struct sp_thread *t, uint64_t seq, const struct sp_event *ev, size_t n)
 {
 	while (n) {
@@ -218,6 +276,7 @@ static int put_events(const struct sp_thread *t, uint64_t seq, const struct sp_e
 		int ret = put_rec(SP_SPILL_EVENTS, t->index, &h, sizeof h, ev, k * sizeof *ev);
 		if (ret)
 			return ret;
+		atomic_fetch_add(&events_total, k);
 		seq += k;
 		ev += k;
 		n -= k;
@@ -225,27 +284,33 @@ static int put_events(const struct sp_thread *t, uint64_t seq, const struct sp_e
 	return 0;
 }
 
-/* CLOSE entries, batched on the stack. */
+/* CLOSE entries, batched on the stack. slot[i] is the slot that entry i
+ * frees once its record is written (NO_SLOT: none): a slot whose CLOSE
+ * could not be written stays, and sp_spill_load() applies it from memory. */
+#define NO_SLOT UINT16_MAX
 struct closes {
-	const struct sp_thread *t;
+	struct sp_thread *t;
 	uint32_t n;
 	struct sp_spill_close v[64];
+	uint16_t slot[64];
 };
-
-static void close_add(struct closes *c, uint64_t seq, int64_t end, uint32_t region)
-{
-	c->v[c->n++] = (struct sp_spill_close){ seq, end, region, 0 };
-	if (c->n == 64) {
-		put_rec(SP_SPILL_CLOSE, c->t->index, c->v, c->n * sizeof *c->v, NULL, 0);
-		c->n = 0;
-	}
-}
 
 static void close_flush(struct closes *c)
 {
-	if (c->n)
-		put_rec(SP_SPILL_CLOSE, c->t->index, c->v, c->n * sizeof *c->v, NULL, 0);
+	if (c->n && put_rec(SP_SPILL_CLOSE, c->t->index, c->v, c->n * sizeof *c->v, NULL, 0) == 0)
+		for (uint32_t i = 0; i < c->n; i++)
+			if (c->slot[i] != NO_SLOT)
+				c->t->slots->used[c->slot[i]] = 0;
 	c->n = 0;
+}
+
+static void close_add(struct closes *c, uint64_t seq, int64_t end, uint32_t region,
+		      uint16_t slot)
+{
+	c->slot[c->n] = slot;
+	c->v[c->n++] = (struct sp_spill_close){ seq, end, region, 0 };
+	if (c->n == 64)
+		close_flush(c);
 }
 
 static bool is_slot(const struct sp_thread *t, const struct sp_event *ev)
@@ -253,8 +318,9 @@ static bool is_slot(const struct sp_thread *t, const struct sp_event *ev)
 	return t->slots && ev >= t->slots->ev && ev < t->slots->ev + SP_STACK_MAX;
 }
 
-/* Write the slots whose call ended (or was deleted) and free them. With
- * now != SP_OPEN (signal), still-open ones are written as ending at now. */
+/* Write the slots whose call ended (or was deleted) and free them once
+ * written. With now != SP_OPEN (signal), still-open ones are written as
+ * ending at now and no slot is freed. */
 static void harvest(struct sp_thread *t, struct closes *c, int64_t now)
 {
 	struct sp_spill_slots *s = t->slots;
@@ -262,19 +328,42 @@ static void harvest(struct sp_thread *t, struct closes *c, int64_t now)
 		if (!s->used[i])
 			continue;
 		const struct sp_event *e = &s->ev[i];
-		if (e->end != SP_OPEN || e->region == SP_NO_REGION) {
-			close_add(c, s->seq[i], e->end, e->region);
-			if (now == SP_OPEN)
-				s->used[i] = 0;
-		} else if (now != SP_OPEN) {
-			close_add(c, s->seq[i], now, e->region);
-		}
+		if (e->end != SP_OPEN || e->region == SP_NO_REGION)
+			close_add(c, s->seq[i], e->end, e->region, now == SP_OPEN ? (uint16_t)i : NO_SLOT);
+		else if (now != SP_OPEN)
+			close_add(c, s->seq[i], now, e->region, NO_SLOT);
 	}
 }
 
+/* Open frames whose event is in chunk c (events seq..seq+n-1, now in the
+ * file) close into a slot from now on. */
+static void move_to_slots(struct sp_thread *t, struct sp_chunk *c, size_t n, uint64_t seq)
+{
+	for (uint32_t i = 0; i < t->depth && i < SP_STACK_MAX; i++) {
+		struct sp_frame *f = &t->stack[i];
+		if (!f->ev || f->ev < c->events || f->ev >= c->events + n)
+			continue;
+		uint32_t k = 0;
+		while (k < SP_STACK_MAX && t->slots->used[k])
+			k++;
+		if (k == SP_STACK_MAX)
+			break; /* cannot happen: at most depth slots are open */
+		t->slots->used[k] = 1;
+		t->slots->ev[k] = *f->ev;
+		t->slots->seq[k] = seq + (uint64_t)(f->ev - c->events);
+		f->ev = &t->slots->ev[k];
+	}
+}
+
+/*
+ * All chunks are written before any frame moves to a slot: if a write
+ * fails, the thread's memory is exactly as before (it keeps its chunks and
+ * the caller drops), and the records already written for it are beyond
+ * t->spilled, which finalize ignores (the same events come from memory).
+ */
 int sp_spill_thread(struct sp_thread *t)
 {
-	if (spill_fd < 0 || getpid() != owner)
+	if (!sp_spill_active() || getpid() != owner)
 		return -EBADF;
 	if (!t->slots && !(t->slots = calloc(1, sizeof *t->slots)))
 		return -ENOMEM;
@@ -290,23 +379,14 @@ int sp_spill_thread(struct sp_thread *t)
 		int ret = put_events(t, seq, c->events, n);
 		if (ret)
 			return ret;
-		/* Open frames whose event is in this chunk now close into a slot. */
-		for (uint32_t i = 0; i < t->depth; i++) {
-			struct sp_frame *f = &t->stack[i];
-			if (!f->ev || f->ev < c->events || f->ev >= c->events + n)
-				continue;
-			uint32_t k = 0;
-			while (k < SP_STACK_MAX && t->slots->used[k])
-				k++;
-			if (k == SP_STACK_MAX)
-				break; /* cannot happen: at most depth slots are open */
-			t->slots->used[k] = 1;
-			t->slots->ev[k] = *f->ev;
-			t->slots->seq[k] = seq + (uint64_t)(f->ev - c->events);
-			f->ev = &t->slots->ev[k];
-		}
 		seq += n;
-		atomic_fetch_add(&events_total, n);
+	}
+	seq = t->spilled;
+	for (struct sp_chunk *c = sp_chunk_oldest_after(t->chunks, NULL); c;
+	     c = sp_chunk_oldest_after(t->chunks, c)) {
+		size_t n = sp_chunk_count(t, c, t->pos);
+		move_to_slots(t, c, n, seq);
+		seq += n;
 	}
 	t->spilled = seq;
 	return 0;
@@ -350,16 +430,21 @@ static void dump_thread(struct sp_thread *t, int64_t now)
 			continue;
 		uint64_t s = seq_in_memory(t, ev);
 		if (s != UINT64_MAX)
-			close_add(&cl, s, now, ev->region);
+			close_add(&cl, s, now, ev->region, NO_SLOT);
 	}
 	close_flush(&cl);
 }
 
-void sp_spill_dump(int signo)
+int sp_spill_dump(int signo)
 {
-	if (spill_fd < 0 || getpid() != owner || atomic_exchange(&dumped, 1))
-		return;
+	if (spill_fd < 0 || getpid() != owner)
+		return -EBADF;
+	if (atomic_exchange(&dumped, 1))
+		return -EALREADY;
 	atomic_store(&sp_recording, 0);
+	int err = atomic_load(&stopped);
+	if (err)
+		return -err; /* the file holds what was written before it stopped */
 	int64_t tick = sp_ticks(), ns = sp_monotonic_ns();
 	sync_regions(false);
 	for (struct sp_thread *t = sp_thread_list_unlocked(); t; t = t->next)
@@ -378,6 +463,25 @@ void sp_spill_dump(int signo)
 	}
 	struct sp_spill_trailer tr = { signo, 0, tick, ns, sp_thread_dropped_total() };
 	put_rec(SP_SPILL_TRAILER, 0, &tr, sizeof tr, NULL, 0);
+	err = atomic_load(&stopped);
+	return -err;
+}
+
+/* Slots still in use hold ends the file may lack (their CLOSE record was
+ * not written): apply them to the events read back, as the reader applies
+ * CLOSE records. */
+static void apply_slots(const struct sp_thread *t, struct sp_spill_tdata *d)
+{
+	const struct sp_spill_slots *s = t->slots;
+	for (uint32_t i = 0; s && i < SP_STACK_MAX; i++) {
+		if (!s->used[i] || s->seq[i] >= d->n)
+			continue;
+		struct sp_spill_event *e = &d->ev[s->seq[i]];
+		if (e->region == SP_SPILL_NO_REGION)
+			continue;
+		e->end = s->ev[i].end;
+		e->region = s->ev[i].region;
+	}
 }
 
 int sp_spill_load(void)
@@ -385,12 +489,16 @@ int sp_spill_load(void)
 	if (spill_fd < 0 || getpid() != owner || !atomic_load(&events_total))
 		return 0;
 	/* Calls that were open when spilled have ended by now (finalize closed
-	 * every open call): write their ends, then read everything back. */
-	sync_regions(true);
-	for (struct sp_thread *t = sp_thread_first(); t; t = t->next) {
-		struct closes cl = { .t = t };
-		harvest(t, &cl, SP_OPEN);
-		close_flush(&cl);
+	 * every open call): write their ends (so the file stays complete for
+	 * `recover` if the write fails), then read everything back. After the
+	 * spill stopped nothing is written: the ends come from the slots. */
+	if (!atomic_load(&stopped)) {
+		sync_regions(true);
+		for (struct sp_thread *t = sp_thread_first(); t; t = t->next) {
+			struct closes cl = { .t = t };
+			harvest(t, &cl, SP_OPEN);
+			close_flush(&cl);
+		}
 	}
 	int ret = sp_spill_read(path, &loaded);
 	if (ret)
@@ -398,11 +506,12 @@ int sp_spill_load(void)
 	have_loaded = true;
 	for (struct sp_thread *t = sp_thread_first(); t; t = t->next) {
 		for (uint32_t i = 0; i < loaded.nthreads; i++) {
-			const struct sp_spill_tdata *d = &loaded.threads[i];
+			struct sp_spill_tdata *d = &loaded.threads[i];
 			if (d->index != t->index || !t->spilled)
 				continue;
 			if (d->n < t->spilled)
 				return -EIO;
+			apply_slots(t, d);
 			t->prefix = (const struct sp_event *)d->ev;
 			t->nprefix = t->spilled;
 		}

@@ -17,7 +17,7 @@
  * and a failed finalize write to it). Returns 0 or -errno (then calls past
  * the cap are dropped and counted, and signals are not captured). */
 SP_HIDDEN int sp_spill_open(const char *output, bool at_cap);
-/* True when threads spill at the cap (an open file and at_cap). */
+/* True when threads spill at the cap (an open file, at_cap, not stopped). */
 SP_HIDDEN bool sp_spill_active(void);
 /* The process is MPI rank `rank` of `size`: rename the file to
  * <output>.spill.rank<NNNNN> and record the rank. */
@@ -27,16 +27,22 @@ SP_HIDDEN const char *sp_spill_path(void);
 
 /* Slow path of a thread at the cap: append its chunks (oldest first) and
  * move its open frames that point into them to per-thread slots. The caller
- * then reuses the chunks. Returns 0 or -errno (nothing changed then). */
+ * then reuses the chunks. Returns 0 or -errno (nothing changed then; the
+ * first failed write stops the spill for good: one warning on stderr, no
+ * write after it, sp_spill_active() false, so calls past the cap are
+ * dropped and counted). */
 SP_HIDDEN int sp_spill_thread(struct sp_thread *t);
 
 /*
  * Async-signal-safe: stop recording, append every thread's events still in
  * memory, the calls still open closed at this instant, the drop counts and
- * a trailer naming `signo`. Only atomics, clock_gettime, pwrite. Does
- * nothing if there is no spill file or it ran already.
+ * a trailer naming `signo`. Only atomics, clock_gettime, pwrite, and write
+ * to stderr for the warning when a write fails. Returns 0 when everything
+ * was written; -EBADF (no spill file), -EALREADY (it ran already), or the
+ * negative errno that stopped the spill, now or earlier (then the file
+ * holds only what was written before: sp_spill_events_total()).
  */
-SP_HIDDEN void sp_spill_dump(int signo);
+SP_HIDDEN int sp_spill_dump(int signo);
 
 /* Finalize, recording stopped and open calls closed: if anything was
  * spilled, read the file back and give each thread its spilled events as
@@ -50,7 +56,7 @@ SP_HIDDEN void sp_spill_remove(void);
 /* Close the file without removing it (a forked child sharing the
  * parent's file, or a failed finalize that leaves it for recovery). */
 SP_HIDDEN void sp_spill_close(void);
-/* Number of events written to the spill file by the slow path so far. */
+/* Number of events written to the spill file so far (EVENTS records). */
 SP_HIDDEN uint64_t sp_spill_events_total(void);
 
 #endif /* SP_SPILL_WRITE_H */

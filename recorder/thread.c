@@ -5,7 +5,9 @@
  * memory cap allows, and otherwise the call is counted as dropped against
  * its region. With spilling on (spill.c), a thread that reaches the cap
  * writes its chunks to the spill file instead and reuses its newest chunk,
- * so memory stays bounded and nothing is dropped. Thread structs go on one
+ * so memory stays bounded and nothing is dropped, until a spill write fails
+ * (disk full): then the spill is off for good and calls past the cap are
+ * dropped and counted as without it. Thread structs go on one
  * global list and are never freed while recording, so an exited thread's
  * events survive until the flush.
  */
@@ -100,7 +102,9 @@ void sp_chunk_release(struct sp_chunk *c)
  * The cap is reached: write this thread's chunks to the spill file and
  * keep only the newest chunk, emptied, for reuse. `spilling` tells a signal
  * handler that lands meanwhile to leave this thread's memory alone (it is
- * half in the file). Returns false if the spill failed (the caller drops).
+ * half in the file). Returns false if the spill failed: the thread keeps
+ * its chunks and the caller drops; after a failed write sp_spill_active()
+ * is false for good, so later calls drop without a write each.
  */
 static bool spill_and_reuse(struct sp_thread *t)
 {

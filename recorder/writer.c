@@ -185,6 +185,29 @@ static int create_index(struct sp_writer *w)
 		ret |= make_dset(g, SP_IDX_THROTTLED_SINCE, H5T_STD_I64LE, n);
 		ret |= make_dset(g, SP_IDX_PATCHED_SINCE, H5T_STD_I64LE, n);
 	}
+	if (l->columns & SP_COL_MPI)
+		ret |= make_dset(g, SP_IDX_MPI_OFFSETS, H5T_STD_I64LE, n);
+	return ret ? -EIO : 0;
+}
+
+/*
+ * The MPI columns in the row layout: nmpi values (the events of the rows
+ * with MPI data, mpi_offsets says where each row's are), so the events of
+ * function and manual regions cost nothing here; /events names the layout.
+ */
+static int create_mpi(struct sp_writer *w, hid_t g, uint64_t m, int z)
+{
+	unsigned c = w->layout.columns;
+	int ret = 0;
+	ret |= make_dset_level(g, SP_EV_MPI_BYTES, H5T_STD_I64LE, m, z);
+	ret |= make_dset_level(g, SP_EV_MPI_PEERS, H5T_STD_I32LE, m, z);
+	ret |= make_dset_level(g, SP_EV_MPI_ROOTS, H5T_STD_I32LE, m, z);
+	ret |= make_dset_level(g, SP_EV_MPI_TAGS, H5T_STD_I32LE, m, z);
+	ret |= make_dset_level(g, SP_EV_MPI_COMMS, H5T_STD_I32LE, m, z);
+	if (c & SP_COL_CALLSITE)
+		ret |= make_dset_level(g, SP_EV_CALLSITE_IDS, H5T_STD_I32LE, m, z);
+	if (!ret)
+		ret = attr_str(w, g, SP_EV_ATTR_MPI_LAYOUT, SP_MPI_LAYOUT_ROWS);
 	return ret ? -EIO : 0;
 }
 
@@ -198,15 +221,8 @@ static int create_events(struct sp_writer *w)
 	ret |= make_dset_level(g, SP_EV_END_TIMES, H5T_STD_I64LE, n, z ? z : DSET_RAW);
 	if (l->columns & SP_COL_THREAD_IDS)
 		ret |= make_dset_level(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n, z);
-	if (l->columns & SP_COL_MPI) {
-		ret |= make_dset_level(g, SP_EV_MPI_BYTES, H5T_STD_I64LE, n, z);
-		ret |= make_dset_level(g, SP_EV_MPI_PEERS, H5T_STD_I32LE, n, z);
-		ret |= make_dset_level(g, SP_EV_MPI_ROOTS, H5T_STD_I32LE, n, z);
-		ret |= make_dset_level(g, SP_EV_MPI_TAGS, H5T_STD_I32LE, n, z);
-		ret |= make_dset_level(g, SP_EV_MPI_COMMS, H5T_STD_I32LE, n, z);
-	}
-	if (l->columns & SP_COL_CALLSITE)
-		ret |= make_dset_level(g, SP_EV_CALLSITE_IDS, H5T_STD_I32LE, n, z);
+	if (l->columns & SP_COL_MPI)
+		ret |= create_mpi(w, g, l->nmpi, z);
 	return ret ? -EIO : 0;
 }
 
@@ -296,6 +312,10 @@ int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 		return -ENOMEM;
 	w->file = w->g_meta = w->g_index = w->g_events = w->g_threads = H5I_INVALID_HID;
 	w->layout = *layout;
+	if ((layout->columns & SP_COL_CALLSITE) && !(layout->columns & SP_COL_MPI)) {
+		free(w);
+		return -EINVAL; /* call sites are laid out as the MPI columns */
+	}
 	w->path = strdup(path);
 	w->tmp = temp_path(path);
 	if (!w->path || !w->tmp) {
@@ -383,6 +403,8 @@ int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,
 		PUT_ROW_COLUMN(SP_IDX_PATCHED_SINCE, int64_t,
 			       rows[i].patched_since_ns > 0 ? rows[i].patched_since_ns : -1);
 	}
+	if (w->layout.columns & SP_COL_MPI)
+		PUT_ROW_COLUMN(SP_IDX_MPI_OFFSETS, int64_t, rows[i].mpi_offset);
 	return put_row_strings(w, first, n, rows);
 }
 
@@ -435,15 +457,23 @@ int sp_writer_put_events(struct sp_writer *w, uint64_t first, uint64_t n,
 	}
 	if (!ret && (c & SP_COL_THREAD_IDS))
 		ret = put(g, SP_EV_THREAD_IDS, first, n, ev->thread_ids);
-	if (!ret && (c & SP_COL_MPI)) {
-		ret = put(g, SP_EV_MPI_BYTES, first, n, ev->mpi_bytes);
-		ret = ret ? ret : put(g, SP_EV_MPI_PEERS, first, n, ev->mpi_peers);
-		ret = ret ? ret : put(g, SP_EV_MPI_ROOTS, first, n, ev->mpi_roots);
-		ret = ret ? ret : put(g, SP_EV_MPI_TAGS, first, n, ev->mpi_tags);
-		ret = ret ? ret : put(g, SP_EV_MPI_COMMS, first, n, ev->mpi_comms);
-	}
+	return ret;
+}
+
+int sp_writer_put_mpi(struct sp_writer *w, uint64_t first, uint64_t n,
+		      const struct sp_writer_mpi *m)
+{
+	unsigned c = w->layout.columns;
+	hid_t g = w->g_events;
+	if (!(c & SP_COL_MPI) || first > w->layout.nmpi || n > w->layout.nmpi - first)
+		return -EINVAL;
+	int ret = put(g, SP_EV_MPI_BYTES, first, n, m->bytes);
+	ret = ret ? ret : put(g, SP_EV_MPI_PEERS, first, n, m->peers);
+	ret = ret ? ret : put(g, SP_EV_MPI_ROOTS, first, n, m->roots);
+	ret = ret ? ret : put(g, SP_EV_MPI_TAGS, first, n, m->tags);
+	ret = ret ? ret : put(g, SP_EV_MPI_COMMS, first, n, m->comms);
 	if (!ret && (c & SP_COL_CALLSITE))
-		ret = put(g, SP_EV_CALLSITE_IDS, first, n, ev->callsite_ids);
+		ret = put(g, SP_EV_CALLSITE_IDS, first, n, m->callsite_ids);
 	return ret;
 }
 

@@ -20,9 +20,10 @@
 enum {
 	SP_COL_THREAD_IDS = 1u << 0, /* events/thread_ids + /thread_table */
 	SP_COL_DROPPED = 1u << 1,    /* rank_region_index/dropped_counts */
-	SP_COL_THROTTLED = 1u << 2,  /* rank_region_index/throttled_{counts,totals,timed_counts,ci95,since} */
-	SP_COL_MPI = 1u << 3,        /* events/mpi_{bytes,peers,roots,tags,comms} */
-	SP_COL_CALLSITE = 1u << 4,   /* events/callsite_ids */
+	SP_COL_THROTTLED = 1u << 2,  /* rank_region_index/throttled_{counts,totals,timed_counts,ci95,since}, patched_since */
+	SP_COL_MPI = 1u << 3,        /* events/mpi_{bytes,peers,roots,tags,comms} (row layout)
+				      * + rank_region_index/mpi_offsets */
+	SP_COL_CALLSITE = 1u << 4,   /* events/callsite_ids, laid out as the MPI columns */
 };
 
 struct sp_writer_layout {
@@ -31,6 +32,8 @@ struct sp_writer_layout {
 	uint64_t nrows;
 	uint64_t nevents;
 	uint64_t nthreads; /* thread_table rows, with SP_COL_THREAD_IDS */
+	uint64_t nmpi;     /* values of each MPI column (SP_COL_MPI): the events of
+			    * the rows that carry MPI data, summed */
 	unsigned columns;
 	int compression;   /* gzip level 1-9 (+ shuffle) for event columns; 0 = none */
 };
@@ -48,14 +51,23 @@ struct sp_writer_row {
 	int64_t throttled_ci_ns;  /* 95 % half-width, 0 exact, -1 unknown */
 	int64_t throttled_since_ns; /* -1 never throttled */
 	int64_t patched_since_ns;   /* -1 never patched */
+	int64_t mpi_offset;      /* SP_COL_MPI: first value in the MPI columns, -1 none */
 };
 
 /* Event columns of one slice; members for absent columns are ignored. */
 struct sp_writer_events {
 	const int64_t *start, *end;
 	const int64_t *thread_ids;
-	const int64_t *mpi_bytes;
-	const int32_t *mpi_peers, *mpi_roots, *mpi_tags, *mpi_comms;
+};
+
+/*
+ * A slice of the MPI columns (SP_COL_MPI), which hold layout.nmpi values:
+ * the events of the rows with MPI data only, at their rows' mpi_offset.
+ * callsite_ids is read with SP_COL_CALLSITE only.
+ */
+struct sp_writer_mpi {
+	const int64_t *bytes;
+	const int32_t *peers, *roots, *tags, *comms;
 	const int32_t *callsite_ids;
 };
 
@@ -85,6 +97,9 @@ SP_WRITER_HIDDEN int sp_writer_times_raw(struct sp_writer *w, int *fd, uint64_t 
 					 uint64_t *off_end);
 SP_WRITER_HIDDEN int sp_writer_put_events(struct sp_writer *w, uint64_t first, uint64_t n,
 					  const struct sp_writer_events *ev);
+/* Values [first, first+n) of the MPI columns. Returns 0, -EINVAL or -EIO. */
+SP_WRITER_HIDDEN int sp_writer_put_mpi(struct sp_writer *w, uint64_t first, uint64_t n,
+				       const struct sp_writer_mpi *m);
 SP_WRITER_HIDDEN int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_t n,
 					   const struct sp_writer_thread *threads);
 SP_WRITER_HIDDEN int sp_writer_put_metadata(struct sp_writer *w, const struct sp_meta *m);

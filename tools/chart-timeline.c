@@ -180,47 +180,151 @@ static int emit_bins(struct timeline *t, size_t *cap, const struct bin *bins,
  */
 #define AGG_CELLS 100000
 
+/* The per-pixel bins of one lane, every depth row at once. */
+struct agg {
+	size_t w;
+	double bin_ns;
+	struct bin *bins;   /* rows x w */
+};
+
+/* Most bins of one lane (rows x pixels) aggregated in one go; beyond it
+ * (a hostile depth), calls are sorted by depth and binned row by row. */
+#define AGG_LANE_BINS ((size_t)1 << 22)
+
+static int agg_init(struct timeline *t, struct agg *a, int32_t rows,
+		    size_t n_rows_at_once, double width)
+{
+	size_t w = width >= 1 ? (size_t)width : 1;
+	size_t per_lane = AGG_CELLS / (t->ranks_drawn ? t->ranks_drawn : 1) / (size_t)rows;
+
+	if (per_lane < w)
+		w = per_lane > 50 ? per_lane : 50;
+	a->w = w;
+	a->bin_ns = (double)(t->t1_ns - t->t0_ns) / (double)w;
+	a->bins = malloc(w * n_rows_at_once * sizeof(*a->bins));
+	if (!a->bins)
+		return -ENOMEM;
+	if (!(a->bin_ns > 0))
+		a->bin_ns = 1;
+	if (a->bin_ns / 1e9 > t->bin_seconds)
+		t->bin_seconds = a->bin_ns / 1e9;
+	for (size_t b = 0; b < w * n_rows_at_once; b++)
+		a->bins[b] = (struct bin){ NONE, NONE, 0, 0, 0 };
+	return 0;
+}
+
+/* Add one call to the bins of its row (row: index of the row's bins). */
+static void agg_call(const struct timeline *t, struct agg *a, size_t row,
+		     uint32_t region, int64_t cs, int64_t ce)
+{
+	struct bin *bins = a->bins + row * a->w;
+	double s = (double)(cs - t->t0_ns), e = (double)(ce - t->t0_ns);
+	size_t b0 = s <= 0 ? 0 : (size_t)(s / a->bin_ns);
+	size_t b1 = e <= 0 ? 0 : (size_t)(e / a->bin_ns);
+
+	b0 = b0 < a->w ? b0 : a->w - 1;
+	b1 = b1 < a->w ? b1 : a->w - 1;
+	for (size_t b = b0; b <= b1; b++) {
+		double lo = fmax(s, (double)b * a->bin_ns);
+		double hi = fmin(e, (double)(b + 1) * a->bin_ns);
+
+		bin_add(&bins[b], region, hi > lo ? hi - lo : 0, b == b0);
+	}
+}
+
 static int aggregate_lane(struct timeline *t, size_t *cap,
 			  const struct tl_call *c, size_t n, int32_t rows,
 			  double width)
 {
-	size_t w = width >= 1 ? (size_t)width : 1;
-	size_t per_lane = AGG_CELLS / (t->ranks_drawn ? t->ranks_drawn : 1) / (size_t)rows;
-	double bin_ns;
-	struct bin *bins;
+	struct agg a;
 	size_t i = 0;
+	int rc = agg_init(t, &a, rows, 1, width);
+
+	for (int32_t d = 0; d < rows && rc == 0; d++) {
+		for (size_t b = 0; b < a.w; b++)
+			a.bins[b] = (struct bin){ NONE, NONE, 0, 0, 0 };
+		for (; i < n && c[i].depth == d; i++)
+			agg_call(t, &a, 0, c[i].region, c[i].s, c[i].e);
+		rc = emit_bins(t, cap, a.bins, a.w, d, a.bin_ns);
+	}
+	free(a.bins);
+	return rc;
+}
+
+/*
+ * Aggregated lanes straight from the call stack, without copying or
+ * sorting its calls: they come lane after lane (ascending thread), each
+ * lane in start order, so each depth row's calls reach its bins in start
+ * order, as aggregate_lane would feed them. 1 (nothing added) when the
+ * stack is not in that shape or a lane is too deep: the caller sorts.
+ */
+static int add_rank_stack(struct timeline *t, size_t *cap, uint32_t rank,
+			  const struct sp_call_stack *st, double width)
+{
+	size_t n = sp_call_stack_count(st), lanes0 = t->n_lanes, bars0 = t->n_bars;
 	int rc = 0;
 
-	if (per_lane < w)
-		w = per_lane > 50 ? per_lane : 50;
-	bin_ns = (double)(t->t1_ns - t->t0_ns) / (double)w;
-	bins = malloc(w * sizeof(*bins));
-	if (!bins)
-		return -ENOMEM;
-	if (!(bin_ns > 0))
-		bin_ns = 1;
-	if (bin_ns / 1e9 > t->bin_seconds)
-		t->bin_seconds = bin_ns / 1e9;
-	for (int32_t d = 0; d < rows && rc == 0; d++) {
-		for (size_t b = 0; b < w; b++)
-			bins[b] = (struct bin){ NONE, NONE, 0, 0, 0 };
-		for (; i < n && c[i].depth == d; i++) {
-			double s = (double)(c[i].s - t->t0_ns), e = (double)(c[i].e - t->t0_ns);
-			size_t b0 = s <= 0 ? 0 : (size_t)(s / bin_ns);
-			size_t b1 = e <= 0 ? 0 : (size_t)(e / bin_ns);
+	for (size_t i = 0; i < n && rc == 0;) {
+		struct sp_call c;
+		size_t j = i;
+		int32_t max = 0;
+		int64_t lane;
+		struct tl_lane *lanes;
+		int64_t *last = NULL;
+		struct agg a = { 0 };
 
-			b0 = b0 < w ? b0 : w - 1;
-			b1 = b1 < w ? b1 : w - 1;
-			for (size_t b = b0; b <= b1; b++) {
-				double lo = fmax(s, (double)b * bin_ns);
-				double hi = fmin(e, (double)(b + 1) * bin_ns);
-
-				bin_add(&bins[b], c[i].region, hi > lo ? hi - lo : 0, b == b0);
-			}
+		sp_call_stack_get(st, i, &c);
+		lane = c.lane;
+		if (i > 0 && lane <= t->lanes[t->n_lanes - 1].thread)
+			rc = 1;
+		for (; rc == 0 && j < n; j++) {
+			sp_call_stack_get(st, j, &c);
+			if (c.lane != lane)
+				break;
+			if (c.depth < 0)
+				rc = 1;
+			max = c.depth > max ? c.depth : max;
 		}
-		rc = emit_bins(t, cap, bins, w, d, bin_ns);
+		if (rc == 0 && (size_t)max + 1 > AGG_LANE_BINS / 50)
+			rc = 1;
+		if (rc)
+			break;
+		lanes = realloc(t->lanes, (t->n_lanes + 1) * sizeof(*lanes));
+		if (!lanes) {
+			rc = -ENOMEM;
+			break;
+		}
+		t->lanes = lanes;
+		t->lanes[t->n_lanes++] = (struct tl_lane){ .rank = rank, .thread = lane,
+			.rows = max + 1, .calls = j - i, .first_bar = t->n_bars };
+		rc = agg_init(t, &a, max + 1, (size_t)max + 1, width);
+		if (rc == 0 && a.w * ((size_t)max + 1) > AGG_LANE_BINS)
+			rc = 1;
+		if (rc == 0 && !(last = malloc(((size_t)max + 1) * sizeof(*last))))
+			rc = -ENOMEM;
+		for (int32_t d = 0; rc == 0 && d <= max; d++)
+			last[d] = INT64_MIN;
+		for (size_t k = i; rc == 0 && k < j; k++) {
+			sp_call_stack_get(st, k, &c);
+			if (c.start_ns < last[c.depth]) {
+				rc = 1; /* not in start order */
+				break;
+			}
+			last[c.depth] = c.start_ns;
+			agg_call(t, &a, (size_t)c.depth, c.region, c.start_ns, c.end_ns);
+		}
+		for (int32_t d = 0; rc == 0 && d <= max; d++)
+			rc = emit_bins(t, cap, a.bins + (size_t)d * a.w, a.w, d, a.bin_ns);
+		if (rc == 0)
+			t->lanes[t->n_lanes - 1].n_bars = t->n_bars - t->lanes[t->n_lanes - 1].first_bar;
+		free(last);
+		free(a.bins);
+		i = j;
 	}
-	free(bins);
+	if (rc != 0) { /* undo: the caller redoes the rank */
+		t->n_lanes = lanes0;
+		t->n_bars = bars0;
+	}
 	return rc;
 }
 
@@ -312,23 +416,109 @@ static uint64_t count_calls(const struct sp_reader *r, const uint32_t *ranks,
 	return total;
 }
 
+/*
+ * cmp_call's order in linear time for calls that come as the call stack
+ * gives them: lane after lane (ascending thread), each lane in start order
+ * (start asc, end desc), so each (lane, depth) is in order already and a
+ * stable counting sort by depth within each lane is the whole sort (same
+ * order as the stable merge sort, and no sort of all events). Returns the
+ * new array, or NULL (calls untouched) when they are not in that shape or
+ * memory is short: the caller sorts them then.
+ */
+static struct tl_call *sort_stack_calls(const struct tl_call *c, size_t n)
+{
+	struct tl_call *out = malloc((n + 1) * sizeof(*out));
+	size_t *at = NULL, cap_at = 0, i = 0;
+
+	while (out && i < n) {
+		size_t j = i + 1;
+		int32_t max = c[i].depth;
+
+		if (i > 0 && c[i].thread <= c[i - 1].thread)
+			break; /* lanes not ascending */
+		for (; j < n && c[j].thread == c[i].thread; j++) {
+			if (c[j].s < c[j - 1].s ||
+			    (c[j].s == c[j - 1].s && c[j].e > c[j - 1].e) || c[j].depth < 0)
+				break; /* not in start order */
+			max = c[j].depth > max ? c[j].depth : max;
+		}
+		if ((j < n && c[j].thread == c[i].thread) || c[i].depth < 0)
+			break;
+		if ((size_t)max + 2 > cap_at) {
+			size_t *p = realloc(at, ((size_t)max + 2) * sizeof(*p));
+
+			if (!p)
+				break;
+			at = p;
+			cap_at = (size_t)max + 2;
+		}
+		memset(at, 0, ((size_t)max + 2) * sizeof(*at));
+		at[0] = i;
+		for (size_t k = i; k < j; k++)
+			at[c[k].depth + 1]++;
+		for (int32_t d = 0; d <= max; d++)
+			at[d + 1] += at[d];
+		for (size_t k = i; k < j; k++)
+			out[at[c[k].depth]++] = c[k];
+		i = j;
+	}
+	free(at);
+	if (out && i == n)
+		return out;
+	free(out);
+	return NULL;
+}
+
 static int build_rank(struct timeline *t, size_t *cap, const struct chart_file *cf,
 		      uint32_t rank, const struct chart_opts *o)
 {
 	struct tl_call *calls = NULL;
 	size_t n = 0;
-	int rc = calls_from_stack(cf->r, rank, o->sel, &calls, &n);
+	bool need_sort = false;
+	int rc;
+
+	if (t->aggregated) {
+		struct sp_call_stack *st;
+		double bin_seconds = t->bin_seconds;
+
+		rc = sp_call_stack_build(cf->r, rank, INT64_MIN, o->sel, &st);
+		if (rc == 0) {
+			rc = add_rank_stack(t, cap, rank, st, o->width);
+			if (rc == 0)
+				t->n_calls += sp_call_stack_count(st);
+			else
+				t->bin_seconds = bin_seconds;
+			sp_call_stack_destroy(st);
+			if (rc <= 0)
+				return rc;
+		}
+		if (rc == -ENOENT)
+			return 0;
+	}
+	rc = calls_from_stack(cf->r, rank, o->sel, &calls, &n);
 
 	if (rc == -SP_E_NESTING) {
 		if (!t->problem)
 			t->problem = strdup(sp_reader_last_error());
 		rc = calls_from_rows(cf->r, rank, o->sel, &calls, &n);
+		need_sort = true;
 	}
 	if (rc == -ENOENT)
 		return 0;
 	if (rc < 0)
 		return rc;
-	qsort(calls, n, sizeof(*calls), cmp_call);
+	if (!need_sort) {
+		struct tl_call *sorted = sort_stack_calls(calls, n);
+
+		if (sorted) {
+			free(calls);
+			calls = sorted;
+		} else {
+			need_sort = true;
+		}
+	}
+	if (need_sort)
+		qsort(calls, n, sizeof(*calls), cmp_call);
 	t->n_calls += n;
 	rc = add_rank(t, cap, rank, calls, n, o->width);
 	free(calls);

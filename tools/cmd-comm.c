@@ -44,8 +44,6 @@ static bool is_send(const char *name)
 
 static int collect(const struct cli_common *c, struct sp_reader *r, struct comm_result *res)
 {
-	const int64_t *bytes = sp_reader_column(r, SP_COL_MPI_BYTES);
-	const int64_t *peers = sp_reader_column(r, SP_COL_MPI_PEERS);
 	size_t nreg = sp_reader_num_regions(r), nrows = sp_reader_num_rows(r);
 	res->nranks = sp_reader_num_ranks(r);
 	res->fns = calloc(nreg + 1, sizeof *res->fns);
@@ -73,7 +71,10 @@ static int collect(const struct cli_common *c, struct sp_reader *r, struct comm_
 		struct fn_stats *f = &res->fns[slot[row->region]];
 		bool send = is_send(name);
 		f->calls += row->count;
-		for (uint64_t e = row->offset; bytes && e < row->offset + row->count; e++) {
+		/* The row's values only (no full-length column is built). */
+		const int64_t *bytes = sp_reader_row_column(r, i, SP_COL_MPI_BYTES);
+		const int64_t *peers = sp_reader_row_column(r, i, SP_COL_MPI_PEERS);
+		for (uint64_t e = 0; bytes && e < row->count; e++) {
 			if (bytes[e] < 0)
 				continue;
 			f->with_bytes++;
@@ -186,7 +187,7 @@ static int run(const struct cli_common *c)
 		struct sp_reader *r = NULL;
 		struct comm_result res = { 0 };
 		rc = cli_open(c, c->files[i], &r);
-		if (rc == EXIT_OK && !sp_reader_column(r, SP_COL_MPI_BYTES)) {
+		if (rc == EXIT_OK && !sp_reader_has_column(r, SP_COL_MPI_BYTES)) {
 			cli_error(c, "%s has no MPI columns (events/mpi_bytes): not an MPI run "
 				  "recorded by scope-profiler", c->files[i]);
 			rc = EXIT_USAGE;

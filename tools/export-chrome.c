@@ -32,10 +32,56 @@ static const struct {
 };
 #define N_ARGS (sizeof(arg_columns) / sizeof(arg_columns[0]))
 
-/* Microseconds with exactly three decimals (ns >= 0). */
-static void micros(FILE *out, int64_t ns)
+/*
+ * Events are formatted into a line buffer by hand and written with one
+ * fwrite: printf was most of the time of a many-million-event export.
+ * Each put_* appends at p and returns the new end.
+ */
+static char *put_str(char *p, const char *str)
 {
-	fprintf(out, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+	size_t n = strlen(str);
+
+	memcpy(p, str, n);
+	return p + n;
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, 0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+/* Microseconds with exactly three decimals (as "%lld.%03lld" of ns / 1000
+ * and ns % 1000). */
+static char *put_micros(char *p, int64_t ns)
+{
+	int64_t q = ns / 1000, r = ns % 1000;
+
+	if (r < 0) /* C's remainder keeps the sign, printf's %03 pads after it */
+		return p + sprintf(p, "%" PRId64 ".%03" PRId64, q, r);
+	p = put_i64(p, q);
+	*p++ = '.';
+	*p++ = (char)('0' + r / 100);
+	*p++ = (char)('0' + r / 10 % 10);
+	*p++ = (char)('0' + r % 10);
+	return p;
 }
 
 /* "cat": the region's tags joined by ',', else "region". */
@@ -73,6 +119,7 @@ struct rank_ctx {
 	const int64_t *s, *e, *lane;
 	const int64_t *args[N_ARGS];
 	const struct sp_row **rows; /* rows of this rank, by offset */
+	char **prefix;              /* per row: "name":...,"cat":...,"ph":"X","ts": */
 	size_t n_rows;
 	const int64_t *site;        /* callsite_ids, NULL without /callsites */
 	struct sp_callsites *sites;
@@ -116,40 +163,90 @@ static void meta_event(struct rank_ctx *c, const char *what, int64_t tid,
 	fputs("}}", c->out);
 }
 
-static void complete_event(struct rank_ctx *c, uint64_t k,
-			   const struct sp_row *row, int64_t tid)
+/* The row's constant part of each event, JSON-escaped once. NULL when
+ * memory is short. */
+static char *row_prefix(struct rank_ctx *c, const struct sp_row *row)
 {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return NULL;
+	fputs("\"name\":", m);
+	ex_json_string(m, sp_reader_region_name(c->f->r, row->region));
+	fputs(",\"cat\":", m);
+	category(m, row);
+	fputs(",\"ph\":\"X\",\"ts\":", m);
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Longest line of one event besides its prefix and call site. */
+#define EVENT_LINE_MAX (64 + 3 * 24 + N_ARGS * (24 + 20))
+
+static void complete_event(struct rank_ctx *c, uint64_t k, size_t ri,
+			   int64_t tid)
+{
+	const struct sp_row *row = c->rows[ri];
 	FILE *out = c->out;
 	int64_t s = c->s[k], e = c->e[k];
 	bool any = false;
+	char line[EVENT_LINE_MAX], *p = line;
 
 	ex_clip(c->f, &s, &e);
 	next_event(c);
-	fputs("\"name\":", out);
-	ex_json_string(out, sp_reader_region_name(c->f->r, row->region));
-	fputs(",\"cat\":", out);
-	category(out, row);
-	fputs(",\"ph\":\"X\",\"ts\":", out);
-	micros(out, s - c->f->origin_ns);
-	fputs(",\"dur\":", out);
-	micros(out, e - s);
-	fprintf(out, ",\"pid\":%" PRIu32 ",\"tid\":%" PRId64 ",\"args\":{",
-		c->rank, tid);
+	if (!c->prefix[ri])
+		c->prefix[ri] = row_prefix(c, row);
+	if (c->prefix[ri]) {
+		fputs(c->prefix[ri], out);
+	} else {
+		fputs("\"name\":", out);
+		ex_json_string(out, sp_reader_region_name(c->f->r, row->region));
+		fputs(",\"cat\":", out);
+		category(out, row);
+		fputs(",\"ph\":\"X\",\"ts\":", out);
+	}
+	p = put_micros(p, s - c->f->origin_ns);
+	p = put_str(p, ",\"dur\":");
+	p = put_micros(p, e - s);
+	p = put_str(p, ",\"pid\":");
+	p = put_u64(p, c->rank);
+	p = put_str(p, ",\"tid\":");
+	p = put_i64(p, tid);
+	p = put_str(p, ",\"args\":{");
 	for (size_t a = 0; a < N_ARGS; a++) {
 		if (!c->args[a] || c->args[a][k] < arg_columns[a].min)
 			continue;
-		fprintf(out, "%s\"%s\":%" PRId64, any ? "," : "",
-			arg_columns[a].key, c->args[a][k]);
+		if (any)
+			*p++ = ',';
+		*p++ = '"';
+		p = put_str(p, arg_columns[a].key);
+		*p++ = '"';
+		*p++ = ':';
+		p = put_i64(p, c->args[a][k]);
 		any = true;
 	}
-	callsite_arg(c, k, any);
-	any = any || (c->site && sp_callsites_get(c->sites, c->site[k]));
-	fprintf(out, "%s\"call_index\":%" PRIu64 "}}", any ? "," : "",
-		k - row->offset);
+	if (c->site) {
+		fwrite(line, 1, (size_t)(p - line), out);
+		p = line;
+		callsite_arg(c, k, any);
+		any = any || sp_callsites_get(c->sites, c->site[k]);
+	}
+	if (any)
+		*p++ = ',';
+	p = put_str(p, "\"call_index\":");
+	p = put_u64(p, k - row->offset);
+	*p++ = '}';
+	*p++ = '}';
+	fwrite(line, 1, (size_t)(p - line), out);
 }
 
-/* The row holding event k (binary search over the rank's rows). */
-static const struct sp_row *find_row(const struct rank_ctx *c, uint64_t k)
+/* Index in c->rows of the row holding event k (binary search). */
+static size_t find_row(const struct rank_ctx *c, uint64_t k)
 {
 	size_t lo = 0, hi = c->n_rows;
 
@@ -161,7 +258,7 @@ static const struct sp_row *find_row(const struct rank_ctx *c, uint64_t k)
 		else
 			hi = mid;
 	}
-	return c->rows[lo];
+	return lo;
 }
 
 static void lane_name(struct rank_ctx *c, int64_t lane)
@@ -204,27 +301,30 @@ static int write_rank(struct export_ctx *x, struct rank_ctx *c)
 	return 0;
 }
 
-static int cmp_row_offset(const void *a, const void *b)
+static int cmp_row_rank_offset(const void *a, const void *b)
 {
 	const struct sp_row *x = *(const struct sp_row *const *)a;
 	const struct sp_row *y = *(const struct sp_row *const *)b;
 
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-/* Rows of one rank that hold events, sorted by offset. */
-static void collect_rows(struct rank_ctx *c)
+/* Rows that hold events, by rank then offset (sorted once: a per-rank
+ * scan of all rows is ranks x rows with 10 000 ranks). */
+static size_t collect_rows(struct sp_reader *r, const struct sp_row **rows)
 {
-	size_t n = sp_reader_num_rows(c->f->r);
+	size_t n = sp_reader_num_rows(r), k = 0;
 
-	c->n_rows = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct sp_row *row = sp_reader_row(c->f->r, i);
+		const struct sp_row *row = sp_reader_row(r, i);
 
-		if (row->rank == c->rank && row->count && !row->has_aggregate)
-			c->rows[c->n_rows++] = row;
+		if (row->count && !row->has_aggregate)
+			rows[k++] = row;
 	}
-	qsort(c->rows, c->n_rows, sizeof(*c->rows), cmp_row_offset);
+	qsort(rows, k, sizeof(*rows), cmp_row_rank_offset);
+	return k;
 }
 
 int export_chrome_write(struct export_ctx *x, struct export_file *f, FILE *out)
@@ -247,24 +347,39 @@ int export_chrome_write(struct export_ctx *x, struct export_file *f, FILE *out)
 	c.site = sp_reader_column(r, SP_COL_CALLSITE_IDS);
 	if (c.site && sp_callsites_load(r, &c.sites) < 0)
 		c.site = NULL; /* ids without a table: callsite_id only */
-	c.rows = malloc((n_rows ? n_rows : 1) * sizeof(*c.rows));
-	if (!c.rows) {
+	const struct sp_row **all = malloc((n_rows ? n_rows : 1) * sizeof(*all));
+	char **prefix = calloc(n_rows ? n_rows : 1, sizeof(*prefix));
+	size_t n_all, at = 0;
+
+	if (!all || !prefix) {
+		free(all);
+		free(prefix);
 		sp_callsites_destroy(c.sites);
 		return ex_reader_error(x, f, -ENOMEM);
 	}
+	n_all = collect_rows(r, all);
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"scope-profiler@"
 	      SP_VERSION "\",\"source\":", out);
 	ex_json_string(out, f->path);
 	fprintf(out, ",\"time_origin_ns\":%" PRId64 "},\"traceEvents\":[", f->origin_ns);
 	for (size_t k = 0; k < n_ranks && rc == 0; k++) {
+		while (at < n_all && all[at]->rank < ranks[k])
+			at++;
+		c.rows = all + at;
+		c.prefix = prefix + at;
+		c.n_rows = 0;
+		while (at + c.n_rows < n_all && all[at + c.n_rows]->rank == ranks[k])
+			c.n_rows++;
 		if (!sp_selection_match_rank(x->c.sel, ranks[k]))
 			continue;
 		c.rank = ranks[k];
-		collect_rows(&c);
 		rc = write_rank(x, &c);
 	}
 	fputs(c.n_out ? "\n]}\n" : "]}\n", out);
-	free(c.rows);
+	for (size_t i = 0; i < n_all; i++)
+		free(prefix[i]);
+	free(prefix);
+	free(all);
 	sp_callsites_destroy(c.sites);
 	return rc;
 }

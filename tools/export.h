@@ -35,6 +35,11 @@ struct export_format {
 	int (*write_one)(struct export_ctx *x, struct export_file *f, FILE *out);
 	/* Directory formats: everything at once. 0 or EXIT_USAGE. */
 	int (*write_all)(struct export_ctx *x);
+	/* Output bytes per exported call (an estimate, for the size
+	 * warning), plus its region name when call_names; 0: not written
+	 * per call. */
+	unsigned call_bytes;
+	bool call_names;
 };
 
 /* Options of plot-data. */
@@ -126,6 +131,14 @@ const char *ex_thread_name(const struct export_file *f, uint32_t rank,
  */
 long ex_rank_events(const struct export_ctx *x, const struct export_file *f,
 		    uint32_t rank, uint64_t **ret_idx);
+
+/*
+ * Estimated output bytes of file f in x's format: its exported calls (the
+ * selected regions and ranks, kept by --min-duration and the window) x
+ * call_bytes (+ the name length with call_names). 0 for formats not
+ * written per call.
+ */
+uint64_t ex_estimate_bytes(const struct export_ctx *x, const struct export_file *f);
 
 /* Report a reader error for file f; returns EXIT_USAGE. */
 int ex_reader_error(struct export_ctx *x, const struct export_file *f, int rc);

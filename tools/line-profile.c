@@ -206,8 +206,6 @@ static int collect_mpi(struct sp_reader *r, const struct lp_filter *f, struct lp
 {
 	const int64_t *st = sp_reader_column(r, SP_COL_START_TIMES);
 	const int64_t *en = sp_reader_column(r, SP_COL_END_TIMES);
-	const int64_t *site = sp_reader_column(r, SP_COL_CALLSITE_IDS);
-	const int64_t *bytes = sp_reader_column(r, SP_COL_MPI_BYTES);
 	int64_t *loc = res->sites ? site_locations(res->sites) : NULL;
 	int rc = res->sites && !loc ? -ENOMEM : 0;
 	for (size_t i = 0; !rc && st && en && i < sp_reader_num_rows(r); i++) {
@@ -216,13 +214,17 @@ static int collect_mpi(struct sp_reader *r, const struct lp_filter *f, struct lp
 		if (!is_mpi(name) || !sp_selection_match_rank(f->ranks, row->rank) ||
 		    row->rank >= g->nranks)
 			continue;
+		/* The row's values only (no full-length column is built). */
+		const int64_t *site = sp_reader_row_column(r, i, SP_COL_CALLSITE_IDS);
+		const int64_t *bytes = sp_reader_row_column(r, i, SP_COL_MPI_BYTES);
 		bool want = loc && site && sp_selection_match_name(f->regions, name) &&
 			    sp_selection_match_name(f->ranks, name);
-		for (uint64_t e = row->offset; !rc && e < row->offset + row->count; e++) {
+		for (uint64_t k = 0; !rc && k < row->count; k++) {
+			uint64_t e = row->offset + k;
 			res->mpi_total_ns += en[e] - st[e];
-			if (want && site[e] >= 0)
-				rc = add_mpi_event(g, res, loc, row, name, site[e], en[e] - st[e],
-						   bytes ? bytes[e] : -1, f);
+			if (want && site[k] >= 0)
+				rc = add_mpi_event(g, res, loc, row, name, site[k], en[e] - st[e],
+						   bytes ? bytes[k] : -1, f);
 		}
 	}
 	free(loc);
@@ -303,7 +305,7 @@ static int take_rows(struct groups *g, struct lp_result *res, const struct lp_fi
 int lp_collect(struct sp_reader *r, const struct lp_filter *f, struct lp_result *res)
 {
 	memset(res, 0, sizeof *res);
-	res->has_site_column = sp_reader_column(r, SP_COL_CALLSITE_IDS) != NULL;
+	res->has_site_column = sp_reader_has_column(r, SP_COL_CALLSITE_IDS);
 	int rc = sp_callsites_load(r, &res->sites);
 	if (rc == -ENOENT)
 		rc = 0;

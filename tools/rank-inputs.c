@@ -73,6 +73,69 @@ static int64_t meta_int(struct sp_reader *r, const char *key, int64_t def)
 	return m && m->type == SP_META_INT ? m->i : def;
 }
 
+static const enum sp_column mpi_cols[5] = { SP_COL_MPI_BYTES, SP_COL_MPI_PEERS,
+	SP_COL_MPI_ROOTS, SP_COL_MPI_TAGS, SP_COL_MPI_COMMS };
+
+/* Whether reader row i carries MPI data: some value other than -1 (the
+ * function rows of a file in the old, full-length layout hold only -1). */
+static bool row_has_mpi(struct sp_reader *r, size_t i)
+{
+	uint64_t n = sp_reader_row(r, i)->count;
+	for (int j = 0; j < 5; j++) {
+		const int64_t *v = sp_reader_row_column(r, i, mpi_cols[j]);
+		for (uint64_t k = 0; v && k < n; k++)
+			if (v[k] != -1)
+				return true;
+	}
+	return false;
+}
+
+/* The MPI values of the rank's rows (taken by take_rank, same order) in
+ * the row layout: only rows with MPI data get values, read row by row
+ * without building the file's full-length columns. */
+static int take_mpi(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
+{
+	size_t nrows = sp_reader_num_rows(r);
+	uint64_t m = 0;
+	uint32_t o = 0;
+	for (int j = 0; j < 5; j++)
+		if (!sp_reader_has_column(r, mpi_cols[j]))
+			return 0; /* no MPI columns (all or none are written) */
+	ri->mpi_offsets = malloc((ri->s.nrows + 1) * sizeof *ri->mpi_offsets);
+	if (!ri->mpi_offsets)
+		return -ENOMEM;
+	for (size_t i = 0; i < nrows; i++) {
+		if (sp_reader_row(r, i)->rank != rank)
+			continue;
+		bool any = row_has_mpi(r, i);
+		ri->mpi_offsets[o++] = any ? (int64_t)m : -1;
+		m += any ? sp_reader_row(r, i)->count : 0;
+	}
+	ri->nmpi = m;
+	ri->mpi_bytes = malloc((m + 1) * sizeof *ri->mpi_bytes);
+	ri->mpi_i32 = malloc((4 * m + 1) * sizeof *ri->mpi_i32);
+	if (!ri->mpi_bytes || !ri->mpi_i32)
+		return -ENOMEM;
+	o = 0;
+	for (size_t i = 0; i < nrows; i++) {
+		const struct sp_row *row = sp_reader_row(r, i);
+		if (row->rank != rank)
+			continue;
+		int64_t at = ri->mpi_offsets[o++];
+		for (int j = 0; at >= 0 && j < 5; j++) {
+			const int64_t *v = sp_reader_row_column(r, i, mpi_cols[j]);
+			for (uint64_t k = 0; k < row->count; k++) {
+				int64_t x = v ? v[k] : -1;
+				if (j == 0)
+					ri->mpi_bytes[(uint64_t)at + k] = x;
+				else
+					ri->mpi_i32[(uint64_t)(j - 1) * m + (uint64_t)at + k] = (int32_t)x;
+			}
+		}
+	}
+	return 0;
+}
+
 /* Rank `rank` of an HDF5 profile as a snapshot: all of the file's names,
  * its rows, their events copied back to back. */
 static int take_rank(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
@@ -82,11 +145,6 @@ static int take_rank(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
 	const int64_t *st = sp_reader_column(r, SP_COL_START_TIMES);
 	const int64_t *en = sp_reader_column(r, SP_COL_END_TIMES);
 	const int64_t *th = sp_reader_column(r, SP_COL_THREAD_IDS);
-	const int64_t *mb = sp_reader_column(r, SP_COL_MPI_BYTES);
-	const int64_t *m32[4] = { sp_reader_column(r, SP_COL_MPI_PEERS),
-				  sp_reader_column(r, SP_COL_MPI_ROOTS),
-				  sp_reader_column(r, SP_COL_MPI_TAGS),
-				  sp_reader_column(r, SP_COL_MPI_COMMS) };
 	s->names = calloc(nreg + 1, sizeof *s->names);
 	s->rows = calloc(nrows + 1, sizeof *s->rows);
 	if (!s->names || !s->rows || !st || !en)
@@ -101,12 +159,6 @@ static int take_rank(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
 	s->start = malloc((n + 1) * sizeof *s->start);
 	s->end = malloc((n + 1) * sizeof *s->end);
 	s->thread = malloc((n + 1) * sizeof *s->thread);
-	if (mb && m32[0] && m32[1] && m32[2] && m32[3]) {
-		ri->mpi_bytes = malloc((n + 1) * sizeof *ri->mpi_bytes);
-		ri->mpi_i32 = malloc((4 * n + 1) * sizeof *ri->mpi_i32);
-		if (!ri->mpi_bytes || !ri->mpi_i32)
-			return -ENOMEM;
-	}
 	if (!s->start || !s->end || !s->thread)
 		return -ENOMEM;
 	uint64_t at = 0;
@@ -131,16 +183,14 @@ static int take_rank(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
 			s->start[at + k] = st[e];
 			s->end[at + k] = en[e];
 			s->thread[at + k] = th && th[e] >= 0 ? (uint32_t)th[e] : 0;
-			if (ri->mpi_bytes) {
-				ri->mpi_bytes[at + k] = mb[e];
-				for (int j = 0; j < 4; j++)
-					ri->mpi_i32[j * n + at + k] = (int32_t)m32[j][e];
-			}
 		}
 		sp_summary_compute(&o->summary, s->start + at, s->end + at, row->count);
 		at += row->count;
 	}
 	s->nevents = n;
+	int ret = take_mpi(r, rank, ri);
+	if (ret)
+		return ret;
 	size_t nt = sp_reader_num_threads(r);
 	s->threads = calloc(nt + 1, sizeof *s->threads);
 	if (!s->threads)
@@ -287,10 +337,11 @@ int rank_inputs_write(const struct cli_common *c, struct rank_inputs *in, const 
 	int32_t size = 0;
 	for (size_t i = 0; i < in->n; i++) {
 		struct rank_input *ri = &in->v[i];
-		uint64_t n = ri->s.nevents;
+		uint64_t n = ri->nmpi;
 		ranks[i] = (struct sp_asm_rank){ .s = &ri->s, .rank = ri->rank };
-		if (ri->mpi_bytes)
+		if (ri->mpi_offsets)
 			ranks[i] = (struct sp_asm_rank){ .s = &ri->s, .rank = ri->rank,
+				.mpi_offsets = ri->mpi_offsets, .nmpi = n,
 				.mpi_bytes = ri->mpi_bytes, .mpi_peers = ri->mpi_i32,
 				.mpi_roots = ri->mpi_i32 + n, .mpi_tags = ri->mpi_i32 + 2 * n,
 				.mpi_comms = ri->mpi_i32 + 3 * n };
@@ -322,6 +373,7 @@ void rank_inputs_free(struct rank_inputs *in)
 {
 	for (size_t i = 0; i < in->n; i++) {
 		sp_snapshot_free(&in->v[i].s);
+		free(in->v[i].mpi_offsets);
 		free(in->v[i].mpi_bytes);
 		free(in->v[i].mpi_i32);
 	}

@@ -22,8 +22,12 @@ struct rank_input {
 	uint64_t unclosed;       /* calls still open when the process died */
 	int64_t start_ns, end_ns;
 	struct sp_snapshot s;
-	int64_t *mpi_bytes;      /* NULL when the input has no MPI columns */
-	int32_t *mpi_i32;        /* peers, roots, tags, comms: 4 x nevents */
+	/* MPI values in the row layout (sp_asm_rank): NULL when the input has
+	 * no MPI columns; per snapshot row its first value, -1 none. */
+	int64_t *mpi_offsets;
+	uint64_t nmpi;
+	int64_t *mpi_bytes;      /* nmpi values */
+	int32_t *mpi_i32;        /* peers, roots, tags, comms: 4 x nmpi */
 	struct sp_reader *reader; /* keeps the source-file strings alive */
 };
 

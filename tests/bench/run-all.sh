@@ -6,6 +6,7 @@
 # ratio to its reference measured in the same run); the full log is kept.
 #   tests/bench/run-all.sh [BUILD_DIR] [BENCHMARK...]     (default: build, all)
 # Example: tests/bench/run-all.sh build hooks write      (a subset)
+# The C++ proxy app (examples/proxy) alone, < 3 minutes: tests/bench/run-all.sh build proxy
 # Takes about 30-60 minutes for all of them on a 2-vCPU VM.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

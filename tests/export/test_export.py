@@ -4,7 +4,8 @@
 contents: chrome-trace (JSON schema for complete events + values read back),
 speedscope (structure; the official schema is checked by
 speedscope_schema.py), folded (exact counts), json (export -> read -> export
-byte-identical, fixture), plot-data (CSV/JSON values), filters and errors.
+byte-identical, fixture), plot-data (CSV/JSON values), filters and errors,
+the warning for an output over 100x its input.
 Usage: test_export.py SCOPE_PROFILER FIXTURES_DIR. Exit 77 without h5py."""
 import csv
 import decimal
@@ -279,6 +280,37 @@ def test_errors(tmp):
           "one trace per input")
 
 
+def test_size_warning(tmp):
+    """A chrome trace far bigger than its input (8000-byte region names,
+    repeated in every event) is written, with a warning on stderr that
+    suggests --min-duration; one that --min-duration shrinks below 100x the
+    input, or a normal one, gets none."""
+    name = "k" * 8000
+    calls = [(i * 1000 + 10, i * 1000 + (900 if i % 10 == 0 else 110)) for i in range(2000)]
+    P.write_nested(f"{tmp}/wide.h5", 1, {0: {"main": [(0, 2_000_000)], name: calls}},
+                   ["main", name])
+    in_size = os.path.getsize(f"{tmp}/wide.h5")
+    p = subprocess.run([EXE, "export", "chrome-trace", f"{tmp}/wide.h5", "-o",
+                        f"{tmp}/wide.json"], capture_output=True, text=True)
+    ratio = os.path.getsize(f"{tmp}/wide.json") / in_size
+    check(p.returncode == 0 and ratio > 100, f"written, {ratio:.0f}x the input")
+    check(p.stderr.startswith("scope-profiler export: warning: ") and
+          "--min-duration" in p.stderr and p.stderr.count("\n") == 1,
+          f"one warning line: {p.stderr!r}")
+    # speedscope names each region once: small, no warning.
+    p = subprocess.run([EXE, "export", "speedscope", f"{tmp}/wide.h5", "-o", "-"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and p.stderr == "", f"speedscope: no warning: {p.stderr!r}")
+    p = subprocess.run([EXE, "export", "chrome-trace", f"{tmp}/wide.h5", "-o", f"{tmp}/w2.json",
+                        "--min-duration", "500ns"], capture_output=True, text=True)
+    kept = len(chrome_events(open(f"{tmp}/w2.json").read())[1])
+    check(p.returncode == 0 and p.stderr == "" and kept == 201,
+          f"--min-duration: no warning, 201 calls: {p.stderr!r}, {kept}")
+    p = subprocess.run([EXE, "export", "chrome-trace", f"{tmp}/nested.h5", "-o", "-"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and p.stderr == "", f"small trace: no warning: {p.stderr!r}")
+
+
 LANES = {0: {"main": [0], "work": [1, 1]}}
 LANE_DATA = {0: {"main": [(0, 1000)], "work": [(100, 700), (800, 1200)]}}
 AGG = {"format": "scope-profiler-profile", "format_version": 1, "num_ranks": 2,
@@ -307,7 +339,7 @@ def main():
         with open(f"{tmp}/bad.json", "w") as f:
             json.dump(BAD, f)
         for t in (test_chrome, test_speedscope, test_folded, test_json, test_plot_data,
-                  test_errors):
+                  test_errors, test_size_warning):
             try:
                 t(tmp)
             except AssertionError as exc:

@@ -5,6 +5,7 @@
  * dtypes, counts, timestamps and summary_statistics.
  */
 #include <check.h>
+#include <errno.h>
 #include <hdf5.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "output.h"
 #include "recorder.h"
 #include "snapshot.h"
+#include "writer.h"
 
 static char path[256];
 
@@ -244,6 +246,64 @@ START_TEST(test_failed_write_leaves_no_file)
 }
 END_TEST
 
+/* The MPI columns in the row layout: nmpi values, mpi_offsets per row, the
+ * /events attribute; puts outside nmpi and call sites without MPI refused. */
+START_TEST(test_mpi_row_layout)
+{
+	const char *names[] = { "compute", "MPI_Send" };
+	struct sp_writer_layout l = { .nnames = 2, .names = names, .nrows = 2, .nevents = 5,
+				      .nmpi = 2, .columns = SP_COL_MPI | SP_COL_CALLSITE };
+	struct sp_writer *w = NULL;
+	struct sp_writer_layout bad = l;
+	bad.columns = SP_COL_CALLSITE;
+	ck_assert_int_eq(sp_writer_create(path, &bad, &w), -EINVAL);
+	ck_assert_int_eq(sp_writer_create(path, &l, &w), 0);
+	struct sp_writer_row rows[2] = {
+		{ .region = 0, .offset = 0, .count = 3, .source_line = -1, .mpi_offset = -1 },
+		{ .region = 1, .offset = 3, .count = 2, .source_line = -1, .mpi_offset = 0 },
+	};
+	ck_assert_int_eq(sp_writer_put_rows(w, 0, 2, rows), 0);
+	int64_t st[5] = { 1, 2, 3, 4, 5 }, en[5] = { 10, 3, 4, 5, 6 };
+	ck_assert_int_eq(sp_writer_put_events(w, 0, 5, &(struct sp_writer_events){ st, en, NULL }), 0);
+	int64_t bytes[2] = { 8, 16 };
+	int32_t peer[2] = { 1, 0 }, none[2] = { -1, -1 }, tag[2] = { 7, 9 }, comm[2] = { 0, 0 },
+		site[2] = { 3, 4 };
+	struct sp_writer_mpi m = { bytes, peer, none, tag, comm, site };
+	ck_assert_int_eq(sp_writer_put_mpi(w, 1, 2, &m), -EINVAL);
+	ck_assert_int_eq(sp_writer_put_mpi(w, 0, 2, &m), 0);
+	ck_assert_int_eq(sp_writer_commit(w), 0);
+
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ck_assert(f >= 0);
+	ck_assert_uint_eq(dset_len(f, "events/start_times", H5T_STD_I64LE), 5);
+	ck_assert_uint_eq(dset_len(f, "events/mpi_bytes", H5T_STD_I64LE), 2);
+	ck_assert_uint_eq(dset_len(f, "events/mpi_peers", H5T_STD_I32LE), 2);
+	ck_assert_uint_eq(dset_len(f, "events/callsite_ids", H5T_STD_I32LE), 2);
+	ck_assert_uint_eq(dset_len(f, "rank_region_index/mpi_offsets", H5T_STD_I64LE), 2);
+	int64_t off[2], got[2];
+	read_i64(f, "rank_region_index/mpi_offsets", off);
+	ck_assert_int_eq(off[0], -1);
+	ck_assert_int_eq(off[1], 0);
+	read_i64(f, "events/mpi_tags", got);
+	ck_assert_int_eq(got[0], 7);
+	ck_assert_int_eq(got[1], 9);
+	read_i64(f, "events/callsite_ids", got);
+	ck_assert_int_eq(got[1], 4);
+	hid_t g = H5Gopen2(f, "events", H5P_DEFAULT);
+	hid_t a = H5Aopen(g, SP_EV_ATTR_MPI_LAYOUT, H5P_DEFAULT);
+	ck_assert(a >= 0);
+	hid_t t = H5Aget_type(a);
+	char *v = NULL;
+	ck_assert(H5Aread(a, t, &v) >= 0);
+	ck_assert_str_eq(v, SP_MPI_LAYOUT_ROWS);
+	H5free_memory(v);
+	H5Tclose(t);
+	H5Aclose(a);
+	H5Gclose(g);
+	H5Fclose(f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("writer");
@@ -253,6 +313,7 @@ int main(void)
 	tcase_add_test(tc, test_threads_column_and_table);
 	tcase_add_test(tc, test_dropped_column);
 	tcase_add_test(tc, test_failed_write_leaves_no_file);
+	tcase_add_test(tc, test_mpi_row_layout);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -8,7 +8,8 @@
 # batches in a process, best of 5 processes); SP_BENCH_BASE_LIB=path of
 # another build's libscope-profiler.so adds its call-sites-off figures (the
 # hot path with call sites off must not move); (3) MPI_Finalize time (the
-# merge) against ranks 1..16 (oversubscribed) and recorded calls per rank.
+# merge) against ranks 1..16 (oversubscribed) and recorded calls per rank;
+# (4) bytes per event on disk of a run of mostly function events.
 # Prints a table and one JSON line per metric.
 set -euo pipefail
 build=${SP_BUILD_DIR:-$(dirname "$0")/../../..}
@@ -104,6 +105,24 @@ installed here and the reference holds no per-call mpiP figures (default -k 1 or
 -k 0): there is no mpiP row. Budget (issue #10): <= +150 ns per call at depth 3.
 
 EOF
+# (4) Bytes per event on disk of a 2-rank run whose events are mostly
+# function calls (bench-mpi-bytes: 300 per MPI call): function events cost
+# 16 B, MPI events 40 B (MPI columns in the row layout, docs/FORMAT.md).
+echo "bytes per event on disk, 2 ranks, 300 function calls per MPI_Allreduce, 1.8 M events"
+for z in 0 4; do
+  SCOPE_PROFILER_OUTPUT="$work/bytes.h5" SCOPE_PROFILER_COMPRESSION=$z mpirun -n 2 \
+    -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x SCOPE_PROFILER_COMPRESSION \
+    "$build/tests/bench/mpi/bench-mpi-bytes" 300000 > /dev/null 2> "$work/bytes.err"
+  ev=$(sed -n 's/.*regions, \([0-9]*\) events).*/\1/p' "$work/bytes.err")
+  size=$(stat -c %s "$work/bytes.h5")
+  bpe=$(awk -v s="$size" -v e="$ev" 'BEGIN { printf "%.2f", s / e }')
+  printf "compression %d: %d events, %d bytes, %s B/event\n" "$z" "$ev" "$size" "$bpe"
+  goal=""
+  [ "$z" = 0 ] && goal=', "goal": "<= 16.5"'
+  echo "{\"metric\": \"mpi_bytes_per_event\", \"ranks\": 2, \"compression\": $z, \"events\": $ev, \"file_bytes\": $size, \"bytes_per_event\": $bpe, \"unit\": \"B/event\"$goal}"
+done
+echo
+
 [ "${SP_BENCH_MPI_FINALIZE:-1}" = 0 ] && exit 0
 
 echo "MPI_Finalize wall time on rank 0 [s] (merge included), by ranks and recorded calls per rank"

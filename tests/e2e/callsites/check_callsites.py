@@ -103,13 +103,20 @@ def check_h5(path, p, depth):
     cs = f['callsites']
     if cs.attrs['depth'] != depth:
         fail(f'{path}: depth attribute {cs.attrs["depth"]}')
+    idx = f['rank_region_index']
+    # Row layout (docs/FORMAT.md): callsite_ids holds the events of the MPI
+    # rows only, like mpi_bytes; expanded to one id per event (-1 elsewhere).
     ids = f['events/callsite_ids']
-    if ids.dtype != np.int32 or ids.shape != f['events/start_times'].shape:
-        fail(f'{path}: callsite_ids {ids.dtype} {ids.shape}')
-    ids = ids[:]
+    mo, counts, offs = idx['mpi_offsets'][:], idx['event_counts'][:], idx['event_offsets'][:]
+    m = int(counts[mo >= 0].sum())
+    if ids.dtype != np.int32 or ids.shape != (m,) or f['events/mpi_bytes'].shape != (m,):
+        fail(f'{path}: callsite_ids {ids.dtype} {ids.shape}, {m} events in MPI rows')
+    sparse, ids = ids[:], np.full(f['events/start_times'].shape, -1, dtype=np.int32)
+    for o, c, s0 in zip(offs.tolist(), counts.tolist(), mo.tolist()):
+        if s0 >= 0:
+            ids[o:o + c] = sparse[s0:s0 + c]
     nsites = cs['functions'].shape[0]
     names = [s.decode() for s in f['region_table/names'][:]]
-    idx = f['rank_region_index']
     fns = [s.decode() for s in cs['functions'][:]]
     lines = cs['lines'][:]
     seen = {}

@@ -43,4 +43,7 @@ timeout 120 mpirun --oversubscribe -n 2 "$cli" run --callsites 2 -o "$work/cs2.h
   > cs2.out 2> cs2.err || { cat cs2.err; echo "FAIL: run --callsites 2"; exit 1; }
 
 $py "$src/tests/e2e/callsites/check_callsites.py" "$cli" "$source" "$work"
+# Row layout with call sites: the same output from the old layout, merge.
+mkdir layout
+$py "$src/tests/e2e/mpi/check_layout.py" "$cli" "$work/layout" cs3.h5
 echo "callsites e2e: OK"

@@ -6,7 +6,8 @@ usage: check_mpi.py FILE NRANKS known|usempi|mpifh CLI
 
 Reads the file independently with h5py (layout, counts per rank, bytes, peers,
 roots, tags, communicator ids and sizes), then checks the same facts through
-the CLI's `summary --json --ranks R` and `comm --json`.
+the CLI's `summary --json --ranks R` and `comm --json`. The MPI columns must be
+in the row layout (docs/FORMAT.md): values for the events of MPI rows only.
 """
 import json
 import subprocess
@@ -126,9 +127,42 @@ names = [s.decode() for s in f['region_table/names'][:]]
 check(len(set(names)) == len(names), 'duplicate region names')
 idx = f['rank_region_index']
 ev = f['events']
-cols = {k: ev[k][:] for k in ('start_times', 'end_times', 'mpi_bytes', 'mpi_peers',
-                              'mpi_roots', 'mpi_tags', 'mpi_comms')}
+MPI_COLS = ('mpi_bytes', 'mpi_peers', 'mpi_roots', 'mpi_tags', 'mpi_comms')
+cols = {k: ev[k][:] for k in ('start_times', 'end_times')}
 check(ev['mpi_bytes'].dtype == 'int64' and ev['mpi_peers'].dtype == 'int32', 'MPI column dtypes')
+# Row layout: the MPI columns hold the events of the MPI rows only, each
+# row's slice at rank_region_index/mpi_offsets (-1: none); expanded here to
+# one value per event (-1 elsewhere) for the checks below.
+layout = ev.attrs.get('mpi_layout')
+check(layout in (b'rows', 'rows'), f'/events mpi_layout attribute is {layout!r}, not "rows"')
+mo = idx['mpi_offsets'][:] if 'mpi_offsets' in idx else None
+check(mo is not None and mo.dtype == 'int64', 'rank_region_index/mpi_offsets missing or not int64')
+counts = idx['event_counts'][:]
+offs = idx['event_offsets'][:]
+mpi_rows = [i for i in range(len(counts)) if mo is not None and mo[i] >= 0]
+m = sum(int(counts[i]) for i in mpi_rows)
+for k in MPI_COLS:
+    check(ev[k].shape == (m,), f'{k}: {ev[k].shape[0]} values, expected {m} (the events of '
+          f'the MPI rows; {len(cols["start_times"])} events in all)')
+fn_events = sum(int(counts[i]) for i in range(len(counts))
+                if not names[int(idx['region_ids'][i])].startswith('MPI_'))
+check(m <= len(cols['start_times']) - fn_events,
+      f'{m} MPI values for {len(cols["start_times"])} events of which {fn_events} not MPI calls')
+for i in range(len(counts)):  # function rows carry none (MPI rows: values checked below)
+    if not names[int(idx['region_ids'][i])].startswith('MPI_'):
+        check(mo is None or mo[i] == -1,
+              f'row {i} ({names[int(idx["region_ids"][i])]}): mpi_offsets {mo[i]}, expected -1')
+at = 0
+for i in mpi_rows:  # row order, back to back
+    check(int(mo[i]) == at, f'row {i}: mpi_offsets {mo[i]}, expected {at}')
+    at += int(counts[i])
+for k in MPI_COLS:
+    full = [-1] * len(cols['start_times'])
+    v = ev[k][:]
+    for i in mpi_rows:
+        o, c, s0 = int(offs[i]), int(counts[i]), int(mo[i])
+        full[o:o + c] = [int(x) for x in v[s0:s0 + c]]
+    cols[k] = full
 rows = {}
 pairs = set()
 next_offset = 0

@@ -1,0 +1,193 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The accessor-heavy C++ proxy app (examples/proxy, LULESH-like: ~900 hook
+# calls per element per step, ~440 functions) on 1 rank and on 8 ranks
+# (oversubscribed), the same total mesh, in one run:
+#   plain       proxy-plain (no instrumentation)
+#   empty       the instrumented binary on glibc's empty hooks (the reference)
+#   defaults    under `scope-profiler run` with its default settings
+#   patch       under `scope-profiler run --patch` (a row with a note when
+#               `run --help` does not list --patch)
+#   everything  under `scope-profiler run --throttle-calls 0` (every call recorded)
+# For each: wall time of the whole mpirun (start-up, steps, MPI_Finalize and
+# the profile write; median of RUNS interleaved rounds, each round in a
+# rotated order, and the median of the ratios to the same round's empty
+# run), rank 0's time of the step loop (printed by proxy), the output file
+# size, peak RSS per rank (GNU time around each rank) and its excess over
+# the empty-hooks run of the same rank, and the profiler's finalize time
+# (metadata profiler_finalize_ns, h5py). Prints a table and one JSON line per
+# variant; summarize-goals.py reads the goals from them. Never fails on a
+# goal; exits non-zero only when a run fails.
+#   env: SP_BUILD_DIR, SP_BENCH_PROXY_RUNS (3), SP_BENCH_PROXY_ITER (4),
+#        SP_BENCH_PROXY_S1 (20: -s on 1 rank), SP_BENCH_PROXY_S8 (10: -s on 8 ranks)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${SP_BUILD_DIR:-$here/../../../build}
+cli="$build/tools/scope-profiler"
+plain="$build/examples/proxy/proxy-plain"
+proxy="$build/examples/proxy/proxy"
+py=/usr/bin/python3
+command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 77; }
+[ -x /usr/bin/time ] || { echo "SKIP: GNU time (/usr/bin/time) not installed"; exit 77; }
+$py -c "import h5py" 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
+for f in "$cli" "$plain" "$proxy"; do
+  [ -x "$f" ] || { echo "FAIL: not built: $f"; exit 1; }
+done
+runs=${SP_BENCH_PROXY_RUNS:-3}
+iter=${SP_BENCH_PROXY_ITER:-4}
+# The profiler's defaults are what is measured: nothing inherited.
+unset LD_PRELOAD $(compgen -e | grep '^SCOPE_PROFILER_')
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+work=$(mktemp -d /tmp/sp-bench-proxy.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+variants="plain empty defaults patch everything"
+patch_note=""
+if ! "$cli" run --help 2>&1 | grep -q -- '--patch'; then
+  patch_note="scope-profiler run --help lists no --patch: not measured"
+  variants="plain empty defaults everything"
+fi
+
+# one NP S VARIANT ROUND: one mpirun; appends "variant round wall loop" to
+# $work/times.NP and leaves rss.NP.VARIANT.ROUND.RANK (KiB) and VARIANT.h5.
+one() {
+  local np=$1 s=$2 v=$3 i=$4 cmd
+  case $v in
+    plain) cmd=("$plain") ;;
+    empty) cmd=("$proxy") ;;
+    defaults) cmd=("$cli" run -q -o "$work/$v.h5" -- "$proxy") ;;
+    patch) cmd=("$cli" run -q --patch -o "$work/$v.h5" -- "$proxy") ;;
+    everything) cmd=("$cli" run -q --throttle-calls 0 -o "$work/$v.h5" -- "$proxy") ;;
+  esac
+  rm -f "$work/$v.h5"
+  local t0 t1
+  t0=$(date +%s.%N)
+  # GNU time wraps each rank (exec: the launcher execs the program, so
+  # %M is the rank's own peak RSS).
+  mpirun --oversubscribe -n "$np" bash -c \
+    'exec /usr/bin/time -f %M -o "$0.$OMPI_COMM_WORLD_RANK" "$@"' "$work/rss.$np.$v.$i" \
+    "${cmd[@]}" -s "$s" -i "$iter" -q > "$work/out.$v" 2> "$work/err.$v" ||
+    { cat "$work/err.$v"; echo "FAIL: $v on $np rank(s)"; exit 1; }
+  t1=$(date +%s.%N)
+  local loop
+  loop=$(awk '/^proxy: elapsed/ { print $3 }' "$work/err.$v")
+  echo "$v $i $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') ${loop:-nan}" >> "$work/times.$np"
+  if [ "$v" = plain ]; then
+    cp "$work/out.$v" "$work/out.ref"
+  elif ! cmp -s "$work/out.$v" "$work/out.ref"; then
+    echo "WARNING: $v printed another checksum than the plain binary:"; cat "$work/out.$v"
+    echo "$v" >> "$work/bad.$np"
+  fi
+}
+
+# facts NP VARIANT: file size, finalize time, calls (events + throttled) and
+# events of VARIANT.h5, read with h5py (the columns' sums: no statistics).
+facts() {
+  local f="$work/$2.h5"
+  [ -f "$f" ] || { echo "$2 - - - -"; return; }
+  $py - "$f" "$2" <<'PY'
+import os, sys, h5py
+f = h5py.File(sys.argv[1], "r")
+idx = f["rank_region_index"]
+ev = int(idx["event_counts"][:].sum())
+thr = int(idx["throttled_counts"][:].sum()) if "throttled_counts" in idx else 0
+fin = f["metadata"].attrs.get("profiler_finalize_ns")
+print(sys.argv[2], os.path.getsize(sys.argv[1]), "-" if fin is None else int(fin), ev + thr, ev)
+PY
+}
+
+for cfg in "1 ${SP_BENCH_PROXY_S1:-20}" "8 ${SP_BENCH_PROXY_S8:-10}"; do
+  set -- $cfg
+  np=$1 s=$2
+  : > "$work/times.$np"
+  : > "$work/facts.$np"
+  vs=($variants)
+  for i in $(seq "$runs"); do
+    k=$(( (i - 1) % ${#vs[@]} ))
+    for v in "${vs[@]:$k}" "${vs[@]:0:$k}"; do
+      one "$np" "$s" "$v" "$i"
+      # The files of the last round are kept: their size, finalize time, counts.
+      [ "$i" = "$runs" ] && [ "$v" != plain ] && [ "$v" != empty ] && facts "$np" "$v" >> "$work/facts.$np"
+    done
+  done
+  $py - "$work" "$np" "$s" "$iter" "$runs" "$patch_note" <<'PY'
+import glob, json, os, statistics as st, sys
+work, np_, s, it, runs, patch_note = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+order = ["plain", "empty", "defaults", "patch", "everything"]
+wall, loop = {}, {}
+for line in open(os.path.join(work, "times.%d" % np_)):
+    v, i, w, l = line.split()
+    wall.setdefault(v, {})[int(i)] = float(w)
+    loop.setdefault(v, []).append(float(l))
+facts = {}
+for line in open(os.path.join(work, "facts.%d" % np_)):
+    v, size, fin, calls, ev = line.split()
+    facts[v] = dict(size=None if size == "-" else int(size), fin=None if fin == "-" else int(fin),
+                    calls=None if calls == "-" else int(calls), ev=None if ev == "-" else int(ev))
+bad = set(open(os.path.join(work, "bad.%d" % np_)).read().split()) if os.path.exists(
+    os.path.join(work, "bad.%d" % np_)) else set()
+rss = {}  # variant -> rank -> median KiB over the rounds
+for v in wall:
+    per = {}
+    for path in glob.glob(os.path.join(work, "rss.%d.%s.*" % (np_, v))):
+        rank = int(path.rsplit(".", 1)[1])
+        try:
+            per.setdefault(rank, []).append(int(open(path).read().split()[-1]))
+        except (ValueError, IndexError):
+            pass
+    rss[v] = {r: st.median(k) for r, k in per.items()}
+emp = wall["empty"]
+every = facts.get("everything", {}).get("size")
+print("proxy -s %d -i %d on %d rank(s) (%d elements in all): wall of mpirun [s], median of %d "
+      "interleaved rounds; paired = median of the ratios to the same round's empty-hooks run"
+      % (s, it, np_, np_ * s ** 3, runs))
+print("%-11s %8s %8s %8s %7s %7s %8s %9s %8s %10s %9s %11s %11s" % (
+    "variant", "median", "min", "max", "ratio", "paired", "loop_s", "file_MiB", "file_%",
+    "rss_MiB", "over_app", "finalize_s", "calls"))
+recs = []
+for v in order:
+    if v not in wall:
+        if v == "patch":
+            print("%-11s %s" % (v, patch_note))
+            recs.append({"benchmark": "proxy", "metric": "proxy_wall_s", "variant": v,
+                         "ranks": np_, "args": "-s %d -i %d" % (s, it), "note": patch_note})
+        continue
+    w = list(wall[v].values())
+    med = st.median(w)
+    paired = st.median(wall[v][i] / emp[i] for i in wall[v] if i in emp)
+    f = facts.get(v, {})
+    r = rss.get(v, {})
+    over = max((r[k] - rss["empty"].get(k, r[k])) for k in r) / 1024.0 if r else None
+    rec = {"benchmark": "proxy", "metric": "proxy_wall_s", "variant": v, "ranks": np_,
+           "args": "-s %d -i %d" % (s, it), "runs": runs, "median": round(med, 4),
+           "min": round(min(w), 4), "max": round(max(w), 4),
+           "ratio_to_empty_hooks": round(med / st.median(emp.values()), 4),
+           "paired_ratio_to_empty_hooks": round(paired, 4),
+           "loop_s_rank0": round(st.median(loop[v]), 4),
+           "rss_max_mib": round(max(r.values()) / 1024.0, 1) if r else None,
+           "rss_over_app_mib": round(over, 1) if over is not None else None,
+           "rss_mib_per_rank": [round(r[k] / 1024.0, 1) for k in sorted(r)],
+           "checksum_ok": v not in bad}
+    if f.get("size") is not None:
+        rec.update(file_bytes=f["size"], calls=f["calls"], events=f["ev"],
+                   finalize_s=round(f["fin"] / 1e9, 4) if f.get("fin") is not None else None)
+        if every:
+            rec["file_pct_of_everything"] = round(100.0 * f["size"] / every, 3)
+    recs.append(rec)
+    fmt = lambda x, p: ("%%.%df" % p) % x if isinstance(x, (int, float)) else "-"
+    print("%-11s %8.3f %8.3f %8.3f %7.3f %7.3f %8s %9s %8s %10s %9s %11s %11s" % (
+        v, med, min(w), max(w), rec["ratio_to_empty_hooks"], paired, fmt(rec["loop_s_rank0"], 3),
+        fmt(f["size"] / 1048576.0 if f.get("size") else None, 1),
+        fmt(rec.get("file_pct_of_everything"), 2), fmt(rec["rss_max_mib"], 1),
+        fmt(rec["rss_over_app_mib"], 1), fmt(rec.get("finalize_s"), 3),
+        rec.get("calls", "-")))
+print("ratio/paired: to the empty-hooks run; rss_MiB: worst rank's peak RSS; over_app: worst "
+      "rank's excess over the same rank's empty-hooks run; calls: events + throttled (file)")
+if bad:
+    print("WARNING: another checksum than the plain binary: %s" % sorted(bad))
+for rec in recs:
+    print(json.dumps(rec))
+PY
+  echo
+done
+exit 0

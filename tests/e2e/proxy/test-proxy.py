@@ -1,0 +1,241 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""End-to-end test of the accessor-heavy C++ proxy app (examples/proxy)
+under real `mpirun -n 2 --oversubscribe` and `scope-profiler run`.
+
+Runs the plain binary, the instrumented one without the profiler (glibc's
+empty hooks), then the instrumented one under `scope-profiler run` with the
+default settings and with `--throttle-calls 0` (everything recorded), and
+checks (and once more with --throttle-calls 100, where throttling surely
+engages):
+  (a) every run prints the plain binary's output (checksum included);
+  (b) per rank, for accessors, helpers, kernels, per-region templates and
+      the step, the exact number of calls (event_counts + throttled_counts,
+      from `summary --json` and independently from the file with h5py)
+      equals the formula of examples/proxy/README.md;
+  (c) MPI counts per rank (Isend, Irecv, Waitall, Allreduce, Reduce).
+Whether a function is throttled by default is not assumed: only the sum is
+checked (and that --throttle-calls 0 throttles nothing). The formulas are
+checked to fail when N, ITER or the rank are perturbed, so the comparison
+cannot pass vacuously. Exits 77 (skip) when mpirun or h5py is missing.
+"""
+import json, os, re, shutil, subprocess, sys, tempfile
+
+BUILD = os.environ.get("SP_BUILD_DIR", "build")
+CLI = os.path.join(BUILD, "tools", "scope-profiler")
+PLAIN = os.path.join(BUILD, "examples", "proxy", "proxy-plain")
+PROXY = os.path.join(BUILD, "examples", "proxy", "proxy")
+NP, N, ITER = 2, 6, 5
+NREG = 16
+FAILS = []
+
+
+def skip(why):
+    print("SKIP:", why)
+    sys.exit(77)
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+try:
+    import h5py
+except ImportError:
+    skip("/usr/bin/python3 has no h5py")
+if not shutil.which("mpirun"):
+    skip("mpirun not found")
+for exe in (CLI, PLAIN, PROXY):
+    if not os.access(exe, os.X_OK):
+        print("FAIL: not built:", exe)
+        sys.exit(1)
+
+# ---------------------------------------------------------------- formulas
+# Per rank r of P (ranks stacked along z), sub-domain edge N, ITER steps:
+#   E = N^3 elements, Nn = (N+1)^3 nodes, Np = (N+1)^2 nodes per plane,
+#   nb = (r > 0) + (r < P-1) neighbours, z0 = 1 on rank 0 (z symmetry plane),
+#   cnt(R) = E // 16 + (R < E % 16) elements in region R,
+#   rep(R) = 2 if R % 4 == 3 else 1 (EOS passes of region R),
+#   W = sum over R of rep(R) * cnt(R).
+# Mirrors the comments in examples/proxy/README.md.
+
+
+def expected(n, it, p, r):
+    E, Nn, Np = n ** 3, (n + 1) ** 3, (n + 1) ** 2
+    nb = (r > 0) + (r < p - 1)
+    z0 = 1 if r == 0 else 0
+    cnt = [E // NREG + (R < E % NREG) for R in range(NREG)]
+    rep = [2 if R % 4 == 3 else 1 for R in range(NREG)]
+    W = sum(a * b for a, b in zip(rep, cnt))
+    an = r"\(anonymous namespace\)::"
+    return {
+        # the step, kernels
+        r"main$": 1,
+        an + r"LagrangeLeapFrog\(Domain&\)$": it,
+        r"TimeIncrement\(Domain&\)$": it,
+        an + r"IntegrateStressForElems\(": it,
+        an + r"CalcHourglassControlForElems\(": it,
+        an + r"EvalEOSForRegion<3>\(": it,
+        an + r"GatherEOSInputs<7>\(": rep[7] * it,
+        an + r"CalcPressureForElems<0>\(": 2 * rep[0] * it,
+        an + r"CalcPressureForElems<3>\(": 2 * rep[3] * it,
+        an + r"PackPlane<F_fx>\(": nb * it,
+        an + r"UnpackAddPlane<F_nodalMass>\(": nb,
+        # helpers
+        r"CollectDomainNodesToElemNodes\(": E * (1 + 2 * it),
+        r"CollectDomainVelocitiesToElemNodes\(": 2 * it * E,
+        r"ScatterElemForcesToNodes\(": 2 * it * E,
+        r"CalcElemVolume\(": E * (1 + 3 * it),
+        an + r"EdgeVector\(": 18 * E + 102 * it * E,
+        an + r"GammaLawPressure\(": 2 * it * W,
+        # accessors
+        r"Domain::x\(int\)$": 2 * Nn + 8 * E + it * (16 * E + Nn),
+        r"Domain::xd\(int\)$": Nn + it * (16 * E + 3 * Nn),
+        r"Domain::fx\(int\)$": Nn + it * (2 * Nn + 16 * E + 2 * nb * Np),
+        r"Domain::zdd\(int\)$": Nn + it * (2 * Nn + z0 * Np),
+        r"Domain::e\(int\)$": z0 + 1 + E + it * (E + W),
+        r"Domain::symmZ\(int\)$": z0 * Np * (1 + it),
+        r"F_fx::get\(Domain&, int\)$": Nn + it * (Nn + 2 * nb * Np),
+        # MPI
+        r"MPI_Isend$": nb * (it + 1),
+        r"MPI_Irecv$": nb * (it + 1),
+        r"MPI_Waitall$": it + 1,
+        r"MPI_Allreduce$": it,
+        r"MPI_Reduce$": 1,
+    }
+
+
+# Accessors backed by std::vector<double>: every
+# std::vector<double>::operator[] call is one of theirs.
+DOUBLE_FIELDS = ("x y z xd yd zd xdd ydd zdd fx fy fz nodalMass e p q ql qq v volo vnew delv "
+                 "vdov arealg ss elemMass dxx dyy dzz delv_xi delv_eta delv_zeta").split()
+VEC_INDEX = "std::vector<double, std::allocator<double> >::operator[](unsigned long)"
+
+
+def mismatches(want, got):
+    """{pattern: (got, want)} for the patterns whose count differs; a
+    pattern must match exactly one region name (or none when want is 0)."""
+    bad = {}
+    for pat, w in want.items():
+        names = [n for n in got if re.match(pat, n)]
+        if len(names) > 1:
+            bad[pat] = ("ambiguous: %s" % names, w)
+            continue
+        g = got[names[0]] if names else 0
+        if g != w:
+            bad[pat] = (g, w)
+    return bad
+
+
+# ------------------------------------------------------------------ runs
+ENV = {k: v for k, v in os.environ.items()
+       if not k.startswith("SCOPE_PROFILER_") and k != "LD_PRELOAD"}
+ENV.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_btl="self,vader")
+MPIRUN = ["mpirun", "--oversubscribe", "-n", str(NP)]
+ARGS = ["-s", str(N), "-i", str(ITER)]
+
+
+def run(cmd):
+    p = subprocess.run(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=300)
+    if p.returncode != 0:
+        print(p.stdout, p.stderr)
+        print("FAIL: %s exited with %d" % (" ".join(cmd), p.returncode))
+        sys.exit(1)
+    return p.stdout, p.stderr
+
+
+def summary_counts(path, rank):
+    """name -> exact calls on one rank, from the CLI (events + not on the timeline)."""
+    out, _ = run([CLI, "summary", path, "--json", "--ranks", str(rank)])
+    return {row["name"]: int(row["num_calls"]) + int(row.get("throttled_calls") or 0)
+            for row in json.loads(out)}
+
+
+def file_counts(path):
+    """(rank -> name -> event_counts + throttled_counts, total throttled,
+    total dropped), straight from the file."""
+    f = h5py.File(path, "r")
+    names = [n.decode() if isinstance(n, bytes) else n for n in f["region_table/names"][:]]
+    idx = f["rank_region_index"]
+    n = len(idx["ranks"])
+    col = lambda k: idx[k][:] if k in idx else [0] * n
+    ev, thr, drop = col("event_counts"), col("throttled_counts"), col("dropped_counts")
+    out = {}
+    for i in range(n):
+        out.setdefault(int(idx["ranks"][i]), {})[names[int(idx["region_ids"][i])]] = \
+            int(ev[i]) + int(thr[i])
+    return out, int(sum(int(t) for t in thr)), int(sum(int(d) for d in drop))
+
+
+def check_profile(label, path, plain_out, out, err):
+    check(out == plain_out, "%s: output (checksum) identical to the plain binary" % label)
+    check(("scope-profiler: wrote %s (%d ranks" % (path, NP)) in err,
+          "%s: one merged file for %d ranks reported" % (label, NP))
+    per_file, throttled, dropped = file_counts(path)
+    check(sorted(per_file) == list(range(NP)), "%s: ranks in the file %s" % (label, sorted(per_file)))
+    check(dropped == 0, "%s: no dropped calls (%d)" % (label, dropped))
+    for r in range(NP):
+        want = expected(N, ITER, NP, r)
+        cli = summary_counts(path, r)
+        bad = mismatches(want, cli)
+        check(not bad, "%s rank %d: %d counts (summary --json) match the formulas%s" % (
+            label, r, len(want), "" if not bad else ": (got, want) %s" % bad))
+        bad = mismatches(want, per_file.get(r, {}))
+        check(not bad, "%s rank %d: event_counts + throttled_counts (h5py) match the formulas%s" % (
+            label, r, "" if not bad else ": (got, want) %s" % bad))
+        acc = sum(cli.get("Domain::%s(int)" % f, 0) for f in DOUBLE_FIELDS)
+        check(cli.get(VEC_INDEX) == acc and acc > 0,
+              "%s rank %d: std::vector<double>::operator[] calls %s == sum of the %d double "
+              "accessors %d" % (label, r, cli.get(VEC_INDEX), len(DOUBLE_FIELDS), acc))
+        # The formulas must catch a wrong N, ITER or rank layout.
+        for pert, args in (("N+1", (N + 1, ITER, NP, r)), ("ITER+1", (N, ITER + 1, NP, r)),
+                           ("P=3 middle rank", (N, ITER, 3, 1))):
+            bad = mismatches(expected(*args), cli)
+            check(len(bad) > 0, "%s rank %d: perturbed formula (%s) is detected (%d mismatches)" % (
+                label, r, pert, len(bad)))
+        other = expected(N, ITER, NP, 1 - r)
+        bad = mismatches(other, cli)
+        check(set(bad) >= {r"Domain::zdd\(int\)$", r"Domain::symmZ\(int\)$"},
+              "%s rank %d: the other rank's formulas differ where rank 0 has the z plane" % (label, r))
+    return throttled
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="sp-e2e-proxy-")
+    try:
+        plain_out, _ = run(MPIRUN + [PLAIN] + ARGS)
+        check(re.search(r"^proxy: checksum=\S+$", plain_out, re.M) is not None,
+              "plain binary prints a checksum")
+        empty_out, _ = run(MPIRUN + [PROXY] + ARGS)
+        check(empty_out == plain_out, "instrumented binary on glibc's empty hooks: same output")
+
+        path = os.path.join(tmp, "defaults.h5")
+        out, err = run(MPIRUN + [CLI, "run", "-o", path, "--", PROXY] + ARGS)
+        check_profile("defaults", path, plain_out, out, err)
+
+        path = os.path.join(tmp, "everything.h5")
+        out, err = run(MPIRUN + [CLI, "run", "-o", path, "--throttle-calls", "0", "--", PROXY] + ARGS)
+        throttled = check_profile("--throttle-calls 0", path, plain_out, out, err)
+        check(throttled == 0, "--throttle-calls 0: every call is an event (%d throttled)" % throttled)
+
+        # Auto-throttle surely engaged: the sum still holds, with calls off the timeline.
+        path = os.path.join(tmp, "throttled.h5")
+        out, err = run(MPIRUN + [CLI, "run", "-o", path, "--throttle-calls", "100",
+                                 "--throttle-mean", "1ms", "--", PROXY] + ARGS)
+        throttled = check_profile("--throttle-calls 100", path, plain_out, out, err)
+        check(throttled > 0, "--throttle-calls 100: calls off the timeline (%d)" % throttled)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if FAILS:
+        print("%d check(s) failed" % len(FAILS))
+        return 1
+    print("proxy e2e: OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

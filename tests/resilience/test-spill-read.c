@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The spill reader on files cut by a full disk: a record whose payload was
+ * only partly written (no header), a file ending inside a record or inside
+ * a record header. The records before the cut are read, the cut is skipped,
+ * and a record written after it (another thread) is still found.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp-spill.h"
+#include "spill-read.h"
+
+static char path[256];
+static char buf[1 << 16];
+static size_t len;
+
+static void setup(void)
+{
+	snprintf(path, sizeof path, "/tmp/sp-spill-read-test-%d", (int)getpid());
+	memset(buf, 0, sizeof buf);
+	struct sp_spill_header h = { .magic = SP_SPILL_MAGIC, .version = SP_SPILL_VERSION,
+				     .header_bytes = sizeof h, .pid = 1, .rank = -1 };
+	memcpy(buf, &h, sizeof h);
+	len = (sizeof h + 7) & ~(size_t)7;
+}
+
+static void teardown(void)
+{
+	unlink(path);
+}
+
+/* Append a record; with_header false: only the payload (what a write cut
+ * by a full disk leaves: the header is written last). */
+static void put(uint32_t type, uint32_t thread, const void *a, size_t na, const void *b, size_t nb,
+		bool with_header)
+{
+	struct sp_spill_rec h = { SP_SPILL_REC_MAGIC, type, (uint32_t)(na + nb), thread };
+	ck_assert_uint_le(len + sizeof h + na + nb, sizeof buf);
+	if (with_header)
+		memcpy(buf + len, &h, sizeof h);
+	memcpy(buf + len + sizeof h, a, na);
+	if (nb)
+		memcpy(buf + len + sizeof h + na, b, nb);
+	len += (sizeof h + na + nb + 7) & ~(size_t)7;
+}
+
+/* EVENTS record of thread `thread`: events first..first+n-1, region 0. */
+static void put_events(uint32_t thread, uint64_t first, uint32_t n, bool with_header)
+{
+	struct sp_spill_events h = { .first_seq = first, .n = n, .tick = 1000, .ns = 1000 };
+	struct sp_spill_event ev[256];
+	ck_assert_uint_le(n, 256);
+	for (uint32_t i = 0; i < n; i++)
+		ev[i] = (struct sp_spill_event){ (int64_t)(first + i) * 10,
+						 (int64_t)(first + i) * 10 + 5, 0, 0 };
+	put(SP_SPILL_EVENTS, thread, &h, sizeof h, ev, n * sizeof *ev, with_header);
+}
+
+static void put_region(void)
+{
+	struct sp_spill_region r = { .id = 0, .kind = 0, .module = -1, .name_bytes = 4 };
+	put(SP_SPILL_REGION, 0, &r, sizeof r, "iter", 4, true);
+}
+
+/* Write the first `size` bytes of the buffer and read them back. */
+static int read_back(size_t size, struct sp_spill_data *d)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf, 1, size, f), size);
+	fclose(f);
+	return sp_spill_read(path, d);
+}
+
+static const struct sp_spill_tdata *thread(const struct sp_spill_data *d, uint32_t index)
+{
+	for (uint32_t i = 0; i < d->nthreads; i++)
+		if (d->threads[i].index == index)
+			return &d->threads[i];
+	return NULL;
+}
+
+/* n complete events 0..n-1 in thread t, nothing else. */
+static void check_prefix(const struct sp_spill_data *d, uint32_t index, uint64_t n)
+{
+	const struct sp_spill_tdata *t = thread(d, index);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(t->n, n);
+	for (uint64_t i = 0; i < n; i++) {
+		ck_assert_int_eq(t->ev[i].start, (int64_t)i * 10);
+		ck_assert_int_eq(t->ev[i].end, (int64_t)i * 10 + 5);
+		ck_assert_uint_eq(t->ev[i].region, 0);
+	}
+}
+
+START_TEST(test_cut_payload_at_the_end)
+{
+	put_region();
+	put_events(0, 0, 100, true);
+	put_events(0, 100, 200, false); /* the disk filled while writing this one */
+	size_t whole = len;
+	/* The cut anywhere inside the payload, or the whole payload without
+	 * its header: the first 100 events, nothing of the cut record. */
+	for (size_t size = whole - 200 * sizeof(struct sp_spill_event); size <= whole; size += 500) {
+		struct sp_spill_data d;
+		ck_assert_int_eq(read_back(size, &d), 0);
+		check_prefix(&d, 0, 100);
+		ck_assert_uint_gt(d.skipped_bytes, 0);
+		ck_assert(!d.partial);
+		sp_spill_data_free(&d);
+	}
+}
+END_TEST
+
+START_TEST(test_file_ends_inside_a_record)
+{
+	put_region();
+	put_events(0, 0, 50, true);
+	size_t before = len;
+	put_events(0, 50, 50, true);
+	/* A header that claims more bytes than the file has, and a file that
+	 * ends inside a record header. */
+	for (size_t size = before + 1; size < len; size += 7) {
+		struct sp_spill_data d;
+		ck_assert_int_eq(read_back(size, &d), 0);
+		check_prefix(&d, 0, 50);
+		sp_spill_data_free(&d);
+	}
+}
+END_TEST
+
+START_TEST(test_record_after_the_cut)
+{
+	put_region();
+	put_events(0, 0, 30, true);
+	put_events(0, 30, 200, false);
+	/* Another thread's record reserved after the cut one and written. */
+	put_events(1, 0, 20, true);
+	struct sp_spill_data d;
+	ck_assert_int_eq(read_back(len, &d), 0);
+	check_prefix(&d, 0, 30);
+	check_prefix(&d, 1, 20);
+	sp_spill_data_free(&d);
+}
+END_TEST
+
+START_TEST(test_header_only)
+{
+	struct sp_spill_data d;
+	ck_assert_int_eq(read_back(len, &d), 0);
+	ck_assert_uint_eq(d.nthreads, 0);
+	sp_spill_data_free(&d);
+	/* Not even the file header: not a spill file. */
+	ck_assert_int_eq(read_back(20, &d), SP_SPILL_ENOTSPILL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("spill-read");
+	TCase *tc = tcase_create("cut-by-full-disk");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_cut_payload_at_the_end);
+	tcase_add_test(tc, test_file_ends_inside_a_record);
+	tcase_add_test(tc, test_record_after_the_cut);
+	tcase_add_test(tc, test_header_only);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
