@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -246,9 +248,24 @@ static bool thread_blocks_trap(int64_t tid)
  * A thread that has SIGTRAP blocked and meets the int3 is killed by the
  * kernel (a forced SIGTRAP resets a blocked handler to the default), so no
  * thread that runs instrumented code (every thread the recorder knows) may
- * block it. Racy by nature: a thread can block it right after the check;
- * docs/HOOKS.md says so.
+ * block it. glibc blocks every signal for a moment (pthread_create,
+ * posix_spawn), and a thread can be preempted there: a thread found
+ * blocking it delays patching for RETRY_NS (-EAGAIN); the same thread found
+ * so for BLOCKED_NS stops patching. Racy by nature: a thread can block it
+ * right after the check (docs/HOOKS.md).
  */
+#define RETRY_NS 1000000LL       /* 1 ms */
+#define BLOCKED_NS 2000000000LL  /* 2 s */
+
+static _Atomic int64_t retry_after; /* no patch before this time (ns) */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static int64_t trap_blocker(void)
 {
 	int64_t self = gettid();
@@ -256,38 +273,52 @@ static int64_t trap_blocker(void)
 		int64_t tid = t->native_id;
 		if (tid == self || __atomic_load_n(&t->end_ns, __ATOMIC_RELAXED))
 			continue;
-		if (thread_blocks_trap(tid))
-			return tid;
+		for (int i = 0; thread_blocks_trap(tid); i++) {
+			if (i == 8)
+				return tid;
+			sched_yield();
+		}
 	}
 	return 0;
 }
 
-/* The process-wide preconditions, checked before each patch. */
-static bool can_patch_now(void)
+/* The process-wide preconditions, checked before each patch: 0, -EAGAIN
+ * (not now) or -EPERM (patching stopped). */
+static int can_patch_now(void)
 {
+	static int64_t blocked_tid, blocked_since;
 	struct sigaction cur;
 	if (sigaction(SIGTRAP, NULL, &cur) == 0 && (!(cur.sa_flags & SA_SIGINFO) ||
 						    cur.sa_sigaction != on_trap)) {
 		stop("the application replaced the SIGTRAP handler", 0);
-		return false;
+		return -EPERM;
 	}
 	int64_t tid = trap_blocker();
 	if (tid) {
-		char why[96];
-		snprintf(why, sizeof why, "thread %lld blocks SIGTRAP (a trap there would kill it)",
-			 (long long)tid);
-		stop(why, 0);
-		return false;
+		int64_t now = now_ns();
+		if (tid != blocked_tid) {
+			blocked_tid = tid;
+			blocked_since = now;
+		} else if (now - blocked_since >= BLOCKED_NS) {
+			char why[96];
+			snprintf(why, sizeof why, "thread %lld blocks SIGTRAP (a trap there would kill it)",
+				 (long long)tid);
+			stop(why, 0);
+			return -EPERM;
+		}
+		atomic_store_explicit(&retry_after, now + RETRY_NS, memory_order_relaxed);
+		return -EAGAIN;
 	}
+	blocked_tid = 0;
 	pid_t pid = getpid();
 	if (registered_pid != pid) { /* first patch, or first in a forked child */
 		if (membarrier_call(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE) != 0) {
 			stop("membarrier registration failed", errno);
-			return false;
+			return -EPERM;
 		}
 		registered_pid = pid;
 	}
-	return true;
+	return 0;
 }
 
 /* ---- decoding the call --------------------------------------------------- */
@@ -463,10 +494,11 @@ static int patch_in_module(const struct module *m, uintptr_t ret)
 		refuse(s, ret, len);
 		return len;
 	}
-	if (!can_patch_now())
-		return -EPERM;
+	int rc = can_patch_now();
+	if (rc < 0)
+		return rc;
 	int prot = ((flags & PF_R) ? PROT_READ : 0) | PROT_EXEC | ((flags & PF_W) ? PROT_WRITE : 0);
-	int rc = write_nop(s, ret - (unsigned)len, (unsigned)len, prot);
+	rc = write_nop(s, ret - (unsigned)len, (unsigned)len, prot);
 	if (rc < 0)
 		refuse(s, ret, rc);
 	else
@@ -516,10 +548,20 @@ int sp_patch_site(void *ret_addr)
 	if (decided(ret, &rc))
 		return rc;
 	int saved = errno;
+	int64_t after = atomic_load_explicit(&retry_after, memory_order_relaxed);
+	if (after && now_ns() < after) {
+		errno = saved;
+		return -EAGAIN;
+	}
 	/* No signal handler runs on this thread while it holds patch_lock: a
-	 * handler that forked would wait for it in the atfork handler. */
+	 * handler that forked would wait for it in the atfork handler. The
+	 * synchronous ones stay open (blocked, a fault would kill), SIGTRAP
+	 * too (trap_blocker() must not see this thread block it). */
 	sigset_t all, old;
 	sigfillset(&all);
+	static const int sync_signals[] = { SIGTRAP, SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+	for (size_t i = 0; i < sizeof sync_signals / sizeof *sync_signals; i++)
+		sigdelset(&all, sync_signals[i]);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	if (pthread_mutex_trylock(&patch_lock) != 0) {
 		/* Another thread is patching: never wait in a hook. */

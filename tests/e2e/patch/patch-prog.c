@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test program for self-patching (tests/e2e/patch/test-patch.py), compiled
+ * with -finstrument-functions. Prints on stdout only results that do not
+ * depend on the profiler, and what it knows of its own calls as JSON to the
+ * file argv[3]:
+ *   patch-prog threads N JSON   16 threads call add1() and mix() N times
+ *                               each while they are being patched; slow()
+ *                               (20 us a call, 1600 calls) and rare() (30
+ *                               calls a thread) are never throttled. Every
+ *                               64 calls a thread compares the first bytes
+ *                               of add1() and mix() with a copy taken at
+ *                               start: the calls it made before it first
+ *                               saw them change all went through the hooks
+ *                               (a lower bound of what the hooks counted).
+ *   patch-prog fork N JSON      the same with 4 threads, then a child calls
+ *                               the (patched) functions N times and reports
+ *                               its result; the parent prints both.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_THREADS 16
+/* Bytes of a function's start that are watched: its enter call at least is
+ * there, and the next function starts 64 bytes further at the earliest. */
+#define WATCH 48
+/* Bytes of each function dumped (hex) at the end, before and after. */
+#define DUMP 256
+
+__attribute__((noinline, aligned(64))) unsigned long add1(unsigned long x)
+{
+	return x + 1;
+}
+
+__attribute__((noinline, aligned(64))) unsigned long mix(unsigned long x)
+{
+	return x * 0x9E3779B97F4A7C15ul ^ (x >> 29);
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+__attribute__((noinline)) unsigned long slow(unsigned long x)
+{
+	long long t0 = now_ns();
+	while (now_ns() - t0 < 20000)
+		;
+	return (x * 3 + 1) & 0xff;
+}
+
+__attribute__((noinline)) unsigned long rare(unsigned long x)
+{
+	return x ^ 0x5555;
+}
+
+static long n_calls;
+static unsigned char orig[2][DUMP];
+
+struct result {
+	unsigned long sum;
+	long slow_calls, rare_calls;
+	long unchanged[2]; /* calls made before the last look that saw the code unchanged */
+	long before[2];    /* the same, frozen when a look saw it changed */
+};
+
+static void watch(struct result *r, long done_calls)
+{
+	const void *fn[2] = { (const void *)add1, (const void *)mix };
+	for (int k = 0; k < 2; k++) {
+		if (r->before[k] >= 0)
+			continue;
+		if (memcmp(orig[k], fn[k], WATCH) != 0)
+			r->before[k] = r->unchanged[k];
+		else
+			r->unchanged[k] = done_calls;
+	}
+}
+
+static void *worker(void *arg)
+{
+	long id = (long)arg;
+	struct result *r = calloc(1, sizeof *r);
+	r->before[0] = r->before[1] = -1;
+	unsigned long acc = (unsigned long)id;
+	for (long i = 0; i < n_calls; i++) {
+		if (!(i & 63))
+			watch(r, i);
+		acc = add1(acc);
+		acc = mix(acc);
+		if (i % (n_calls / 100 + 1) == 0 && r->slow_calls < 100) {
+			acc += slow(acc);
+			r->slow_calls++;
+		}
+		if (i % (n_calls / 30 + 1) == 0 && r->rare_calls < 30) {
+			acc = rare(acc);
+			r->rare_calls++;
+		}
+	}
+	for (int k = 0; k < 2; k++)
+		if (r->before[k] < 0)
+			r->before[k] = n_calls; /* never seen changed */
+	while (r->slow_calls < 100) {
+		acc += slow(acc);
+		r->slow_calls++;
+	}
+	while (r->rare_calls < 30) {
+		acc = rare(acc);
+		r->rare_calls++;
+	}
+	r->sum = acc;
+	return r;
+}
+
+static unsigned long run_threads(int nt, FILE *json)
+{
+	pthread_t th[MAX_THREADS];
+	memcpy(orig[0], (const void *)add1, DUMP);
+	memcpy(orig[1], (const void *)mix, DUMP);
+	for (long i = 0; i < nt; i++)
+		pthread_create(&th[i], NULL, worker, (void *)i);
+	unsigned long total = 0;
+	long slow_calls = 0, rare_calls = 0, before[2] = { 0, 0 };
+	for (int i = 0; i < nt; i++) {
+		struct result *r;
+		pthread_join(th[i], (void **)&r);
+		total ^= r->sum * (unsigned long)(i + 1);
+		slow_calls += r->slow_calls;
+		rare_calls += r->rare_calls;
+		before[0] += r->before[0];
+		before[1] += r->before[1];
+		free(r);
+	}
+	fprintf(json, "{\"add1\": %ld, \"mix\": %ld, \"slow\": %ld, \"rare\": %ld, "
+		      "\"add1_before\": %ld, \"mix_before\": %ld",
+		(long)nt * n_calls, (long)nt * n_calls, slow_calls, rare_calls, before[0], before[1]);
+	const unsigned char *now[2] = { (const unsigned char *)add1, (const unsigned char *)mix };
+	for (int k = 0; k < 2; k++) {
+		for (int pass = 0; pass < 2; pass++) {
+			fprintf(json, ", \"%s_%s\": \"", k ? "mix" : "add1", pass ? "code" : "orig");
+			for (int i = 0; i < DUMP; i++)
+				fprintf(json, "%02x", pass ? now[k][i] : orig[k][i]);
+			fprintf(json, "\"");
+		}
+	}
+	return total;
+}
+
+static int run_fork(FILE *json)
+{
+	unsigned long total = run_threads(4, json);
+	fflush(stdout);
+	int fds[2];
+	if (pipe(fds) != 0)
+		return 3;
+	pid_t pid = fork();
+	if (pid == 0) {
+		unsigned long acc = 7;
+		for (long i = 0; i < n_calls; i++)
+			acc = mix(add1(acc));
+		acc = rare(acc);
+		if (write(fds[1], &acc, sizeof acc) != sizeof acc)
+			_exit(4);
+		_exit(0);
+	}
+	int status = 0;
+	unsigned long got = 0;
+	close(fds[1]);
+	if (pid < 0 || read(fds[0], &got, sizeof got) != sizeof got || waitpid(pid, &status, 0) != pid)
+		return 5;
+	fprintf(json, ", \"child_status\": %d}\n", status);
+	printf("parent: threads %lx, child said %lx, exit %d\n", total, got,
+	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4)
+		return 2;
+	n_calls = atol(argv[2]);
+	FILE *json = fopen(argv[3], "w");
+	if (!json || n_calls <= 0)
+		return 2;
+	int rc = 2;
+	if (strcmp(argv[1], "threads") == 0) {
+		unsigned long total = run_threads(MAX_THREADS, json);
+		fprintf(json, "}\n");
+		printf("threads %d x %ld calls: checksum %lx\n", MAX_THREADS, n_calls, total);
+		rc = 0;
+	} else if (strcmp(argv[1], "fork") == 0) {
+		rc = run_fork(json);
+	}
+	fclose(json);
+	return rc;
+}

@@ -1,0 +1,211 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""End-to-end tests of self-patching (`scope-profiler run --patch`).
+
+test-patch.py CC OPT   builds patch-prog.c, plugin.c and dlopen-prog.c with
+                       CC OPT -finstrument-functions and checks:
+  threads  16 threads call add1()/mix() 1 M times each while they are
+           patched: the program's output is the same as without the
+           profiler; add1/mix are patched (patched_since >= 0, their code
+           holds new NOPs), counted at least as often as the program saw
+           them called before their code changed and at most as often as
+           they were called, and far less often than that (the hooks are no
+           longer called: without --patch the same run counts every call);
+           slow() (20 us a call) and rare() (480 calls) are exact and never
+           patched (-1).
+  fork     a child of a process with patched code runs it correctly.
+  dlopen   patched functions in a plugin, the plugin closed and another
+           opened (the same file again, likely at the same address): same
+           output, no crash.
+test-patch.py refuse   the same threads run where mprotect cannot make code
+                       writable (deny-wx, a seccomp filter): one line says
+                       so, the code is untouched and every count is exact.
+Exits 77 when the compiler, h5py or seccomp is missing.
+"""
+import json, os, shutil, subprocess, sys, tempfile
+
+BUILD = os.environ.get("SP_BUILD_DIR", "build")
+SRC = os.environ.get("SP_SOURCE_DIR", ".")
+CLI = os.path.join(BUILD, "tools", "scope-profiler")
+HERE = os.path.join(SRC, "tests", "e2e", "patch")
+N_THREAD, N_THREADS, N_FORK, N_PLUGIN = 1000000, 16, 2000000, 400000
+NOP5 = "0f1f440000"  # also the tail of the 6-byte NOP
+FAILS = []
+
+
+def skip(why):
+    print("SKIP:", why)
+    sys.exit(77)
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+try:
+    import h5py
+except ImportError:
+    skip("this python has no h5py")
+
+
+def run(cmd, env=None, want_rc=0):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=dict(os.environ, **(env or {})))
+    if want_rc is not None and p.returncode != want_rc:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr))
+    return p
+
+
+def rows(path):
+    with h5py.File(path, "r") as f:
+        names = [n.decode() for n in f["region_table/names"][:]]
+        idx = f["rank_region_index"]
+        out = {}
+        for i in range(len(idx["region_ids"])):
+            get = lambda k, d: int(idx[k][i]) if k in idx else d
+            out[names[int(idx["region_ids"][i])]] = {
+                "calls": get("event_counts", 0) + get("throttled_counts", 0),
+                "patched_since": get("patched_since", -1),
+            }
+        return out
+
+
+def sizes(exe):
+    out = {}
+    for line in run(["nm", "-S", exe]).stdout.splitlines():
+        f = line.split()
+        if len(f) == 4:
+            out[f[3]] = int(f[1], 16)
+    return out
+
+
+def new_nops(prog, name, size):
+    """Patched hook calls: NOPs in the function's code now that were not there."""
+    n = 2 * min(size, len(prog[name + "_orig"]) // 2)
+    return prog[name + "_code"][:n].count(NOP5) - prog[name + "_orig"][:n].count(NOP5)
+
+
+def patch_lines(stderr):
+    return [l for l in stderr.splitlines() if "SCOPE_PROFILER_PATCH" in l]
+
+
+def test_threads(tmp, exe, label):
+    plain = run([exe, "threads", str(N_THREAD), os.path.join(tmp, "plain.json")]).stdout
+    out, js = os.path.join(tmp, "threads.h5"), os.path.join(tmp, "threads.json")
+    p = run([CLI, "run", "-q", "--patch", "-o", out, "--", exe, "threads", str(N_THREAD), js])
+    check(p.stdout == plain, "%s threads: output as without the profiler: %r" % (label, p.stdout.strip()))
+    check(not patch_lines(p.stderr), "%s threads: no refusal: %r" % (label, patch_lines(p.stderr)))
+    prog, rs, sz = json.load(open(js)), rows(out), sizes(exe)
+    for fn in ("add1", "mix"):
+        r, true, before = rs[fn], prog[fn], prog[fn + "_before"]
+        check(r["patched_since"] >= 0, "%s %s: patched (patched_since %d)" % (label, fn, r["patched_since"]))
+        check(before <= r["calls"] <= true, "%s %s: %d calls seen before the patch <= %d counted <= %d made"
+              % (label, fn, before, r["calls"], true))
+        # The hooks were no longer called: of the calls made after the code
+        # changed, they counted at most those in flight, up to 64 a thread
+        # (the program looks every 64 calls). Without --patch (below) they
+        # count every call.
+        later, counted = true - before, r["calls"] - before
+        check(later > 0 and counted <= 64 * (N_THREADS + 1) and counted * 10 < later,
+              "%s %s: of the %d calls after the patch, the hooks counted %d" % (label, fn, later, counted))
+        nops = new_nops(prog, fn, sz.get(fn, 64))
+        check(nops >= 1, "%s %s: %d hook call(s) of its code are now NOPs" % (label, fn, nops))
+    for fn in ("slow", "rare"):
+        check(rs[fn]["calls"] == prog[fn] and rs[fn]["patched_since"] == -1,
+              "%s %s: exact (%d of %d), not patched (%d)" % (label, fn, rs[fn]["calls"], prog[fn],
+                                                           rs[fn]["patched_since"]))
+    for fn in ("main", "worker", "run_threads"):
+        if fn in rs:
+            check(rs[fn]["patched_since"] == -1, "%s %s: not patched" % (label, fn))
+
+    # The same run without --patch: every call goes through the hooks.
+    out = os.path.join(tmp, "nopatch.h5")
+    p = run([CLI, "run", "-q", "-o", out, "--", exe, "threads", str(N_THREAD), js])
+    rs = rows(out)
+    check(p.stdout == plain and all(rs[fn]["calls"] == prog[fn] and rs[fn]["patched_since"] == -1
+                                    for fn in ("add1", "mix")),
+          "%s without --patch: add1 %d, mix %d calls counted, every one" % (label, rs["add1"]["calls"],
+                                                                           rs["mix"]["calls"]))
+
+
+def test_fork(tmp, exe, label):
+    plain = run([exe, "fork", str(N_FORK), os.path.join(tmp, "plain.json")]).stdout
+    for mode in ("none", "child"):
+        out, js = os.path.join(tmp, "fork-%s.h5" % mode), os.path.join(tmp, "fork.json")
+        p = run([CLI, "run", "-q", "--patch", "-o", out, "--", exe, "fork", str(N_FORK), js],
+                env={"SCOPE_PROFILER_FORK": mode})
+        prog, rs = json.load(open(js)), rows(out)
+        check(p.stdout == plain and prog["child_status"] == 0 and rs["add1"]["patched_since"] >= 0,
+              "%s fork (FORK=%s): the child ran the patched code: %r" % (label, mode, p.stdout.strip()))
+
+
+def test_dlopen(tmp, cc, opt, label):
+    libs = []
+    for salt in ("1", "2"):
+        lib = os.path.join(tmp, "plugin%s.so" % salt)
+        run([cc, opt, "-g", "-fPIC", "-shared", "-finstrument-functions", "-DSALT=" + salt, "-o", lib,
+             os.path.join(HERE, "plugin.c")])
+        libs.append(lib)
+    exe = os.path.join(tmp, "dlopen-prog")
+    run([cc, opt, "-g", "-finstrument-functions", "-pthread", "-o", exe, os.path.join(HERE, "dlopen-prog.c"),
+         "-ldl"])
+    # plugin1, plugin2, plugin1 again (the same file, likely the same address), plugin2
+    args = [str(N_PLUGIN)] + libs
+    plain = run([exe] + args).stdout
+    out = os.path.join(tmp, "dlopen.h5")
+    p = run([CLI, "run", "-q", "--patch", "-o", out, "--", exe] + args)
+    rs = rows(out)
+    step = [r for name, r in rs.items() if name == "step" or name.startswith("step")]
+    check(p.stdout == plain and not patch_lines(p.stderr), "%s dlopen: 4 rounds, output as without the "
+          "profiler: %r" % (label, p.stdout.split()))
+    check(step and max(r["patched_since"] for r in step) >= 0,
+          "%s dlopen: the plugins' step() was patched: %r" % (label, step))
+
+
+def test_refuse(tmp, exe):
+    deny = os.path.join(tmp, "deny-wx")
+    run(["gcc", "-O2", "-o", deny, os.path.join(HERE, "deny-wx.c")])
+    probe = run([deny, "true"], want_rc=None)
+    if probe.returncode == 77:
+        skip("no seccomp filters here: " + probe.stderr.strip())
+    plain = run([exe, "threads", str(N_THREAD), os.path.join(tmp, "plain.json")]).stdout
+    out, js = os.path.join(tmp, "refuse.h5"), os.path.join(tmp, "refuse.json")
+    p = run([deny, CLI, "run", "-q", "--patch", "-o", out, "--", exe, "threads", str(N_THREAD), js])
+    lines = patch_lines(p.stderr)
+    check(len(lines) == 1 and "refused to make code writable" in lines[0],
+          "refuse: one line says why: %r" % lines)
+    prog, rs, sz = json.load(open(js)), rows(out), sizes(exe)
+    check(p.stdout == plain, "refuse: output as without the profiler")
+    for fn in ("add1", "mix", "slow", "rare"):
+        check(rs[fn]["calls"] == prog[fn] and rs[fn]["patched_since"] == -1,
+              "refuse: %s exact (%d of %d), not patched" % (fn, rs[fn]["calls"], prog[fn]))
+    for fn in ("add1", "mix"):
+        check(new_nops(prog, fn, sz.get(fn, 64)) == 0 and prog[fn + "_before"] == prog[fn],
+              "refuse: %s's code untouched" % fn)
+
+
+def main():
+    args = sys.argv[1:]
+    cc, opt = (args + ["gcc", "-O2"])[:2] if args[:1] != ["refuse"] else ("gcc", "-O2")
+    if not shutil.which(cc):
+        skip(cc + " is not installed")
+    with tempfile.TemporaryDirectory(prefix="sp-patch-") as tmp:
+        exe = os.path.join(tmp, "patch-prog")
+        run([cc, opt, "-g", "-finstrument-functions", "-pthread", "-o", exe, os.path.join(HERE, "patch-prog.c")])
+        if args[:1] == ["refuse"]:
+            test_refuse(tmp, exe)
+        else:
+            label = cc + opt
+            test_threads(tmp, exe, label)
+            test_fork(tmp, exe, label)
+            test_dlopen(tmp, cc, opt, label)
+    if FAILS:
+        print("%d check(s) failed" % len(FAILS))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
