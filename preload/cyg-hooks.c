@@ -39,7 +39,7 @@ static inline int64_t tsc_ticks(void)
 
 /*
  * A throttled function, count-only modes (THROTTLE_TIMING=sampled, the
- * default, or estimate): its call is counted (st->thr_calls) and, in
+ * default, or estimate): its call is counted (h->counts) and, in
  * sampled mode, one in THROTTLE_SAMPLE of the thread's counted calls (at
  * random: a geometric countdown, h->countdown) is timed through
  * sp_fn_enter_sampled(); the path costs a cache probe, an increment and a
@@ -167,7 +167,7 @@ static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread
 	uint32_t region = e->region;
 	if (SP_LIKELY(e->gate)) {
 		/* Throttled, counted only: no timestamp, no frame. */
-		h->stats[region].thr_calls++;
+		h->counts[region]++;
 		if (SP_LIKELY(--h->countdown))
 			return;
 		if (sp_patch_enabled)
@@ -215,7 +215,6 @@ static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread 
 	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return;
 	if (SP_UNLIKELY(sp_fn_mode)) {
-		struct sp_fn_stats *st = &h->stats[region];
 		if (sp_fn_mode == SP_FN_THROTTLE && pop_throttled(h, t, region))
 			return;
 		return sp_fn_exit_filtered(h, region);
@@ -306,10 +305,12 @@ static void calibrate_count_cost(void)
 	struct sp_thread *t = calloc(1, sizeof *t);
 	struct sp_fn_thread *h = calloc(1, sizeof *h);
 	struct sp_fn_stats *st = calloc(1, sizeof *st);
-	if (t && h && st) {
+	uint64_t *counts = calloc(1, sizeof *counts);
+	if (t && h && st && counts) {
 		void *fn = (void *)calibrate_count_cost;
 		h->t = t;
 		h->stats = st;
+		h->counts = counts;
 		h->nstats = 1;
 		h->countdown = UINT64_MAX;
 		h->cache[sp_fn_slot((uintptr_t)fn)] =
@@ -321,6 +322,7 @@ static void calibrate_count_cost(void)
 	free(t);
 	free(h);
 	free(st);
+	free(counts);
 }
 
 /* Names, sources and hidden-call counters are settled at finalize, after

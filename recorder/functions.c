@@ -156,6 +156,11 @@ static int ensure_stats(struct sp_fn_thread *h, uint32_t region)
 		return -ENOMEM;
 	memset(s + h->nstats, 0, (n - h->nstats) * sizeof *s);
 	h->stats = s;
+	uint64_t *c = realloc(h->counts, n * sizeof *c);
+	if (!c)
+		return -ENOMEM; /* stats grew, nstats did not: retried next time */
+	memset(c + h->nstats, 0, (n - h->nstats) * sizeof *c);
+	h->counts = c;
 	h->nstats = n;
 	return 0;
 }
@@ -246,7 +251,7 @@ void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region)
 		};
 		h->timed++;
 	} else {
-		h->stats[region].thr_calls--; /* not counted here after all */
+		h->counts[region]--; /* not counted here after all */
 		sp_thread_enter_slow(t, region, now); /* counted as dropped */
 	}
 	errno = saved;
@@ -404,7 +409,7 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 		gate(h, st, region);
 		if ((sp_fn_mode & SP_FN_COUNT_ONLY) && !st->open) {
 			/* The first call after another thread decided. */
-			st->thr_calls++;
+			h->counts[region]++;
 			return;
 		}
 	}
@@ -468,7 +473,7 @@ static void close_frame(struct sp_fn_thread *h, struct sp_frame *f, int64_t now)
 	int64_t d = now - f->start;
 	st->open--;
 	if (f->flags & SP_FRAME_SAMPLED) {
-		st->smp_n++; /* counted in thr_calls when it entered */
+		st->smp_n++; /* counted in h->counts when it entered */
 		st->smp_ticks += d;
 		st->smp_sq += (double)d * (double)d;
 		gate(h, st, f->region);
@@ -631,7 +636,7 @@ static void publish_counters(const struct sp_clock_map *cm)
 			struct fn_total *a = &tot[r];
 			a->hidden += st->hidden;
 			a->hidden_ticks += st->hidden_ticks;
-			a->thr_calls += st->thr_calls;
+			a->thr_calls += h->counts[r];
 			a->smp_n += st->smp_n;
 			a->smp_ticks += st->smp_ticks;
 			a->smp_sq += st->smp_sq;
@@ -639,7 +644,8 @@ static void publish_counters(const struct sp_clock_map *cm)
 				a->win_n++;
 				a->win_mean_sum += st->win_mean;
 			}
-			st->hidden = st->thr_calls = st->smp_n = 0;
+			st->hidden = st->smp_n = 0;
+			h->counts[r] = 0;
 			st->hidden_ticks = st->smp_ticks = 0;
 			st->smp_sq = 0;
 		}

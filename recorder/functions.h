@@ -74,9 +74,7 @@ struct sp_fn_stats {
 				 * adopted the process-wide decision); 2: also
 				 * patched (exits are patched as they run) */
 	uint32_t open;          /* function frames of this region on the stack */
-	uint64_t thr_calls;     /* count-only mode: throttled calls counted (the
-				 * sampled ones included) */
-	uint64_t smp_n;         /* sampled mode: of those, calls timed */
+	uint64_t smp_n;         /* sampled mode: counted calls that were timed */
 	int64_t smp_ticks;      /* their summed duration */
 	double smp_sq;          /* sum of their squared durations (ticks^2) */
 	int64_t win_mean;       /* estimate mode: the mean of the deciding
@@ -105,6 +103,8 @@ struct sp_fn_thread {
 	uint64_t probe_n;
 	int64_t probe_ticks;
 	struct sp_fn_stats *stats;  /* indexed by region id, nstats long */
+	uint64_t *counts;           /* count-only mode: throttled calls counted per
+				     * region (the sampled ones included), nstats long */
 	uint32_t nstats;            /* > every region in this thread's cache */
 	struct sp_fn_thread *next;
 	struct sp_fn_entry cache[SP_FN_CACHE_SIZE];
