@@ -62,7 +62,10 @@ def main():
     goal("throttled fn over empty hook, THROTTLE_TIMING=estimate",
          val(hook("scope_profiler_throttled_estimate"), "over_empty_hooks"), 3, "ns",
          "counted only; total = count x mean before the throttle")
-    goal("throttled fn over empty hook (default: exact time)",
+    goal("throttled fn over empty hook (default: sampled 1 in 64)",
+         val(hook("scope_profiler_default"), "over_empty_hooks"), 3, "ns",
+         "counted; 1 in 64 calls timed at random")
+    goal("throttled fn over empty hook, THROTTLE_TIMING=exact",
          val(hook("scope_profiler_throttled"), "over_empty_hooks"), 3,
          "ns", "floor: 2 timestamps (exact total time, issue #3) + frame, %.1f ns over empty hooks; "
          "two rdtsc alone %.1f ns" % (two_ts, tsc) if two_ts and tsc else "")
@@ -137,6 +140,14 @@ def main():
              (p or {}).get("note") or "goal is strictly below 1.0 x (patched-out hooks)")
         if rows[-1][1] is not None:  # strict: equal is not met
             rows[-1] = rows[-1][:4] + (rows[-1][1] < 1.0,) + rows[-1][5:]
+    # The overhead estimate against what the run paid (within 1.5x either way:
+    # the goal is on max(est/paid, paid/est)).
+    for v in ("defaults", "everything"):
+        for n in (1, 8):
+            e = val(px(v, n), "estimate_to_paid")
+            goal("proxy %d rank%s %s: overhead estimate off by" % (n, "s" if n > 1 else "", v),
+                 max(e, 1 / e) if e else None, 1.5, "x",
+                 "estimate / paid = %.3f" % e if e else "")
     rss = val(px("defaults", 8), "rss_over_app_mib")
     goal("proxy 8 ranks: defaults RSS per rank over app", rss, 64, "MiB",
          "worst rank's peak RSS over its empty-hooks run; everything recorded: +%.1f MiB"

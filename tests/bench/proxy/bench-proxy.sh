@@ -84,15 +84,19 @@ one() {
 # events of VARIANT.h5, read with h5py (the columns' sums: no statistics).
 facts() {
   local f="$work/$2.h5"
-  [ -f "$f" ] || { echo "$2 - - - -"; return; }
-  $py - "$f" "$2" <<'PY'
+  [ -f "$f" ] || { echo "$2 - - - - -"; return; }
+  # The profiler's own estimate of what it cost (summary footer, seconds).
+  local est
+  est=$("$cli" summary "$f" 2>/dev/null | sed -n 's/^profiler overhead estimate: .* = \([0-9.]*\) s.*/\1/p')
+  $py - "$f" "$2" "${est:--}" <<'PY'
 import os, sys, h5py
 f = h5py.File(sys.argv[1], "r")
 idx = f["rank_region_index"]
 ev = int(idx["event_counts"][:].sum())
 thr = int(idx["throttled_counts"][:].sum()) if "throttled_counts" in idx else 0
 fin = f["metadata"].attrs.get("profiler_finalize_ns")
-print(sys.argv[2], os.path.getsize(sys.argv[1]), "-" if fin is None else int(fin), ev + thr, ev)
+print(sys.argv[2], os.path.getsize(sys.argv[1]), "-" if fin is None else int(fin), ev + thr, ev,
+      sys.argv[3])
 PY
 }
 
@@ -121,9 +125,10 @@ for line in open(os.path.join(work, "times.%d" % np_)):
     loop.setdefault(v, []).append(float(l))
 facts = {}
 for line in open(os.path.join(work, "facts.%d" % np_)):
-    v, size, fin, calls, ev = line.split()
+    v, size, fin, calls, ev, est = line.split()
     facts[v] = dict(size=None if size == "-" else int(size), fin=None if fin == "-" else int(fin),
-                    calls=None if calls == "-" else int(calls), ev=None if ev == "-" else int(ev))
+                    calls=None if calls == "-" else int(calls), ev=None if ev == "-" else int(ev),
+                    est=None if est == "-" else float(est))
 bad = set(open(os.path.join(work, "bad.%d" % np_)).read().split()) if os.path.exists(
     os.path.join(work, "bad.%d" % np_)) else set()
 rss = {}  # variant -> rank -> median KiB over the rounds
@@ -173,6 +178,13 @@ for v in order:
                    finalize_s=round(f["fin"] / 1e9, 4) if f.get("fin") is not None else None)
         if every:
             rec["file_pct_of_everything"] = round(100.0 * f["size"] / every, 3)
+        # The footer's estimate against what the run paid: the excess of the
+        # median wall over the empty-hooks run's, per rank (the estimate sums
+        # over ranks; the ranks ran side by side on shared cores).
+        if f.get("est") is not None:
+            paid = (med - st.median(emp.values())) * min(np_, os.cpu_count() or 1)
+            rec.update(overhead_estimate_s=f["est"], overhead_paid_s=round(paid, 4),
+                       estimate_to_paid=round(f["est"] / paid, 3) if paid > 0 else None)
     recs.append(rec)
     fmt = lambda x, p: ("%%.%df" % p) % x if isinstance(x, (int, float)) else "-"
     print("%-11s %8.3f %8.3f %8.3f %7.3f %7.3f %8s %9s %8s %10s %9s %11s %11s" % (
@@ -181,6 +193,11 @@ for v in order:
         fmt(rec.get("file_pct_of_everything"), 2), fmt(rec["rss_max_mib"], 1),
         fmt(rec["rss_over_app_mib"], 1), fmt(rec.get("finalize_s"), 3),
         rec.get("calls", "-")))
+for rec in recs:
+    if rec.get("overhead_estimate_s") is not None:
+        print("  %s: overhead estimate %.3f s, paid %.3f s (excess wall x min(ranks, cores)): %s x" % (
+            rec["variant"], rec["overhead_estimate_s"], rec["overhead_paid_s"],
+            rec.get("estimate_to_paid")))
 print("ratio/paired: to the empty-hooks run; rss_MiB: worst rank's peak RSS; over_app: worst "
       "rank's excess over the same rank's empty-hooks run; calls: events + throttled (file)")
 if bad:
