@@ -106,6 +106,11 @@ static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int stopped;      /* patching stopped for the process (one line said why) */
 static struct sigaction previous_trap;
 static pid_t registered_pid;    /* membarrier registration is per process */
+/* Test only (SCOPE_PROFILER_PATCH_TEST_HOLD_US, tests/e2e/patch): keep the
+ * int3 in place this long, so that other threads meet it, and count the
+ * traps stepped over (printed at exit). */
+static long test_hold_us;
+static atomic_long test_traps;
 
 static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 static const uint8_t nop6[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
@@ -202,6 +207,8 @@ static void on_trap(int signo, siginfo_t *info, void *uctx)
 		/* BUSY: ours. PATCHED: ours unless an int3 is there again (not
 		 * ours: we never write one after the NOP). */
 		if (st == SITE_BUSY || (st == SITE_PATCHED && head != 0xcc)) {
+			if (test_hold_us)
+				atomic_fetch_add_explicit(&test_traps, 1, memory_order_relaxed);
 			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(pc + len);
 			errno = saved;
 			return;
@@ -436,20 +443,23 @@ static int write_nop(struct site *s, uintptr_t at, unsigned len, int prot)
 	atomic_store_explicit(&s->state, SITE_BUSY, memory_order_release);
 	write_byte(at, 0xcc);
 	int rc = sync_cores();
-	if (rc == 0) {
-		for (unsigned i = 1; i < len; i++)
-			write_byte(at + i, nop[i]);
-		rc = sync_cores();
-		write_byte(at, nop[0]);
-		if (rc == 0)
-			rc = sync_cores();
+	if (test_hold_us) {
+		struct timespec hold = { test_hold_us / 1000000, test_hold_us % 1000000 * 1000 };
+		nanosleep(&hold, NULL);
 	}
-	if (rc != 0) {
-		/* Never the case with a registered process (checked at
-		 * setup); the int3 stays, stepped over by on_trap. */
-		stop("membarrier failed in the middle of a patch", -rc);
+	for (unsigned i = 1; i < len; i++)
+		write_byte(at + i, nop[i]);
+	int rc2 = sync_cores();
+	write_byte(at, nop[0]);
+	int rc3 = sync_cores();
+	if (rc || rc2 || rc3) {
+		/* Never seen with a registered process. A core may then still
+		 * see the int3 or a mix: the site stays BUSY for good, so that
+		 * on_trap steps over any trap there. */
+		stop("membarrier failed in the middle of a patch", -(rc ? rc : rc2 ? rc2 : rc3));
+	} else {
+		atomic_store_explicit(&s->state, SITE_PATCHED, memory_order_release);
 	}
-	atomic_store_explicit(&s->state, SITE_PATCHED, memory_order_release);
 	if (mprotect((void *)lo, hi - lo, prot) != 0) {
 		stop("restoring the protection of patched code failed", errno);
 		return 0; /* the NOP is in place all the same */
@@ -585,6 +595,13 @@ int sp_patch_site(void *ret_addr)
 
 /* ---- setup and fork ------------------------------------------------------ */
 
+__attribute__((destructor)) static void test_report(void)
+{
+	if (test_hold_us && sp_patch_enabled && getpid() == registered_pid)
+		say("scope-profiler: patch test: %ld trap(s) stepped over",
+		    atomic_load_explicit(&test_traps, memory_order_relaxed));
+}
+
 static void atfork_prepare(void)
 {
 	pthread_mutex_lock(&patch_lock); /* no half-done patch in the child */
@@ -617,6 +634,10 @@ void sp_patch_setup(void)
 		return;
 	}
 	registered_pid = getpid();
+	const char *hold = getenv("SCOPE_PROFILER_PATCH_TEST_HOLD_US");
+	test_hold_us = hold ? strtol(hold, NULL, 10) : 0;
+	if (test_hold_us < 0 || test_hold_us > 1000000)
+		test_hold_us = 0;
 	struct sigaction sa = { .sa_sigaction = on_trap, .sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK };
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGTRAP, &sa, &previous_trap) != 0) {

@@ -16,8 +16,14 @@
  *   patch-prog fork N JSON      the same with 4 threads, then a child calls
  *                               the (patched) functions N times and reports
  *                               its result; the parent prints both.
+ *   patch-prog raise N JSON     4 threads, then raise(SIGTRAP): the default
+ *                               action kills the process, unless SIGTRAP was
+ *                               ignored when it started.
+ *   patch-prog own N JSON       installs its own SIGTRAP handler, raises
+ *                               SIGTRAP once, then runs the 16 threads.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +188,16 @@ static int run_fork(FILE *json)
 	return 0;
 }
 
+static volatile sig_atomic_t own_traps;
+
+static void own_handler(int signo, siginfo_t *info, void *uctx)
+{
+	(void)signo;
+	(void)info;
+	(void)uctx;
+	own_traps++;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4)
@@ -198,6 +214,24 @@ int main(int argc, char **argv)
 		rc = 0;
 	} else if (strcmp(argv[1], "fork") == 0) {
 		rc = run_fork(json);
+	} else if (strcmp(argv[1], "raise") == 0) {
+		unsigned long total = run_threads(4, json);
+		fprintf(json, "}\n");
+		fclose(json);
+		printf("threads %lx, raising SIGTRAP\n", total);
+		fflush(stdout);
+		raise(SIGTRAP);
+		printf("survived\n");
+		return 0;
+	} else if (strcmp(argv[1], "own") == 0) {
+		struct sigaction sa = { .sa_sigaction = own_handler, .sa_flags = SA_SIGINFO };
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGTRAP, &sa, NULL);
+		raise(SIGTRAP);
+		unsigned long total = run_threads(MAX_THREADS, json);
+		fprintf(json, "}\n");
+		printf("own handler: %d trap(s); threads: checksum %lx\n", (int)own_traps, total);
+		rc = 0;
 	}
 	fclose(json);
 	return rc;

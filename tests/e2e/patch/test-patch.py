@@ -17,16 +17,25 @@ test-patch.py CC OPT   builds patch-prog.c, plugin.c and dlopen-prog.c with
   dlopen   patched functions in a plugin, the plugin closed and another
            opened (the same file again, likely at the same address): same
            output, no crash.
+  traps    the threads run again with the int3 of each patch held for 2 ms
+           (SCOPE_PROFILER_PATCH_TEST_HOLD_US, test only): threads meet it
+           and are stepped over the call by the SIGTRAP handler; same output.
 test-patch.py refuse   the same threads run where mprotect cannot make code
                        writable (deny-wx, a seccomp filter): one line says
                        so, the code is untouched and every count is exact.
+test-patch.py signals  SIGTRAPs that are not ours: raised by the program, it
+                       kills it as without the profiler, or is ignored when
+                       SIGTRAP was ignored at start (while patching works);
+                       a program that installs its own SIGTRAP handler gets
+                       its traps, and patching stops with one line.
 Exits 77 when the compiler, h5py or seccomp is missing.
 """
-import json, os, shutil, subprocess, sys, tempfile
+import json, os, shutil, signal, subprocess, sys, tempfile
 
 BUILD = os.environ.get("SP_BUILD_DIR", "build")
 SRC = os.environ.get("SP_SOURCE_DIR", ".")
 CLI = os.path.join(BUILD, "tools", "scope-profiler")
+LIB = os.path.join(BUILD, "preload", "libscope-profiler.so")
 HERE = os.path.join(SRC, "tests", "e2e", "patch")
 N_THREAD, N_THREADS, N_FORK, N_PLUGIN = 1000000, 16, 2000000, 400000
 NOP5 = "0f1f440000"  # also the tail of the 6-byte NOP
@@ -120,6 +129,18 @@ def test_threads(tmp, exe, label):
         if fn in rs:
             check(rs[fn]["patched_since"] == -1, "%s %s: not patched" % (label, fn))
 
+    # Threads meet the int3 of patches in progress: held 2 ms each.
+    out = os.path.join(tmp, "traps.h5")
+    p = run([CLI, "run", "-q", "--patch", "-o", out, "--", exe, "threads", str(N_THREAD), js],
+            env={"SCOPE_PROFILER_PATCH_TEST_HOLD_US": "2000"})
+    traps = [int(l.split()[3]) for l in p.stderr.splitlines() if "trap(s) stepped over" in l]
+    prog, rs = json.load(open(js)), rows(out)
+    check(p.stdout == plain and traps and traps[0] > 0 and not patch_lines(p.stderr),
+          "%s traps: %s int3 trap(s) stepped over, same output" % (label, traps))
+    check(all(prog[fn + "_before"] <= rs[fn]["calls"] <= prog[fn] and rs[fn]["patched_since"] >= 0
+              for fn in ("add1", "mix")),
+          "%s traps: add1 %d, mix %d counted, patched" % (label, rs["add1"]["calls"], rs["mix"]["calls"]))
+
     # The same run without --patch: every call goes through the hooks.
     out = os.path.join(tmp, "nopatch.h5")
     p = run([CLI, "run", "-q", "-o", out, "--", exe, "threads", str(N_THREAD), js])
@@ -186,16 +207,48 @@ def test_refuse(tmp, exe):
               "refuse: %s's code untouched" % fn)
 
 
+def test_signals(tmp, exe):
+    env = {"LD_PRELOAD": LIB, "SCOPE_PROFILER_PATCH": "1", "SCOPE_PROFILER_QUIET": "1",
+           "SCOPE_PROFILER_OUTPUT": os.path.join(tmp, "raise.h5")}
+    js = os.path.join(tmp, "sig.json")
+    ignore = lambda: signal.signal(signal.SIGTRAP, signal.SIG_IGN)
+    for label, pre in (("default", None), ("ignored", ignore)):
+        res = []
+        for e in (None, env):
+            p = subprocess.run([exe, "raise", "200000", js], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=dict(os.environ, **(e or {})), preexec_fn=pre)
+            res.append((p.returncode, p.stdout))
+        want = (-signal.SIGTRAP, 0)[pre is not None]
+        check(res[0] == res[1] and res[0][0] == want,
+              "signals: raise(SIGTRAP), %s disposition: %r with the profiler, %r without" % (label, res[1], res[0]))
+    rs = rows(env["SCOPE_PROFILER_OUTPUT"])
+    check(rs["add1"]["patched_since"] >= 0, "signals: patching worked in the run that ignored SIGTRAP")
+
+    plain = run([exe, "own", str(N_THREAD), js]).stdout
+    out = os.path.join(tmp, "own.h5")
+    p = run([CLI, "run", "-q", "--patch", "-o", out, "--", exe, "own", str(N_THREAD), js])
+    lines = patch_lines(p.stderr)
+    prog, rs = json.load(open(js)), rows(out)
+    check(p.stdout == plain and "1 trap(s)" in plain, "signals: the program's own handler: %r" % p.stdout.strip())
+    check(len(lines) == 1 and "replaced the SIGTRAP handler" in lines[0], "signals: one line: %r" % lines)
+    check(all(rs[fn]["calls"] == prog[fn] and rs[fn]["patched_since"] == -1 for fn in ("add1", "mix")),
+          "signals: add1 %d, mix %d of %d: exact, not patched" % (rs["add1"]["calls"], rs["mix"]["calls"],
+                                                                  prog["add1"]))
+
+
 def main():
     args = sys.argv[1:]
-    cc, opt = (args + ["gcc", "-O2"])[:2] if args[:1] != ["refuse"] else ("gcc", "-O2")
+    mode = args[0] if args[:1] in (["refuse"], ["signals"]) else None
+    cc, opt = ("gcc", "-O2") if mode else (args + ["gcc", "-O2"])[:2]
     if not shutil.which(cc):
         skip(cc + " is not installed")
     with tempfile.TemporaryDirectory(prefix="sp-patch-") as tmp:
         exe = os.path.join(tmp, "patch-prog")
         run([cc, opt, "-g", "-finstrument-functions", "-pthread", "-o", exe, os.path.join(HERE, "patch-prog.c")])
-        if args[:1] == ["refuse"]:
+        if mode == "refuse":
             test_refuse(tmp, exe)
+        elif mode == "signals":
+            test_signals(tmp, exe)
         else:
             label = cc + opt
             test_threads(tmp, exe, label)
