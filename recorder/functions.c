@@ -543,7 +543,18 @@ void sp_fn_exit_unwind(struct sp_fn_thread *h, uint32_t region, int64_t now)
 		return;
 	while (t->depth >= i) {
 		t->depth--;
-		close_frame(h, &t->stack[t->depth], now);
+		struct sp_frame *f = &t->stack[t->depth];
+		if (t->depth >= i && (f->flags & SP_FRAME_SAMPLED)) {
+			/* A sampled call whose exit was never seen (longjmp, or
+			 * its exit hook call patched to a NOP while it ran): it
+			 * was counted when it entered; its duration is unknown,
+			 * so it stays out of the sample. */
+			struct sp_fn_stats *st = &h->stats[f->region];
+			st->open--;
+			gate(h, st, f->region);
+			continue;
+		}
+		close_frame(h, f, now);
 	}
 }
 
