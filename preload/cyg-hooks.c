@@ -96,7 +96,11 @@ static __attribute__((noinline)) void patch_enter(struct sp_fn_thread *h, uint32
 	int saved = errno;
 	h->t->busy = 1;
 	h->countdown = sp_fn_next_gap(h);
-	if (st->throttled == 1 && (sp_fn_region_patched(st, region) || sp_patch_site(ret) == 0))
+	/* Every enter site that still calls the hook is patched, also when the
+	 * function is patched already: its other sites (inlined copies, a
+	 * plugin reloaded at the same address) reach this too. */
+	bool site_patched = sp_patch_site(ret) == 0;
+	if (st->throttled == 1 && (site_patched || sp_fn_region_patched(st, region)))
 		sp_fn_mark_patched(h, st, region);
 	h->t->busy = 0;
 	errno = saved;
