@@ -21,6 +21,9 @@ CLI = os.path.join(BUILD, "tools", "scope-profiler")
 PROG = os.path.join(SRC, "tests", "e2e", "hooks", "throttle-prog.c")
 FAILS = []
 N_PHASE, N_THREAD, WINDOW = 40000, 100000, 1000
+# The program keeps its own durations of the first FIRST calls: a window
+# preempted on a loaded machine can push the decision to a later window.
+FIRST = 4000
 
 
 def skip(why):
@@ -66,15 +69,16 @@ def interval_check(f, r, prog, label):
     # What the hooks see beyond the body (prologue, timer reads), per call.
     delta = statistics.median(int(a) - b for a, b in zip(d, first))
     later = prog["calls"] - n
-    want = prog["later_total_ns"] + later * delta
+    rest = first[n:]  # calls after the timeline ones that the program kept
+    want = prog["later_total_ns"] + sum(rest) + later * delta
+    excess = prog["later_excess_ns"] + sum(x - 50000 for x in rest if x > 50000)
     got, ci = int(r["throttled_totals"]), int(r["throttled_ci95"])
     # 1.68 x the 95 % half-width is the 99.9 % one (flakes 1 in 1000), plus
     # time in preempted calls that a sample may have missed (noise of a
-    # shared machine, printed by the program).
-    bound = 1.68 * ci + prog["later_excess_ns"]
+    # shared machine, measured by the program).
+    bound = 1.68 * ci + excess
     print("     %s: throttled total %d ns, true %d ns (delta %d ns/call), error %+d, "
-          "95 %% half-width %d, excess %d" % (label, got, want, delta, got - want, ci,
-                                              prog["later_excess_ns"]))
+          "95 %% half-width %d, excess %d" % (label, got, want, delta, got - want, ci, excess))
     return abs(got - want) <= bound, got, want, ci
 
 
@@ -87,7 +91,7 @@ def main():
 
         # Sampled timing (the default) on a function whose cost changes.
         out = os.path.join(tmp, "phase.h5")
-        prog = json.loads(run([CLI, "run", "-q", "-o", out, "--", exe, "phase", str(N_PHASE), str(WINDOW)]))
+        prog = json.loads(run([CLI, "run", "-q", "-o", out, "--", exe, "phase", str(N_PHASE), str(FIRST)]))
         f, rs = rows(out)
         md = f["metadata"].attrs
         mode = md.get("throttle_timing")
@@ -97,17 +101,22 @@ def main():
               "defaults recorded: timing %r, calls %s, mean %s ns, sample %s" % (
                   mode, md.get("throttle_calls"), md.get("throttle_mean_ns"), md.get("throttle_sample")))
         s = rs["spin"]
-        check(int(s["event_counts"]) == WINDOW and int(s["event_counts"]) + int(s["throttled_counts"]) == N_PHASE,
-              "spin: %d events + %d throttled == %d calls" % (s["event_counts"], s["throttled_counts"], N_PHASE))
-        later = N_PHASE - WINDOW
+        n = int(s["event_counts"])
+        # Throttled after its first window, or a later one when a window was
+        # preempted past the 10 us mean (a loaded machine).
+        check(n % WINDOW == 0 and 0 < n <= FIRST and n + int(s["throttled_counts"]) == N_PHASE,
+              "spin: %d events (whole windows) + %d throttled == %d calls" % (
+                  n, s["throttled_counts"], N_PHASE))
+        later = N_PHASE - n
         p = 1 / 64
         sd = (later * p * (1 - p)) ** 0.5
         check(abs(int(s["throttled_timed_counts"]) - later * p) <= 5 * sd,
               "spin: %d calls timed, ~%d expected (1 in 64)" % (s["throttled_timed_counts"], later * p))
-        end_window = int(f["events/end_times"][int(s["event_offsets"]) + WINDOW - 1])
+        end_window = int(f["events/end_times"][int(s["event_offsets"]) + n - 1])
         since = int(s["throttled_since"])
         check(end_window - 1000 <= since <= int(md["finalize_time_ns"]),
-              "spin: throttled at %d ns, when its window of %d calls ended (%d)" % (since, WINDOW, end_window))
+              "spin: throttled at %d ns, when its last window of %d calls ended (%d)" % (
+                  since, WINDOW, end_window))
         check(int(rs["main"]["throttled_since"]) == -1, "main: never throttled (-1)")
         ok, got, want, ci = interval_check(f, s, prog, "sampled")
         check(ok and ci > 0, "sampled: the total is inside its stated interval")
@@ -116,11 +125,17 @@ def main():
         # change of cost: the same check must fail for it.
         out = os.path.join(tmp, "phase-est.h5")
         prog = json.loads(run([CLI, "run", "-q", "-o", out, "--throttle-timing", "estimate", "--", exe,
-                               "phase", str(N_PHASE), str(WINDOW)]))
+                               "phase", str(N_PHASE), str(FIRST)]))
         f, rs = rows(out)
         got = int(rs["spin"]["throttled_totals"])
-        check(int(rs["spin"]["throttled_ci95"]) == -1 and got < 0.5 * prog["later_total_ns"],
-              "estimate: no interval, total %d ns far below the true %d" % (got, prog["later_total_ns"]))
+        check(int(rs["spin"]["throttled_ci95"]) == -1, "estimate: no interval")
+        if int(rs["spin"]["event_counts"]) == WINDOW:
+            # Decided in the 1 us phase: count x that mean misses the 7 us half.
+            ok, got, want, _ = interval_check(f, rs["spin"], prog, "estimate")
+            check(got < 0.5 * want, "estimate: total %d ns far below the true %d" % (got, want))
+        else:
+            print("note: estimate run throttled spin after %d calls (a preempted window): "
+                  "its bias check needs the first window" % rs["spin"]["event_counts"])
 
         # One decision for the whole process: threads 1-3 start after thread
         # 0 throttled leaf, so only thread 0's first window is on the timeline.
