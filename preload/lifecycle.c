@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,6 +60,20 @@ static void load_config(void)
 		sp_config_print(stderr);
 }
 
+/* The output is written beside its path and renamed over it, so an
+ * existing output that is not a regular file (-o /dev/null, a FIFO) would
+ * be replaced: nothing is recorded then, with one line saying so. */
+static bool output_usable(void)
+{
+	struct stat st;
+	if (!sp_config.output || stat(sp_config.output, &st) != 0 || S_ISREG(st.st_mode))
+		return true;
+	if (!sp_config.quiet)
+		fprintf(stderr, "scope-profiler: %s is not a regular file: nothing is recorded "
+				"(name a file to write the profile)\n", sp_config.output);
+	return false;
+}
+
 /* The spill file (docs/RESILIENCE.md): spilling at the memory cap and the
  * fatal-signal dump both need it. */
 static void open_spill(void)
@@ -77,6 +92,8 @@ int sp_lifecycle_start(void)
 	if (atomic_load(&state) == SP_STATE_FINALIZED)
 		ret = -ESHUTDOWN;
 	else if (!sp_config.enabled || is_launcher())
+		ret = -ECANCELED;
+	else if (atomic_load(&state) == SP_STATE_OFF && !output_usable())
 		ret = -ECANCELED;
 	else if (atomic_load(&state) == SP_STATE_OFF) {
 		ret = sp_recorder_start();

@@ -10,6 +10,7 @@
 #include "writer.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <hdf5.h>
 #include <inttypes.h>
@@ -315,6 +316,14 @@ int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 	if ((layout->columns & SP_COL_CALLSITE) && !(layout->columns & SP_COL_MPI)) {
 		free(w);
 		return -EINVAL; /* call sites are laid out as the MPI columns */
+	}
+	/* The file is written beside the output and renamed over it: an output
+	 * that exists and is not a regular file (/dev/null, a FIFO, a device)
+	 * would be replaced, so it is refused (-EEXIST: "File exists"). */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		free(w);
+		return -EEXIST;
 	}
 	w->path = strdup(path);
 	w->tmp = temp_path(path);

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "cli-common.h"
@@ -189,4 +191,27 @@ size_t cli_display_width(const char *s)
 		if (((unsigned char)*s & 0xc0) != 0x80)
 			n++;
 	return n;
+}
+
+FILE *cli_output_fopen(const char *path, char **tmp)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		free(*tmp);
+		*tmp = NULL;
+		return fopen(path, "w");
+	}
+	return fopen(*tmp, "w");
+}
+
+int cli_output_rename(const char *tmp, const char *path)
+{
+	return tmp ? rename(tmp, path) : 0;
+}
+
+void cli_output_discard(const char *tmp)
+{
+	if (tmp)
+		unlink(tmp);
 }

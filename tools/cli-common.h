@@ -85,6 +85,17 @@ void cli_unknown_region(const struct cli_common *c, struct sp_reader *r,
 void cli_format_double(char *buf, size_t size, double v);
 
 /* Number of display columns of a UTF-8 string. */
+/*
+ * Output files. A new or regular file is written through the temp file
+ * *tmp beside it and renamed into place; an existing file that is not a
+ * regular one (/dev/null, a FIFO, a terminal, /dev/stdout) is written in
+ * place, never replaced: *tmp is freed and set to NULL. The rename and the
+ * discard of a failed output do nothing for an output written in place.
+ */
+FILE *cli_output_fopen(const char *path, char **tmp);
+int cli_output_rename(const char *tmp, const char *path);
+void cli_output_discard(const char *tmp);
+
 size_t cli_display_width(const char *s);
 
 /* ---- JSON writer ------------------------------------------------------ */

@@ -390,7 +390,7 @@ static int export_metadata(struct cli_common *c, const char *path)
 
 	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
 		return EXIT_USAGE;
-	f = fopen(tmp, "w");
+	f = cli_output_fopen(path, &tmp);
 	if (!f) {
 		cli_error(c, "%s: %s", path, strerror(errno));
 		free(tmp);
@@ -424,12 +424,12 @@ static int export_metadata(struct cli_common *c, const char *path)
 		cli_error(c, "%s: %s", path, strerror(errno));
 		rc = EXIT_USAGE;
 	}
-	if (rc == 0 && rename(tmp, path) < 0) {
+	if (rc == 0 && cli_output_rename(tmp, path) < 0) {
 		cli_error(c, "%s: %s", path, strerror(errno));
 		rc = EXIT_USAGE;
 	}
 	if (rc)
-		unlink(tmp);
+		cli_output_discard(tmp);
 	else
 		printf("Metadata written to %s\n", path);
 	free(tmp);

@@ -263,9 +263,9 @@ static int write_page(struct report *rp)
 
 	if (asprintf(&tmp, "%s.tmp", rp->out) < 0)
 		return cli_error(&rp->c, "out of memory"), EXIT_USAGE;
-	rp->f = fopen(tmp, "w");
+	rp->f = cli_output_fopen(rp->out, &tmp);
 	if (!rp->f) {
-		cli_error(&rp->c, "%s: cannot write: %s", tmp, strerror(errno));
+		cli_error(&rp->c, "%s: cannot write: %s", rp->out, strerror(errno));
 		free(tmp);
 		return EXIT_USAGE;
 	}
@@ -285,12 +285,12 @@ static int write_page(struct report *rp)
 		rc = EXIT_USAGE;
 	}
 	rp->f = NULL;
-	if (rc == 0 && rename(tmp, rp->out) != 0) {
+	if (rc == 0 && cli_output_rename(tmp, rp->out) != 0) {
 		cli_error(&rp->c, "%s: cannot write: %s", rp->out, strerror(errno));
 		rc = EXIT_USAGE;
 	}
 	if (rc != 0)
-		unlink(tmp);
+		cli_output_discard(tmp);
 	free(tmp);
 	return rc;
 }

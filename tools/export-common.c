@@ -86,7 +86,7 @@ int ex_open_output(struct export_ctx *x, const char *path, struct ex_output *o)
 		cli_error(&x->c, "out of memory");
 		return EXIT_USAGE;
 	}
-	o->f = fopen(o->tmp, "w");
+	o->f = cli_output_fopen(path, &o->tmp);
 	if (!o->f) {
 		cli_error(&x->c, "%s: cannot write: %s", path, strerror(errno));
 		free(o->path);
@@ -113,13 +113,13 @@ int ex_close_output(struct export_ctx *x, struct ex_output *o, bool ok)
 				  strerror(errno));
 		ok = false;
 	}
-	if (ok && rename(o->tmp, o->path) != 0) {
+	if (ok && cli_output_rename(o->tmp, o->path) != 0) {
 		cli_error(&x->c, "%s: cannot rename into place: %s", o->path,
 			  strerror(errno));
 		ok = false;
 	}
 	if (!ok) {
-		unlink(o->tmp);
+		cli_output_discard(o->tmp);
 		rc = EXIT_USAGE;
 	}
 	free(o->path);

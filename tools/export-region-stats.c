@@ -439,7 +439,7 @@ static FILE *open_output(struct rs_ctx *x, char **ret_path, char **ret_tmp)
 		*ret_tmp = NULL;
 		return NULL;
 	}
-	f = fopen(*ret_tmp, "w");
+	f = cli_output_fopen(*ret_path, ret_tmp);
 	if (!f)
 		cli_error(&x->c, "%s: %s", *ret_path, strerror(errno));
 	return f;
@@ -465,12 +465,12 @@ static int write_document(struct rs_ctx *x, struct sp_reader **readers,
 			cli_error(&x->c, "%s: %s", path, strerror(errno));
 			rc = EXIT_USAGE;
 		}
-		if (rc == 0 && rename(tmp, path) < 0) {
+		if (rc == 0 && cli_output_rename(tmp, path) < 0) {
 			cli_error(&x->c, "%s: %s", path, strerror(errno));
 			rc = EXIT_USAGE;
 		}
 		if (rc)
-			unlink(tmp);
+			cli_output_discard(tmp);
 	}
 	free(path);
 	free(tmp);

@@ -67,9 +67,9 @@ static int out_open(struct state *s, const char *name, struct out *o)
 		cli_error(&s->p->c, "out of memory");
 		return EXIT_USAGE;
 	}
-	o->f = fopen(o->tmp, "w");
+	o->f = cli_output_fopen(o->path, &o->tmp);
 	if (!o->f) {
-		cli_error(&s->p->c, "%s: cannot write: %s", o->tmp, strerror(errno));
+		cli_error(&s->p->c, "%s: cannot write: %s", o->path, strerror(errno));
 		free(o->path);
 		free(o->tmp);
 		return EXIT_USAGE;
@@ -83,9 +83,9 @@ static int out_close(struct state *s, struct out *o)
 	int rc = 0;
 	char **w;
 
-	if (fclose(o->f) != 0 || bad || rename(o->tmp, o->path) != 0) {
+	if (fclose(o->f) != 0 || bad || cli_output_rename(o->tmp, o->path) != 0) {
 		cli_error(&s->p->c, "%s: write failed: %s", o->path, strerror(errno));
-		unlink(o->tmp);
+		cli_output_discard(o->tmp);
 		rc = EXIT_USAGE;
 	} else if ((w = realloc(s->written, (s->n_written + 1) * sizeof(*w)))) {
 		s->written = w;
