@@ -32,7 +32,10 @@ struct node {
 	uint32_t last_region, last_child; /* child_of() cache (hot in loops) */
 	unsigned n_ranks, imb_n;
 	double imb_sum, imb_max;
-	int64_t *dur;             /* durations of the node's calls, in order */
+	int64_t dmin, dmax;       /* shortest, longest call */
+	uint64_t dsum;            /* sum of the calls' durations, saturated */
+	int64_t *dur;             /* durations of the node's calls, in order
+				   * (only with spread) */
 	size_t dur_n, dur_cap;    /* (merged tree: dur_n counts the parts') */
 	struct dur_slice *parts;  /* merged tree: the ranks' dur, rank order */
 	size_t n_parts, cap_parts;
@@ -48,6 +51,7 @@ struct summary_tree {
 	size_t n_touched, cap_touched;
 	struct summary_tree **ranks; /* merged tree: per-rank trees (owned) */
 	size_t n_ranks;
+	bool spread;              /* durations kept: std and percentiles */
 };
 
 static uint64_t hash64(uint64_t x)
@@ -179,6 +183,19 @@ static int push_dur(struct node *nd, int64_t dur)
 	return 0;
 }
 
+/*
+ * Sums of durations saturate at DSUM_EXACT: below it every partial sum of
+ * the (non-negative) durations is an exact double, so the mean summed in
+ * doubles call by call (node_row with spread) equals dsum / calls, and a
+ * tree without spread gives the same averages.
+ */
+#define DSUM_EXACT ((uint64_t)1 << 53)
+
+static uint64_t dsum_add(uint64_t a, uint64_t b)
+{
+	return a >= DSUM_EXACT || b >= DSUM_EXACT - a ? DSUM_EXACT : a + b;
+}
+
 static int account(struct summary_tree *t, uint32_t node, bool outer,
 		   int64_t s, int64_t e, uint32_t rank_mark)
 {
@@ -186,6 +203,11 @@ static int account(struct summary_tree *t, uint32_t node, bool outer,
 	int64_t d = e - s;
 
 	nd->calls++;
+	if (nd->calls == 1 || d < nd->dmin)
+		nd->dmin = d;
+	if (nd->calls == 1 || d > nd->dmax)
+		nd->dmax = d;
+	nd->dsum = dsum_add(nd->dsum, (uint64_t)d);
 	if (outer) {
 		nd->total_outer = sp_add_wrap(nd->total_outer, d);
 		nd->rank_total = sp_add_wrap(nd->rank_total, d);
@@ -213,7 +235,7 @@ static int account(struct summary_tree *t, uint32_t node, bool outer,
 		nd->n_ranks++;
 		t->touched[t->n_touched++] = node;
 	}
-	return push_dur(nd, d);
+	return t->spread ? push_dur(nd, d) : 0;
 }
 
 /* Union of the outermost intervals per node (only needed with lanes). */
@@ -342,8 +364,8 @@ static void end_rank(struct summary_tree *t, bool lanes)
  * this thread's), the rank's exclusive times come out of the same walk.
  */
 static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
-		     size_t *rows, int64_t *sums, struct summary_tree **ret,
-		     char **ret_msg)
+		     size_t *rows, int64_t *sums, bool spread,
+		     struct summary_tree **ret, char **ret_msg)
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
 	struct fold f = { .t = t, .r = r, .s = r->col[SP_COL_START_TIMES],
@@ -357,6 +379,7 @@ static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
 
 	if (!t)
 		return -ENOMEM;
+	t->spread = spread;
 	rc = new_node(t, NONE, NONE, &root);
 	if (rc == 0) {
 		nr = reader_rank_rows(r, slot, pos, rows);
@@ -437,6 +460,11 @@ static int merge_rank(struct summary_tree *g, const struct summary_tree *l)
 		gn->imb_sum += ln->imb_sum;
 		gn->imb_n += ln->imb_n;
 		gn->imb_max = ln->imb_max > gn->imb_max ? ln->imb_max : gn->imb_max;
+		if (ln->calls && (gn->calls == ln->calls || ln->dmin < gn->dmin))
+			gn->dmin = ln->dmin;
+		if (ln->calls && (gn->calls == ln->calls || ln->dmax > gn->dmax))
+			gn->dmax = ln->dmax;
+		gn->dsum = dsum_add(gn->dsum, ln->dsum);
 		if (ln->dur_n)
 			rc = push_part(gn, ln->dur, ln->dur_n);
 	}
@@ -455,6 +483,7 @@ struct tree_work {
 	atomic_size_t next;
 	atomic_size_t failed;      /* lowest failing rank slot, or SIZE_MAX */
 	bool excl;                 /* exclusive times wanted from the walks */
+	bool spread;
 	atomic_size_t excl_ranks;  /* ranks whose exclusive times are set */
 };
 
@@ -474,7 +503,7 @@ static void *tree_worker(void *arg)
 			w->rcs[k] = -ECANCELED;
 			continue;
 		}
-		w->rcs[k] = rows ? rank_tree(w->r, k, w->pos, rows, sums,
+		w->rcs[k] = rows ? rank_tree(w->r, k, w->pos, rows, sums, w->spread,
 					     &w->trees[k], &w->msgs[k])
 				 : -ENOMEM;
 		if (w->rcs[k] == 0 && sums)
@@ -489,16 +518,17 @@ static void *tree_worker(void *arg)
 }
 
 int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
-		       struct summary_tree **ret)
+		       bool spread, struct summary_tree **ret)
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
 	struct tree_work w = { r, sel, NULL, NULL, NULL, NULL, 0, SIZE_MAX,
-			       !r->exclusive_done, 0 };
+			       !r->exclusive_done, spread, 0 };
 	uint32_t root;
 	int n, rc;
 
 	if (!t)
 		return -ENOMEM;
+	t->spread = spread;
 	rc = new_node(t, NONE, NONE, &root);
 	n = rc < 0 ? rc : reader_region_positions(r, NULL, (uint32_t **)&w.pos);
 	rc = n < 0 ? n : 0;
@@ -539,6 +569,14 @@ int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
 	return 0;
 }
 
+bool summary_tree_exact(const struct summary_tree *t)
+{
+	for (size_t i = 1; i < t->n; i++)
+		if (t->nodes[i].dsum >= DSUM_EXACT)
+			return false;
+	return true;
+}
+
 void summary_tree_destroy(struct summary_tree *t)
 {
 	if (!t)
@@ -559,6 +597,15 @@ void summary_tree_destroy(struct summary_tree *t)
 
 /* ---- rows -------------------------------------------------------------- */
 
+static void node_row_tail(const struct node *nd, struct sp_summary_row *row)
+{
+	row->first = (double)nd->first_dur / SP_NS_PER_S;
+	row->last = (double)nd->last_dur / SP_NS_PER_S;
+	row->imbalance = nd->imb_n >= 2
+		? (nd->imb_max / (nd->imb_sum / nd->imb_n) - 1) * 100 : 0.0;
+	row->first_start = (double)nd->first_start / SP_NS_PER_S;
+}
+
 static int node_row(struct summary_tree *t, const struct sp_reader *r,
 		    uint32_t id, struct sp_summary_row *row)
 {
@@ -577,10 +624,21 @@ static int node_row(struct summary_tree *t, const struct sp_reader *r,
 	row->total_ns = nd->total_outer;
 	row->coverage_ns = nd->coverage;
 	row->percent = NAN;
-	if (nd->dur_n == 0) {
+	if (nd->calls == 0) {
 		row->total = row->avg = row->min = row->max = row->std = NAN;
 		row->p50 = row->p95 = row->p99 = row->first = row->last = NAN;
 		row->imbalance = row->first_start = NAN;
+		return 0;
+	}
+	if (!t->spread) {
+		/* dsum is exact (summary_tree_exact): the same mean. */
+		mean = (double)nd->dsum / (double)nd->calls;
+		row->total = (double)nd->total_outer / SP_NS_PER_S;
+		row->avg = mean / SP_NS_PER_S;
+		row->min = (double)nd->dmin / SP_NS_PER_S;
+		row->max = (double)nd->dmax / SP_NS_PER_S;
+		row->std = row->p50 = row->p95 = row->p99 = NAN;
+		node_row_tail(nd, row);
 		return 0;
 	}
 	/* The ranks' durations in rank order, as one pooled array. */
@@ -611,11 +669,7 @@ static int node_row(struct summary_tree *t, const struct sp_reader *r,
 	row->p50 = p[0];
 	row->p95 = p[1];
 	row->p99 = p[2];
-	row->first = (double)nd->first_dur / SP_NS_PER_S;
-	row->last = (double)nd->last_dur / SP_NS_PER_S;
-	row->imbalance = nd->imb_n >= 2
-		? (nd->imb_max / (nd->imb_sum / nd->imb_n) - 1) * 100 : 0.0;
-	row->first_start = (double)nd->first_start / SP_NS_PER_S;
+	node_row_tail(nd, row);
 	return 0;
 }
 
