@@ -535,8 +535,20 @@ struct sp_call_stack *call_stack_from_rows(const struct sp_reader *r,
 	return cs;
 }
 
+static int visit_rows_lane(const struct sp_reader *r, uint32_t rank,
+			   int64_t only, const size_t *rows, size_t n_rows,
+			   const struct call_visitor *visit);
+
 int visit_rows(const struct sp_reader *r, uint32_t rank, const size_t *rows,
 	       size_t n_rows, const struct call_visitor *visit)
+{
+	return visit_rows_lane(r, rank, INT64_MIN, rows, n_rows, visit);
+}
+
+/* visit_rows of one lane (INT64_MIN: all). */
+static int visit_rows_lane(const struct sp_reader *r, uint32_t rank,
+			   int64_t only, const size_t *rows, size_t n_rows,
+			   const struct call_visitor *visit)
 {
 	bool lanes = r->col[SP_COL_THREAD_IDS] != NULL;
 	struct ctx c = { r, r->col[SP_COL_START_TIMES], r->col[SP_COL_END_TIMES],
@@ -553,7 +565,7 @@ int visit_rows(const struct sp_reader *r, uint32_t rank, const size_t *rows,
 		rc = -ENOMEM;
 	if (rc == 0)
 		rc = build_lanes(&c, NULL, rows, n_rows, lane_ids, n_lanes,
-				 INT64_MIN);
+				 lanes ? only : INT64_MIN);
 	free(c.runs);
 	free(c.open);
 	free(lane_ids);
@@ -596,6 +608,64 @@ int sp_call_stack_build(const struct sp_reader *r, uint32_t rank,
 		return rc;
 	*ret = cs;
 	return 0;
+}
+
+/* sp_call_stack_walk: each opened call as an sp_call for the callback. */
+struct walk_ctx {
+	const struct sp_reader *r;
+	uint32_t rank;
+	int (*fn)(void *data, const struct sp_call *call);
+	void *data;
+};
+
+static int walk_open(void *data, uint64_t ev, uint32_t row, size_t depth)
+{
+	const struct walk_ctx *w = data;
+	const struct sp_reader *r = w->r;
+	const struct sp_row *rw = &r->rows[row];
+	const int64_t *t = r->col[SP_COL_THREAD_IDS];
+	struct sp_call c = {
+		.region = rw->region, .rank = w->rank, .lane = t ? t[ev] : -1,
+		.call_index = ev - rw->offset, .event = ev,
+		.start_ns = r->col[SP_COL_START_TIMES][ev],
+		.end_ns = r->col[SP_COL_END_TIMES][ev],
+		.depth = (int32_t)depth, .parent = -1,
+	};
+
+	return w->fn(w->data, &c);
+}
+
+static void walk_close(void *data, uint64_t ev, uint32_t row, int64_t excl)
+{
+}
+
+int sp_call_stack_walk(const struct sp_reader *r, uint32_t rank, int64_t lane,
+		       const struct sp_selection *sel,
+		       int (*fn)(void *data, const struct sp_call *call),
+		       void *data)
+{
+	struct walk_ctx w = { r, rank, fn, data };
+	struct call_visitor v = { &w, walk_open, walk_close };
+	uint32_t *pos = NULL;
+	size_t *rows, n;
+	long slot = reader_rank_slot(r, rank);
+	int count, rc;
+
+	if (slot < 0)
+		return sp_error(ENOENT, "%s: no rank %u in the file", r->path, rank);
+	count = reader_region_positions(r, sel, &pos);
+	if (count < 0)
+		return count;
+	rows = malloc((r->rank_off[slot + 1] - r->rank_off[slot] + 1) * sizeof(*rows));
+	if (!rows) {
+		free(pos);
+		return -ENOMEM;
+	}
+	n = reader_rank_rows(r, (size_t)slot, pos, rows);
+	rc = visit_rows_lane(r, rank, lane, rows, n, &v);
+	free(rows);
+	free(pos);
+	return rc;
 }
 
 void sp_call_stack_destroy(struct sp_call_stack *cs)
