@@ -85,6 +85,11 @@ struct sp_reader {
 	/* Per-row basics (computed once after loading, see stats.c). */
 	struct row_basic *basic;
 
+	/* sp_reader_region_stats over all of a region's rows, per region id
+	 * (NULL until first asked, stats.c): a report asks several times. */
+	struct sp_stats *region_stats;
+	bool *region_stats_done;
+
 	/* Lazily computed exclusive ns per row (-1 until known, -2 failed). */
 	int64_t *row_exclusive;
 	bool exclusive_done;
