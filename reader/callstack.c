@@ -71,20 +71,30 @@ static int cmp_events(const void *pa, const void *pb, void *arg)
 	return before(c, a, b, a < b) ? -1 : 1;
 }
 
-/* Make each run sorted; copy and sort only the runs that are not. */
+/*
+ * Make each run sorted; copy and sort only the runs that are not. A run in
+ * entry order (starts non-decreasing) is out of order only among equal
+ * starts (a zero-length call before a longer one starting with it): only
+ * those groups are sorted, so a run costs linear time, not a sort of all
+ * its events; the whole run is sorted only when its starts go backwards.
+ */
 static int sort_runs(struct ctx *c)
 {
 	for (size_t k = 0; k < c->n_runs; k++) {
 		struct run *u = &c->runs[k];
 		/* A whole row in file order: the basics checked it. */
-		bool sorted = true, whole = !u->idx &&
+		bool sorted = true, entry = true, whole = !u->idx &&
 			u->n == c->r->rows[u->row].count;
 
 		if (whole && c->r->basic[u->row].sorted)
 			continue;
-		for (size_t j = 1; j < u->n && sorted; j++)
-			sorted = before(c, run_at(u, j - 1), run_at(u, j), true);
-		if (sorted)
+		for (size_t j = 1; j < u->n && entry; j++) {
+			uint64_t a = run_at(u, j - 1), b = run_at(u, j);
+
+			sorted &= before(c, a, b, true);
+			entry = c->s[a] <= c->s[b];
+		}
+		if (sorted && entry)
 			continue;
 		if (!u->idx) {
 			u->own = malloc(u->n * sizeof(*u->idx));
@@ -94,7 +104,19 @@ static int sort_runs(struct ctx *c)
 			for (size_t j = 0; j < u->n; j++)
 				u->idx[j] = u->base + j;
 		}
-		qsort_r(u->idx, u->n, sizeof(*u->idx), cmp_events, c);
+		if (!entry) {
+			qsort_r(u->idx, u->n, sizeof(*u->idx), cmp_events, c);
+			continue;
+		}
+		for (size_t j = 0; j < u->n;) {
+			size_t g = j + 1;
+
+			while (g < u->n && c->s[u->idx[g]] == c->s[u->idx[j]])
+				g++;
+			if (g - j > 1)
+				qsort_r(u->idx + j, g - j, sizeof(*u->idx), cmp_events, c);
+			j = g;
+		}
 	}
 	return 0;
 }
@@ -357,29 +379,91 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Distinct lane ids among the events of the rows (sorted). */
+static uint64_t lane_hash(int64_t v)
+{
+	uint64_t x = (uint64_t)v;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/*
+ * Distinct lane ids among the events of the rows (sorted): a hash set of
+ * the ids seen (lanes are few, events many: no sort of the events), then
+ * a sort of the distinct ids.
+ */
 static int64_t *collect_lanes(const struct sp_reader *r, const size_t *rows,
 			      size_t n_rows, size_t total, size_t *ret_n)
 {
 	const int64_t *t = r->col[SP_COL_THREAD_IDS];
-	int64_t *lanes = malloc((total + 1) * sizeof(*lanes));
-	size_t n = 0, u = 0;
+	size_t cap = 64, n = 0;
+	int64_t *set = malloc(cap * sizeof(*set)), *lanes;
+	bool *used = calloc(cap, sizeof(*used));
 
-	if (!lanes)
-		return NULL;
+	if (!set || !used)
+		goto fail;
 	for (size_t i = 0; i < n_rows; i++) {
 		const struct sp_row *row = &r->rows[rows[i]];
+		int64_t last = 0;
 
-		for (uint64_t k = row->offset; k < row->offset + row->count; k++)
-			if (n == 0 || lanes[n - 1] != t[k])
-				lanes[n++] = t[k];
+		for (uint64_t k = row->offset; k < row->offset + row->count; k++) {
+			size_t h;
+
+			if (k > row->offset && t[k] == last)
+				continue;
+			last = t[k];
+			for (h = lane_hash(t[k]) & (cap - 1); used[h] && set[h] != t[k];
+			     h = (h + 1) & (cap - 1))
+				;
+			if (used[h])
+				continue;
+			used[h] = true;
+			set[h] = t[k];
+			if (++n * 2 > cap) { /* grow: rehash */
+				size_t nc = cap * 2;
+				int64_t *ns = malloc(nc * sizeof(*ns));
+				bool *nu = calloc(nc, sizeof(*nu));
+
+				if (!ns || !nu) {
+					free(ns);
+					free(nu);
+					goto fail;
+				}
+				for (size_t j = 0; j < cap; j++) {
+					if (!used[j])
+						continue;
+					for (h = lane_hash(set[j]) & (nc - 1); nu[h]; h = (h + 1) & (nc - 1))
+						;
+					nu[h] = true;
+					ns[h] = set[j];
+				}
+				free(set);
+				free(used);
+				set = ns;
+				used = nu;
+				cap = nc;
+			}
+		}
 	}
+	lanes = malloc((n + 1) * sizeof(*lanes));
+	if (!lanes)
+		goto fail;
+	n = 0;
+	for (size_t j = 0; j < cap; j++)
+		if (used[j])
+			lanes[n++] = set[j];
 	qsort(lanes, n, sizeof(*lanes), cmp_i64);
-	for (size_t i = 0; i < n; i++)
-		if (u == 0 || lanes[u - 1] != lanes[i])
-			lanes[u++] = lanes[i];
-	*ret_n = u;
+	free(set);
+	free(used);
+	(void)total;
+	*ret_n = n;
 	return lanes;
+fail:
+	free(set);
+	free(used);
+	return NULL;
 }
 
 struct lane_sort_ctx {
@@ -396,16 +480,36 @@ static int cmp_lane_ev(const void *pa, const void *pb, void *arg)
 	return (a > b) - (a < b);
 }
 
+/* Index of lane id v in the sorted distinct ids. */
+static size_t lane_index(const int64_t *ids, size_t n, int64_t v)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Set up one run per row. With lanes, each run's events are grouped by lane
- * once (stable), so each lane's slice is contiguous: O(events log events)
- * over all lanes, not O(lanes x events).
+ * once (stable), so each lane's slice is contiguous: a counting partition
+ * by lane (O(events log lanes)), or a sort of the row when it has fewer
+ * events than the rank has lanes; not O(lanes x events).
  */
 static int init_runs(struct ctx *c, const size_t *rows, size_t n_rows,
-		     bool lanes)
+		     const int64_t *lane_ids, size_t n_lanes)
 {
 	const int64_t *t = c->r->col[SP_COL_THREAD_IDS];
+	size_t *at = lane_ids ? calloc(n_lanes + 1, sizeof(*at)) : NULL;
 
+	if (lane_ids && !at)
+		return -ENOMEM;
 	for (size_t i = 0; i < n_rows; i++) {
 		const struct sp_row *row = &c->r->rows[rows[i]];
 		struct run *u = &c->runs[i];
@@ -414,17 +518,30 @@ static int init_runs(struct ctx *c, const size_t *rows, size_t n_rows,
 		u->row = (uint32_t)rows[i];
 		u->base = row->offset;
 		u->n = row->count;
-		if (!lanes)
+		if (!lane_ids)
 			continue;
 		u->lanes = malloc((row->count + 1) * sizeof(*u->lanes));
-		if (!u->lanes)
+		if (!u->lanes) {
+			free(at);
 			return -ENOMEM;
-		for (uint64_t k = 0; k < row->count; k++)
-			u->lanes[k] = row->offset + k;
-		qsort_r(u->lanes, row->count, sizeof(*u->lanes), cmp_lane_ev,
-			(void *)t);
+		}
 		u->n_lanes_ev = row->count;
+		if (row->count < n_lanes) {
+			for (uint64_t k = 0; k < row->count; k++)
+				u->lanes[k] = row->offset + k;
+			qsort_r(u->lanes, row->count, sizeof(*u->lanes), cmp_lane_ev,
+				(void *)t);
+			continue;
+		}
+		memset(at, 0, (n_lanes + 1) * sizeof(*at));
+		for (uint64_t k = row->offset; k < row->offset + row->count; k++)
+			at[lane_index(lane_ids, n_lanes, t[k]) + 1]++;
+		for (size_t l = 0; l < n_lanes; l++)
+			at[l + 1] += at[l];
+		for (uint64_t k = row->offset; k < row->offset + row->count; k++)
+			u->lanes[at[lane_index(lane_ids, n_lanes, t[k])]++] = k;
 	}
+	free(at);
 	c->n_runs = n_rows;
 	return 0;
 }
@@ -473,7 +590,7 @@ static int build_lanes(struct ctx *c, struct sp_call_stack *cs,
 
 	if (!stack)
 		return -ENOMEM;
-	rc = init_runs(c, rows, n_rows, lanes != NULL);
+	rc = init_runs(c, rows, n_rows, lanes, n_lanes);
 	for (size_t l = 0; l < (lanes ? n_lanes : 1) && rc == 0; l++) {
 		size_t from = at;
 
