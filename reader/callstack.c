@@ -193,6 +193,13 @@ static int merge_runs(struct ctx *c, struct sp_call_stack *cs, size_t *at)
 			heap[0] = heap[--n];
 		} else {
 			ev = run_at(u, u->pos);
+			/* Hundreds of rows are read side by side: fetch each
+			 * row's next lines ahead (the loads below were a third
+			 * of the merge, waiting on memory). */
+			if (!u->idx && (ev & 7) == 0 && u->pos + 16 < u->n) {
+				__builtin_prefetch(c->s + ev + 16);
+				__builtin_prefetch(c->e + ev + 16);
+			}
 			heap[0].s = c->s[ev];
 			heap[0].e = c->e[ev];
 		}

@@ -283,13 +283,15 @@ struct fold {
 	size_t n_iv, cap_iv;
 	bool lanes;
 	int64_t *row_excl;        /* exclusive ns per row, or NULL */
+	const uint32_t *region_of; /* region of each row (a compact copy:
+				    * the rows themselves are cache misses) */
 };
 
 static int fold_open(void *data, uint64_t ev, uint32_t row, size_t depth)
 {
 	struct fold *f = data;
 	struct summary_tree *t = f->t;
-	uint32_t region = f->r->rows[row].region, node;
+	uint32_t region = f->region_of[row], node;
 	uint32_t pnode = depth ? f->stack[depth - 1] : 0;
 	bool outer = depth == 0 || t->nodes[pnode].region != region;
 	int rc;
@@ -364,14 +366,15 @@ static void end_rank(struct summary_tree *t, bool lanes)
  * this thread's), the rank's exclusive times come out of the same walk.
  */
 static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
-		     size_t *rows, int64_t *sums, bool spread,
-		     struct summary_tree **ret, char **ret_msg)
+		     const uint32_t *region_of, size_t *rows, int64_t *sums,
+		     bool spread, struct summary_tree **ret, char **ret_msg)
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
 	struct fold f = { .t = t, .r = r, .s = r->col[SP_COL_START_TIMES],
 			  .e = r->col[SP_COL_END_TIMES],
 			  .lanes = r->col[SP_COL_THREAD_IDS] != NULL,
-			  .rank_mark = (uint32_t)slot + 1, .row_excl = sums };
+			  .rank_mark = (uint32_t)slot + 1, .row_excl = sums,
+			  .region_of = region_of };
 	struct call_visitor v = { &f, fold_open, fold_close };
 	uint32_t root;
 	size_t nr = 0;
@@ -484,6 +487,7 @@ struct tree_work {
 	atomic_size_t failed;      /* lowest failing rank slot, or SIZE_MAX */
 	bool excl;                 /* exclusive times wanted from the walks */
 	bool spread;
+	uint32_t *region_of;       /* region of each row */
 	atomic_size_t excl_ranks;  /* ranks whose exclusive times are set */
 };
 
@@ -503,8 +507,8 @@ static void *tree_worker(void *arg)
 			w->rcs[k] = -ECANCELED;
 			continue;
 		}
-		w->rcs[k] = rows ? rank_tree(w->r, k, w->pos, rows, sums, w->spread,
-					     &w->trees[k], &w->msgs[k])
+		w->rcs[k] = rows ? rank_tree(w->r, k, w->pos, w->region_of, rows, sums,
+					     w->spread, &w->trees[k], &w->msgs[k])
 				 : -ENOMEM;
 		if (w->rcs[k] == 0 && sums)
 			atomic_fetch_add(&w->excl_ranks, 1);
@@ -522,7 +526,7 @@ int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
 	struct tree_work w = { r, sel, NULL, NULL, NULL, NULL, 0, SIZE_MAX,
-			       !r->exclusive_done, spread, 0 };
+			       !r->exclusive_done, spread, NULL, 0 };
 	uint32_t root;
 	int n, rc;
 
@@ -535,8 +539,11 @@ int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
 	t->ranks = calloc(r->n_ranks + 1, sizeof(*t->ranks));
 	w.rcs = calloc(r->n_ranks + 1, sizeof(*w.rcs));
 	w.msgs = calloc(r->n_ranks + 1, sizeof(*w.msgs));
-	if (rc == 0 && (!t->ranks || !w.rcs || !w.msgs))
+	w.region_of = malloc((r->n_rows + 1) * sizeof(*w.region_of));
+	if (rc == 0 && (!t->ranks || !w.rcs || !w.msgs || !w.region_of))
 		rc = -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < r->n_rows; i++)
+		w.region_of[i] = r->rows[i].region;
 	if (rc == 0) {
 		w.trees = t->ranks;
 		t->n_ranks = r->n_ranks;
@@ -560,6 +567,7 @@ int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
 		free(w.msgs[k]);
 	free(w.msgs);
 	free(w.rcs);
+	free(w.region_of);
 	free((void *)w.pos);
 	if (rc < 0) {
 		summary_tree_destroy(t);
