@@ -63,17 +63,41 @@ struct local {
 
 /* ---- this rank's contribution ------------------------------------------- */
 
-/* A row carries MPI data when some event of it has an extension record
- * (function and manual regions never do). Returns the values in all. */
-static uint64_t mpi_rows(const struct sp_snapshot *s, int64_t *row_mpi)
+/* Whether events [first, first+n) have an MPI value other than -1. */
+static bool any_mpi_value(const struct local *l, uint64_t first, uint64_t n)
 {
+	enum { B = 256 };
+	int64_t bytes[B];
+	int32_t v[5][B];
+	for (uint64_t at = 0; at < n; at += B) {
+		uint64_t m = n - at < B ? n - at : B;
+		sp_mpi_columns(&l->s, first + at, m, bytes, v[0], v[1], v[2], v[3]);
+		sp_mpi_site_column(&l->s, first + at, m, &l->sites, v[4]);
+		for (uint64_t i = 0; i < m; i++)
+			if (bytes[i] != -1 || v[0][i] != -1 || v[1][i] != -1 || v[2][i] != -1 ||
+			    v[3][i] != -1 || v[4][i] != -1)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The rows that carry MPI data get values (docs/FORMAT.md, row layout):
+ * those with a value other than -1, which needs an extension record or an
+ * inline communicator (function and manual regions have neither), as
+ * `merge` decides from a file. Fills row_mpi; returns the values in all.
+ */
+static uint64_t mpi_rows(const struct local *l)
+{
+	const struct sp_snapshot *s = &l->s;
 	uint64_t n = 0;
 	for (uint32_t i = 0; i < s->nrows; i++) {
 		const struct sp_snap_row *r = &s->rows[i];
-		bool any = false;
-		for (uint64_t e = r->offset; s->aux && !any && e < r->offset + r->count; e++)
-			any = s->aux[e] != 0;
-		row_mpi[i] = any ? (int64_t)n : -1;
+		uint64_t e = r->offset, end = r->offset + r->count;
+		while (s->aux && e < end && s->aux[e] == 0)
+			e++;
+		bool any = s->aux && e < end && any_mpi_value(l, e, end - e);
+		l->row_mpi[i] = any ? (int64_t)n : -1;
 		n += any ? r->count : 0;
 	}
 	return n;
@@ -96,8 +120,6 @@ static int local_take(struct local *l, bool recorded)
 	l->row_mpi = malloc((s->nrows + 1) * sizeof *l->row_mpi);
 	if (!l->names || !l->map || !l->row_mpi)
 		ret = -ENOMEM;
-	else
-		l->h.nmpi = mpi_rows(s, l->row_mpi);
 	char *p = l->names;
 	for (uint32_t i = 0; !ret && i < s->nnames; i++)
 		p = stpcpy(p, s->names[i]) + 1;
@@ -105,7 +127,6 @@ static int local_take(struct local *l, bool recorded)
 	if (ret) { /* contribute nothing, but take part */
 		sp_snapshot_free(s);
 		l->h.names_bytes = 0;
-		l->h.nmpi = 0;
 		ncomms = 0;
 	}
 	l->h.nnames = s->nnames;
@@ -122,6 +143,7 @@ static int local_take(struct local *l, bool recorded)
 		l->h.sites_bytes = l->sites.bytes;
 		l->h.nsites = l->sites.n;
 	}
+	l->h.nmpi = ret ? 0 : mpi_rows(l); /* after the sites: they count */
 	return ret;
 }
 

@@ -71,20 +71,30 @@ static int cmp_events(const void *pa, const void *pb, void *arg)
 	return before(c, a, b, a < b) ? -1 : 1;
 }
 
-/* Make each run sorted; copy and sort only the runs that are not. */
+/*
+ * Make each run sorted; copy and sort only the runs that are not. A run in
+ * entry order (starts non-decreasing) is out of order only among equal
+ * starts (a zero-length call before a longer one starting with it): only
+ * those groups are sorted, so a run costs linear time, not a sort of all
+ * its events; the whole run is sorted only when its starts go backwards.
+ */
 static int sort_runs(struct ctx *c)
 {
 	for (size_t k = 0; k < c->n_runs; k++) {
 		struct run *u = &c->runs[k];
 		/* A whole row in file order: the basics checked it. */
-		bool sorted = true, whole = !u->idx &&
+		bool sorted = true, entry = true, whole = !u->idx &&
 			u->n == c->r->rows[u->row].count;
 
 		if (whole && c->r->basic[u->row].sorted)
 			continue;
-		for (size_t j = 1; j < u->n && sorted; j++)
-			sorted = before(c, run_at(u, j - 1), run_at(u, j), true);
-		if (sorted)
+		for (size_t j = 1; j < u->n && entry; j++) {
+			uint64_t a = run_at(u, j - 1), b = run_at(u, j);
+
+			sorted &= before(c, a, b, true);
+			entry = c->s[a] <= c->s[b];
+		}
+		if (sorted && entry)
 			continue;
 		if (!u->idx) {
 			u->own = malloc(u->n * sizeof(*u->idx));
@@ -94,7 +104,19 @@ static int sort_runs(struct ctx *c)
 			for (size_t j = 0; j < u->n; j++)
 				u->idx[j] = u->base + j;
 		}
-		qsort_r(u->idx, u->n, sizeof(*u->idx), cmp_events, c);
+		if (!entry) {
+			qsort_r(u->idx, u->n, sizeof(*u->idx), cmp_events, c);
+			continue;
+		}
+		for (size_t j = 0; j < u->n;) {
+			size_t g = j + 1;
+
+			while (g < u->n && c->s[u->idx[g]] == c->s[u->idx[j]])
+				g++;
+			if (g - j > 1)
+				qsort_r(u->idx + j, g - j, sizeof(*u->idx), cmp_events, c);
+			j = g;
+		}
 	}
 	return 0;
 }
@@ -171,6 +193,13 @@ static int merge_runs(struct ctx *c, struct sp_call_stack *cs, size_t *at)
 			heap[0] = heap[--n];
 		} else {
 			ev = run_at(u, u->pos);
+			/* Hundreds of rows are read side by side: fetch each
+			 * row's next lines ahead (the loads below were a third
+			 * of the merge, waiting on memory). */
+			if (!u->idx && (ev & 7) == 0 && u->pos + 16 < u->n) {
+				__builtin_prefetch(c->s + ev + 16);
+				__builtin_prefetch(c->e + ev + 16);
+			}
 			heap[0].s = c->s[ev];
 			heap[0].e = c->e[ev];
 		}
@@ -357,29 +386,91 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Distinct lane ids among the events of the rows (sorted). */
+static uint64_t lane_hash(int64_t v)
+{
+	uint64_t x = (uint64_t)v;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/*
+ * Distinct lane ids among the events of the rows (sorted): a hash set of
+ * the ids seen (lanes are few, events many: no sort of the events), then
+ * a sort of the distinct ids.
+ */
 static int64_t *collect_lanes(const struct sp_reader *r, const size_t *rows,
 			      size_t n_rows, size_t total, size_t *ret_n)
 {
 	const int64_t *t = r->col[SP_COL_THREAD_IDS];
-	int64_t *lanes = malloc((total + 1) * sizeof(*lanes));
-	size_t n = 0, u = 0;
+	size_t cap = 64, n = 0;
+	int64_t *set = malloc(cap * sizeof(*set)), *lanes;
+	bool *used = calloc(cap, sizeof(*used));
 
-	if (!lanes)
-		return NULL;
+	if (!set || !used)
+		goto fail;
 	for (size_t i = 0; i < n_rows; i++) {
 		const struct sp_row *row = &r->rows[rows[i]];
+		int64_t last = 0;
 
-		for (uint64_t k = row->offset; k < row->offset + row->count; k++)
-			if (n == 0 || lanes[n - 1] != t[k])
-				lanes[n++] = t[k];
+		for (uint64_t k = row->offset; k < row->offset + row->count; k++) {
+			size_t h;
+
+			if (k > row->offset && t[k] == last)
+				continue;
+			last = t[k];
+			for (h = lane_hash(t[k]) & (cap - 1); used[h] && set[h] != t[k];
+			     h = (h + 1) & (cap - 1))
+				;
+			if (used[h])
+				continue;
+			used[h] = true;
+			set[h] = t[k];
+			if (++n * 2 > cap) { /* grow: rehash */
+				size_t nc = cap * 2;
+				int64_t *ns = malloc(nc * sizeof(*ns));
+				bool *nu = calloc(nc, sizeof(*nu));
+
+				if (!ns || !nu) {
+					free(ns);
+					free(nu);
+					goto fail;
+				}
+				for (size_t j = 0; j < cap; j++) {
+					if (!used[j])
+						continue;
+					for (h = lane_hash(set[j]) & (nc - 1); nu[h]; h = (h + 1) & (nc - 1))
+						;
+					nu[h] = true;
+					ns[h] = set[j];
+				}
+				free(set);
+				free(used);
+				set = ns;
+				used = nu;
+				cap = nc;
+			}
+		}
 	}
+	lanes = malloc((n + 1) * sizeof(*lanes));
+	if (!lanes)
+		goto fail;
+	n = 0;
+	for (size_t j = 0; j < cap; j++)
+		if (used[j])
+			lanes[n++] = set[j];
 	qsort(lanes, n, sizeof(*lanes), cmp_i64);
-	for (size_t i = 0; i < n; i++)
-		if (u == 0 || lanes[u - 1] != lanes[i])
-			lanes[u++] = lanes[i];
-	*ret_n = u;
+	free(set);
+	free(used);
+	(void)total;
+	*ret_n = n;
 	return lanes;
+fail:
+	free(set);
+	free(used);
+	return NULL;
 }
 
 struct lane_sort_ctx {
@@ -396,16 +487,36 @@ static int cmp_lane_ev(const void *pa, const void *pb, void *arg)
 	return (a > b) - (a < b);
 }
 
+/* Index of lane id v in the sorted distinct ids. */
+static size_t lane_index(const int64_t *ids, size_t n, int64_t v)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Set up one run per row. With lanes, each run's events are grouped by lane
- * once (stable), so each lane's slice is contiguous: O(events log events)
- * over all lanes, not O(lanes x events).
+ * once (stable), so each lane's slice is contiguous: a counting partition
+ * by lane (O(events log lanes)), or a sort of the row when it has fewer
+ * events than the rank has lanes; not O(lanes x events).
  */
 static int init_runs(struct ctx *c, const size_t *rows, size_t n_rows,
-		     bool lanes)
+		     const int64_t *lane_ids, size_t n_lanes)
 {
 	const int64_t *t = c->r->col[SP_COL_THREAD_IDS];
+	size_t *at = lane_ids ? calloc(n_lanes + 1, sizeof(*at)) : NULL;
 
+	if (lane_ids && !at)
+		return -ENOMEM;
 	for (size_t i = 0; i < n_rows; i++) {
 		const struct sp_row *row = &c->r->rows[rows[i]];
 		struct run *u = &c->runs[i];
@@ -414,17 +525,30 @@ static int init_runs(struct ctx *c, const size_t *rows, size_t n_rows,
 		u->row = (uint32_t)rows[i];
 		u->base = row->offset;
 		u->n = row->count;
-		if (!lanes)
+		if (!lane_ids)
 			continue;
 		u->lanes = malloc((row->count + 1) * sizeof(*u->lanes));
-		if (!u->lanes)
+		if (!u->lanes) {
+			free(at);
 			return -ENOMEM;
-		for (uint64_t k = 0; k < row->count; k++)
-			u->lanes[k] = row->offset + k;
-		qsort_r(u->lanes, row->count, sizeof(*u->lanes), cmp_lane_ev,
-			(void *)t);
+		}
 		u->n_lanes_ev = row->count;
+		if (row->count < n_lanes) {
+			for (uint64_t k = 0; k < row->count; k++)
+				u->lanes[k] = row->offset + k;
+			qsort_r(u->lanes, row->count, sizeof(*u->lanes), cmp_lane_ev,
+				(void *)t);
+			continue;
+		}
+		memset(at, 0, (n_lanes + 1) * sizeof(*at));
+		for (uint64_t k = row->offset; k < row->offset + row->count; k++)
+			at[lane_index(lane_ids, n_lanes, t[k]) + 1]++;
+		for (size_t l = 0; l < n_lanes; l++)
+			at[l + 1] += at[l];
+		for (uint64_t k = row->offset; k < row->offset + row->count; k++)
+			u->lanes[at[lane_index(lane_ids, n_lanes, t[k])]++] = k;
 	}
+	free(at);
 	c->n_runs = n_rows;
 	return 0;
 }
@@ -473,7 +597,7 @@ static int build_lanes(struct ctx *c, struct sp_call_stack *cs,
 
 	if (!stack)
 		return -ENOMEM;
-	rc = init_runs(c, rows, n_rows, lanes != NULL);
+	rc = init_runs(c, rows, n_rows, lanes, n_lanes);
 	for (size_t l = 0; l < (lanes ? n_lanes : 1) && rc == 0; l++) {
 		size_t from = at;
 
@@ -538,6 +662,13 @@ struct sp_call_stack *call_stack_from_rows(const struct sp_reader *r,
 int visit_rows(const struct sp_reader *r, uint32_t rank, const size_t *rows,
 	       size_t n_rows, const struct call_visitor *visit)
 {
+	return visit_rows_lane(r, rank, INT64_MIN, rows, n_rows, visit);
+}
+
+int visit_rows_lane(const struct sp_reader *r, uint32_t rank, int64_t only,
+		    const size_t *rows, size_t n_rows,
+		    const struct call_visitor *visit)
+{
 	bool lanes = r->col[SP_COL_THREAD_IDS] != NULL;
 	struct ctx c = { r, r->col[SP_COL_START_TIMES], r->col[SP_COL_END_TIMES],
 			 NULL, 0, rank, visit, NULL, 0, 0 };
@@ -553,7 +684,7 @@ int visit_rows(const struct sp_reader *r, uint32_t rank, const size_t *rows,
 		rc = -ENOMEM;
 	if (rc == 0)
 		rc = build_lanes(&c, NULL, rows, n_rows, lane_ids, n_lanes,
-				 INT64_MIN);
+				 lanes ? only : INT64_MIN);
 	free(c.runs);
 	free(c.open);
 	free(lane_ids);
@@ -566,104 +697,4 @@ int exclusive_from_rows(const struct sp_reader *r, uint32_t rank,
 	struct call_visitor v = { row_excl, NULL, NULL };
 
 	return visit_rows(r, rank, rows, n_rows, &v);
-}
-
-int sp_call_stack_build(const struct sp_reader *r, uint32_t rank,
-			int64_t lane, const struct sp_selection *sel,
-			struct sp_call_stack **ret)
-{
-	uint32_t *pos = NULL;
-	size_t *rows, n;
-	struct sp_call_stack *cs;
-	long slot = reader_rank_slot(r, rank);
-	int count, rc = 0;
-
-	if (slot < 0)
-		return sp_error(ENOENT, "%s: no rank %u in the file", r->path, rank);
-	count = reader_region_positions(r, sel, &pos);
-	if (count < 0)
-		return count;
-	rows = malloc((r->rank_off[slot + 1] - r->rank_off[slot] + 1) * sizeof(*rows));
-	if (!rows) {
-		free(pos);
-		return -ENOMEM;
-	}
-	n = reader_rank_rows(r, (size_t)slot, pos, rows);
-	cs = call_stack_from_rows(r, rank, lane, rows, n, &rc);
-	free(rows);
-	free(pos);
-	if (!cs)
-		return rc;
-	*ret = cs;
-	return 0;
-}
-
-void sp_call_stack_destroy(struct sp_call_stack *cs)
-{
-	if (!cs)
-		return;
-	free(cs->ev);
-	free(cs->row);
-	free(cs->depth);
-	free(cs->parent);
-	free(cs->excl);
-	free(cs->lane);
-	free(cs);
-}
-
-size_t sp_call_stack_count(const struct sp_call_stack *cs)
-{
-	return cs->n;
-}
-
-int sp_call_stack_get(const struct sp_call_stack *cs, size_t i,
-		      struct sp_call *ret)
-{
-	const struct sp_reader *r = cs->r;
-	const struct sp_row *row;
-	uint64_t ev;
-
-	if (i >= cs->n)
-		return -ENOENT;
-	row = &r->rows[cs->row[i]];
-	ev = cs->ev[i];
-	ret->region = row->region;
-	ret->rank = cs->rank;
-	ret->lane = cs->lane ? cs->lane[i] : -1;
-	ret->call_index = ev - row->offset;
-	ret->event = ev;
-	ret->start_ns = r->col[SP_COL_START_TIMES][ev];
-	ret->end_ns = r->col[SP_COL_END_TIMES][ev];
-	ret->exclusive_ns = cs->excl[i];
-	ret->depth = cs->depth[i];
-	ret->parent = cs->parent[i];
-	return 0;
-}
-
-int sp_call_stack_path(const struct sp_call_stack *cs,
-		       const struct sp_reader *r, size_t i, char *buf,
-		       size_t size)
-{
-	size_t chain[4096], n = 0, len = 0;
-	int64_t c = (int64_t)i;
-
-	if (i >= cs->n)
-		return -EINVAL;
-	if (r != cs->r)
-		r = cs->r;
-	while (c >= 0 && n < sizeof(chain) / sizeof(chain[0])) {
-		chain[n++] = (size_t)c;
-		c = cs->parent[c];
-	}
-	if (size)
-		buf[0] = '\0';
-	while (n-- > 0) {
-		const char *name = r->names[r->rows[cs->row[chain[n]]].region];
-		int w = snprintf(len < size ? buf + len : NULL,
-				 len < size ? size - len : 0, "%s%s",
-				 name, n ? " > " : "");
-
-		len += (size_t)w;
-	}
-	return (int)len;
 }

@@ -85,6 +85,11 @@ struct sp_reader {
 	/* Per-row basics (computed once after loading, see stats.c). */
 	struct row_basic *basic;
 
+	/* sp_reader_region_stats over all of a region's rows, per region id
+	 * (NULL until first asked, stats.c): a report asks several times. */
+	struct sp_stats *region_stats;
+	bool *region_stats_done;
+
 	/* Lazily computed exclusive ns per row (-1 until known, -2 failed). */
 	int64_t *row_exclusive;
 	bool exclusive_done;
@@ -170,9 +175,17 @@ struct dur_set {
 	size_t n_slices;
 };
 /* p50/p95/p99 (numpy linear, seconds) of the n values of ds, min mn and
- * max mx. 0 or -ENOMEM. */
+ * max mx. 0 or -ENOMEM. (percentiles.c, as the three below) */
 int percentiles3_set(const struct dur_set *ds, size_t n, int64_t mn,
 		     int64_t mx, double ret[3]);
+/* The same from counting passes over ds in place (n >= 256); with m2 set,
+ * also the squared deviations from mean. false without memory. */
+bool percentiles3_hist(const struct dur_set *ds, size_t n, int64_t mn,
+		       int64_t mx, double mean, double *m2, double ret[3]);
+/* The same by selection in v (reordered). */
+void percentiles3_select(int64_t *v, size_t n, double ret[3]);
+/* The n values of ds in a new array, or NULL. */
+int64_t *dur_pool(const struct dur_set *ds, size_t n);
 
 /*
  * Threads for work over `items` independent parts (ranks): 1 for files
@@ -208,6 +221,10 @@ struct call_visitor {
 };
 int visit_rows(const struct sp_reader *r, uint32_t rank, const size_t *rows,
 	       size_t n_rows, const struct call_visitor *visit);
+/* visit_rows of one thread lane only (INT64_MIN: all lanes). */
+int visit_rows_lane(const struct sp_reader *r, uint32_t rank, int64_t only,
+		    const size_t *rows, size_t n_rows,
+		    const struct call_visitor *visit);
 
 /* Add each call's exclusive ns to row_excl[row] without materialising the
  * stack (callstack.c). -SP_E_NESTING on improper nesting. */

@@ -606,6 +606,8 @@ void sp_reader_destroy(struct sp_reader *r)
 	free(r->rank_off);
 	free(r->rank_rows);
 	free(r->row_exclusive);
+	free(r->region_stats);
+	free(r->region_stats_done);
 	free(r->basic);
 	free(r->nesting_problem);
 	free(r->path);

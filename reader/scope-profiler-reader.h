@@ -392,6 +392,19 @@ double sp_percentile_ns(int64_t *ns, size_t n, double percent);
 int sp_call_stack_build(const struct sp_reader *reader, uint32_t rank,
 			int64_t lane, const struct sp_selection *selection,
 			struct sp_call_stack **ret_stack);
+/**
+ * The calls sp_call_stack_build() would give, in its order (lanes in
+ * ascending thread id, each lane in start order), handed to fn one by one
+ * as they start, without storing them: memory is the open calls only.
+ * In each call, exclusive_ns is 0 and parent -1 (not known yet when the
+ * call starts). fn returns 0 to go on, or a negative errno to stop. Calls
+ * before a nesting error are handed over before the error is returned.
+ * @return 0, -SP_E_NESTING, -ENOENT (no such rank), -ENOMEM or fn's code.
+ */
+int sp_call_stack_walk(const struct sp_reader *reader, uint32_t rank,
+		       int64_t lane, const struct sp_selection *selection,
+		       int (*fn)(void *data, const struct sp_call *call),
+		       void *data);
 void sp_call_stack_destroy(struct sp_call_stack *stack);
 size_t sp_call_stack_count(const struct sp_call_stack *stack);
 /** Copy call i into *ret. @return 0 or -ENOENT (out of range). */
@@ -417,6 +430,22 @@ int sp_call_stack_path(const struct sp_call_stack *stack,
 int sp_summary_build(struct sp_reader *reader,
 		     const struct sp_selection *selection, enum sp_sort_key sort,
 		     struct sp_summary **ret_summary);
+/** Flags of sp_summary_build_flags(). */
+enum sp_summary_flags {
+	/**
+	 * Rows without std, p50, p95 and p99 (NAN): the durations of the
+	 * calls are then not kept, so memory is O(call paths) instead of 8
+	 * bytes per call, and the build takes about half the time. Ignored
+	 * when sorting by one of those keys.
+	 */
+	SP_SUMMARY_NO_SPREAD = 1u << 0,
+};
+
+/** sp_summary_build() with flags (enum sp_summary_flags); 0 is the same call. */
+int sp_summary_build_flags(struct sp_reader *reader,
+			   const struct sp_selection *selection,
+			   enum sp_sort_key sort, unsigned flags,
+			   struct sp_summary **ret_summary);
 void sp_summary_destroy(struct sp_summary *summary);
 size_t sp_summary_count(const struct sp_summary *summary);
 const struct sp_summary_row *sp_summary_get(const struct sp_summary *summary,

@@ -19,36 +19,7 @@
 #include "sp-format.h"
 #include "summary-tree.h"
 
-#define NONE UINT32_MAX
-
-struct node {
-	uint32_t region, parent, first_child, next_sibling;
-	bool recursive, any;
-	uint64_t calls;
-	int64_t total_outer, own, coverage;
-	int64_t first_start, first_dur, last_end, last_dur;
-	int64_t rank_total;
-	uint32_t rank_mark;       /* 1 + index of the last rank seen */
-	uint32_t last_region, last_child; /* child_of() cache (hot in loops) */
-	unsigned n_ranks, imb_n;
-	double imb_sum, imb_max;
-	int64_t *dur;             /* durations of the node's calls, in order */
-	size_t dur_n, dur_cap;    /* (merged tree: dur_n counts the parts') */
-	struct dur_slice *parts;  /* merged tree: the ranks' dur, rank order */
-	size_t n_parts, cap_parts;
-};
-
-struct summary_tree {
-	struct node *nodes;
-	size_t n, cap;
-	uint64_t *hkeys;          /* (parent << 32 | region) + 1, 0 = empty */
-	uint32_t *hvals;
-	size_t hcap;
-	uint32_t *touched;        /* nodes seen on the current rank */
-	size_t n_touched, cap_touched;
-	struct summary_tree **ranks; /* merged tree: per-rank trees (owned) */
-	size_t n_ranks;
-};
+#define NONE SUMMARY_NONE
 
 static uint64_t hash64(uint64_t x)
 {
@@ -179,6 +150,19 @@ static int push_dur(struct node *nd, int64_t dur)
 	return 0;
 }
 
+/*
+ * Sums of durations saturate at DSUM_EXACT: below it every partial sum of
+ * the (non-negative) durations is an exact double, so the mean summed in
+ * doubles call by call (node_row with spread) equals dsum / calls, and a
+ * tree without spread gives the same averages.
+ */
+#define DSUM_EXACT ((uint64_t)1 << 53)
+
+static uint64_t dsum_add(uint64_t a, uint64_t b)
+{
+	return a >= DSUM_EXACT || b >= DSUM_EXACT - a ? DSUM_EXACT : a + b;
+}
+
 static int account(struct summary_tree *t, uint32_t node, bool outer,
 		   int64_t s, int64_t e, uint32_t rank_mark)
 {
@@ -186,6 +170,11 @@ static int account(struct summary_tree *t, uint32_t node, bool outer,
 	int64_t d = e - s;
 
 	nd->calls++;
+	if (nd->calls == 1 || d < nd->dmin)
+		nd->dmin = d;
+	if (nd->calls == 1 || d > nd->dmax)
+		nd->dmax = d;
+	nd->dsum = dsum_add(nd->dsum, (uint64_t)d);
 	if (outer) {
 		nd->total_outer = sp_add_wrap(nd->total_outer, d);
 		nd->rank_total = sp_add_wrap(nd->rank_total, d);
@@ -213,7 +202,7 @@ static int account(struct summary_tree *t, uint32_t node, bool outer,
 		nd->n_ranks++;
 		t->touched[t->n_touched++] = node;
 	}
-	return push_dur(nd, d);
+	return t->spread ? push_dur(nd, d) : 0;
 }
 
 /* Union of the outermost intervals per node (only needed with lanes). */
@@ -261,13 +250,15 @@ struct fold {
 	size_t n_iv, cap_iv;
 	bool lanes;
 	int64_t *row_excl;        /* exclusive ns per row, or NULL */
+	const uint32_t *region_of; /* region of each row (a compact copy:
+				    * the rows themselves are cache misses) */
 };
 
 static int fold_open(void *data, uint64_t ev, uint32_t row, size_t depth)
 {
 	struct fold *f = data;
 	struct summary_tree *t = f->t;
-	uint32_t region = f->r->rows[row].region, node;
+	uint32_t region = f->region_of[row], node;
 	uint32_t pnode = depth ? f->stack[depth - 1] : 0;
 	bool outer = depth == 0 || t->nodes[pnode].region != region;
 	int rc;
@@ -342,14 +333,15 @@ static void end_rank(struct summary_tree *t, bool lanes)
  * this thread's), the rank's exclusive times come out of the same walk.
  */
 static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
-		     size_t *rows, int64_t *sums, struct summary_tree **ret,
-		     char **ret_msg)
+		     const uint32_t *region_of, size_t *rows, int64_t *sums,
+		     bool spread, struct summary_tree **ret, char **ret_msg)
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
 	struct fold f = { .t = t, .r = r, .s = r->col[SP_COL_START_TIMES],
 			  .e = r->col[SP_COL_END_TIMES],
 			  .lanes = r->col[SP_COL_THREAD_IDS] != NULL,
-			  .rank_mark = (uint32_t)slot + 1, .row_excl = sums };
+			  .rank_mark = (uint32_t)slot + 1, .row_excl = sums,
+			  .region_of = region_of };
 	struct call_visitor v = { &f, fold_open, fold_close };
 	uint32_t root;
 	size_t nr = 0;
@@ -357,6 +349,7 @@ static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
 
 	if (!t)
 		return -ENOMEM;
+	t->spread = spread;
 	rc = new_node(t, NONE, NONE, &root);
 	if (rc == 0) {
 		nr = reader_rank_rows(r, slot, pos, rows);
@@ -437,6 +430,11 @@ static int merge_rank(struct summary_tree *g, const struct summary_tree *l)
 		gn->imb_sum += ln->imb_sum;
 		gn->imb_n += ln->imb_n;
 		gn->imb_max = ln->imb_max > gn->imb_max ? ln->imb_max : gn->imb_max;
+		if (ln->calls && (gn->calls == ln->calls || ln->dmin < gn->dmin))
+			gn->dmin = ln->dmin;
+		if (ln->calls && (gn->calls == ln->calls || ln->dmax > gn->dmax))
+			gn->dmax = ln->dmax;
+		gn->dsum = dsum_add(gn->dsum, ln->dsum);
 		if (ln->dur_n)
 			rc = push_part(gn, ln->dur, ln->dur_n);
 	}
@@ -455,6 +453,8 @@ struct tree_work {
 	atomic_size_t next;
 	atomic_size_t failed;      /* lowest failing rank slot, or SIZE_MAX */
 	bool excl;                 /* exclusive times wanted from the walks */
+	bool spread;
+	uint32_t *region_of;       /* region of each row */
 	atomic_size_t excl_ranks;  /* ranks whose exclusive times are set */
 };
 
@@ -474,8 +474,8 @@ static void *tree_worker(void *arg)
 			w->rcs[k] = -ECANCELED;
 			continue;
 		}
-		w->rcs[k] = rows ? rank_tree(w->r, k, w->pos, rows, sums,
-					     &w->trees[k], &w->msgs[k])
+		w->rcs[k] = rows ? rank_tree(w->r, k, w->pos, w->region_of, rows, sums,
+					     w->spread, &w->trees[k], &w->msgs[k])
 				 : -ENOMEM;
 		if (w->rcs[k] == 0 && sums)
 			atomic_fetch_add(&w->excl_ranks, 1);
@@ -489,24 +489,28 @@ static void *tree_worker(void *arg)
 }
 
 int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
-		       struct summary_tree **ret)
+		       bool spread, struct summary_tree **ret)
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
 	struct tree_work w = { r, sel, NULL, NULL, NULL, NULL, 0, SIZE_MAX,
-			       !r->exclusive_done, 0 };
+			       !r->exclusive_done, spread, NULL, 0 };
 	uint32_t root;
 	int n, rc;
 
 	if (!t)
 		return -ENOMEM;
+	t->spread = spread;
 	rc = new_node(t, NONE, NONE, &root);
 	n = rc < 0 ? rc : reader_region_positions(r, NULL, (uint32_t **)&w.pos);
 	rc = n < 0 ? n : 0;
 	t->ranks = calloc(r->n_ranks + 1, sizeof(*t->ranks));
 	w.rcs = calloc(r->n_ranks + 1, sizeof(*w.rcs));
 	w.msgs = calloc(r->n_ranks + 1, sizeof(*w.msgs));
-	if (rc == 0 && (!t->ranks || !w.rcs || !w.msgs))
+	w.region_of = malloc((r->n_rows + 1) * sizeof(*w.region_of));
+	if (rc == 0 && (!t->ranks || !w.rcs || !w.msgs || !w.region_of))
 		rc = -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < r->n_rows; i++)
+		w.region_of[i] = r->rows[i].region;
 	if (rc == 0) {
 		w.trees = t->ranks;
 		t->n_ranks = r->n_ranks;
@@ -530,6 +534,7 @@ int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
 		free(w.msgs[k]);
 	free(w.msgs);
 	free(w.rcs);
+	free(w.region_of);
 	free((void *)w.pos);
 	if (rc < 0) {
 		summary_tree_destroy(t);
@@ -537,6 +542,14 @@ int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
 	}
 	*ret = t;
 	return 0;
+}
+
+bool summary_tree_exact(const struct summary_tree *t)
+{
+	for (size_t i = 1; i < t->n; i++)
+		if (t->nodes[i].dsum >= DSUM_EXACT)
+			return false;
+	return true;
 }
 
 void summary_tree_destroy(struct summary_tree *t)
@@ -555,267 +568,4 @@ void summary_tree_destroy(struct summary_tree *t)
 	free(t->hvals);
 	free(t->touched);
 	free(t);
-}
-
-/* ---- rows -------------------------------------------------------------- */
-
-static int node_row(struct summary_tree *t, const struct sp_reader *r,
-		    uint32_t id, struct sp_summary_row *row)
-{
-	const struct node *nd = &t->nodes[id];
-	const struct dur_set ds = { nd->parts, nd->n_parts };
-	int64_t mn = INT64_MAX, mx = INT64_MIN;
-	double mean = 0, m2 = 0, p[3];
-	int rc;
-
-	memset(row, 0, sizeof(*row));
-	row->name = r->names[nd->region];
-	row->region = nd->region;
-	row->recursive = nd->recursive;
-	row->num_ranks = nd->n_ranks;
-	row->calls = nd->calls;
-	row->total_ns = nd->total_outer;
-	row->coverage_ns = nd->coverage;
-	row->percent = NAN;
-	if (nd->dur_n == 0) {
-		row->total = row->avg = row->min = row->max = row->std = NAN;
-		row->p50 = row->p95 = row->p99 = row->first = row->last = NAN;
-		row->imbalance = row->first_start = NAN;
-		return 0;
-	}
-	/* The ranks' durations in rank order, as one pooled array. */
-	for (size_t i = 0; i < ds.n_slices; i++) {
-		const int64_t *d = ds.slice[i].e;
-
-		for (uint64_t k = 0; k < ds.slice[i].hi; k++) {
-			mean += (double)d[k];
-			mn = d[k] < mn ? d[k] : mn;
-			mx = d[k] > mx ? d[k] : mx;
-		}
-	}
-	mean /= (double)nd->dur_n;
-	for (size_t i = 0; i < ds.n_slices; i++) {
-		const int64_t *d = ds.slice[i].e;
-
-		for (uint64_t k = 0; k < ds.slice[i].hi; k++)
-			m2 += ((double)d[k] - mean) * ((double)d[k] - mean);
-	}
-	rc = percentiles3_set(&ds, nd->dur_n, mn, mx, p);
-	if (rc < 0)
-		return rc;
-	row->total = (double)nd->total_outer / SP_NS_PER_S;
-	row->avg = mean / SP_NS_PER_S;
-	row->min = (double)mn / SP_NS_PER_S;
-	row->max = (double)mx / SP_NS_PER_S;
-	row->std = sqrt(m2 / (double)nd->dur_n) / SP_NS_PER_S;
-	row->p50 = p[0];
-	row->p95 = p[1];
-	row->p99 = p[2];
-	row->first = (double)nd->first_dur / SP_NS_PER_S;
-	row->last = (double)nd->last_dur / SP_NS_PER_S;
-	row->imbalance = nd->imb_n >= 2
-		? (nd->imb_max / (nd->imb_sum / nd->imb_n) - 1) * 100 : 0.0;
-	row->first_start = (double)nd->first_start / SP_NS_PER_S;
-	return 0;
-}
-
-struct emit_ctx {
-	struct summary_tree *t;
-	const struct sp_reader *r;
-	const struct sp_selection *sel;
-	enum sp_sort_key sort;
-	struct sp_summary *s;
-	struct sp_summary_row *rows; /* per node */
-	bool *kept;
-};
-
-static int push_u32(uint32_t **list, size_t *n, size_t *cap, uint32_t v)
-{
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		uint32_t *p = realloc(*list, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*list = p;
-		*cap = nc;
-	}
-	(*list)[(*n)++] = v;
-	return 0;
-}
-
-/*
- * Kept descendants of id reached through filtered-out nodes, in depth-first
- * sibling order. Iterative: a hostile file can nest calls 100k levels deep.
- * walk is scratch space for the pending siblings.
- */
-static int collect(struct emit_ctx *c, uint32_t id, uint32_t **list,
-		   size_t *n, size_t *cap, uint32_t **walk, size_t *walk_cap)
-{
-	size_t top = 0;
-	uint32_t k = c->t->nodes[id].first_child;
-
-	for (;;) {
-		if (k == NONE) {
-			if (top == 0)
-				return 0;
-			k = (*walk)[--top];
-			continue;
-		}
-		if (c->kept[k]) {
-			if (push_u32(list, n, cap, k) < 0)
-				return -ENOMEM;
-			k = c->t->nodes[k].next_sibling;
-			continue;
-		}
-		/* Descend into a filtered-out node; resume at its sibling. */
-		if (push_u32(walk, &top, walk_cap, c->t->nodes[k].next_sibling) < 0)
-			return -ENOMEM;
-		k = c->t->nodes[k].first_child;
-	}
-}
-
-static int cmp_nodes(const void *a, const void *b, void *ctx)
-{
-	const struct emit_ctx *c = ctx;
-
-	return summary_row_cmp(&c->rows[*(const uint32_t *)a],
-			       &c->rows[*(const uint32_t *)b], c->sort);
-}
-
-static int own_row(struct emit_ctx *c, uint32_t id, int depth)
-{
-	const struct node *nd = &c->t->nodes[id];
-	struct sp_summary_row *row = summary_add_row(c->s);
-
-	if (!row)
-		return -ENOMEM;
-	row->name = c->r->names[nd->region];
-	row->region = nd->region;
-	row->own = true;
-	row->depth = depth;
-	row->num_ranks = nd->n_ranks;
-	row->calls = nd->calls;
-	row->total_ns = nd->own;
-	row->coverage_ns = nd->own;
-	row->total = (double)nd->own / SP_NS_PER_S;
-	row->avg = nd->calls ? row->total / (double)nd->calls : NAN;
-	return 0;
-}
-
-/* One level of the depth-first emission: sorted kept children of a node. */
-struct frame {
-	uint32_t *list;
-	size_t n, i;
-};
-
-/*
- * Depth-first rows: a node with kept children gets its "(own)" row first
- * (not the root), then each child row followed by the child's subtree.
- * Iterative with an explicit stack of frames (deep trees).
- */
-static int emit(struct emit_ctx *c)
-{
-	struct frame *fr = NULL;
-	size_t depth = 0, cap_fr = 0, walk_cap = 0;
-	uint32_t *walk = NULL, id = 0;
-	int rc = 0;
-
-	for (;;) {
-		uint32_t *list = NULL;
-		size_t n = 0, cap = 0;
-
-		/* Enter node id at level depth. */
-		rc = collect(c, id, &list, &n, &cap, &walk, &walk_cap);
-		if (rc == 0 && n > 0) {
-			qsort_r(list, n, sizeof(*list), cmp_nodes, c);
-			if (id != 0)
-				rc = own_row(c, id, (int)depth);
-			if (rc == 0 && depth == cap_fr) {
-				size_t nc = cap_fr ? cap_fr * 2 : 16;
-				struct frame *p = realloc(fr, nc * sizeof(*p));
-
-				if (p) {
-					fr = p;
-					cap_fr = nc;
-				} else {
-					rc = -ENOMEM;
-				}
-			}
-			if (rc == 0) {
-				fr[depth++] = (struct frame){ list, n, 0 };
-				list = NULL;
-			}
-		}
-		free(list);
-		if (rc < 0)
-			break;
-		/* Next child to emit: climb while levels are exhausted. */
-		while (depth > 0 && fr[depth - 1].i == fr[depth - 1].n)
-			free(fr[--depth].list);
-		if (depth == 0)
-			break;
-		{
-			struct frame *f = &fr[depth - 1];
-			struct sp_summary_row *row = summary_add_row(c->s);
-
-			if (!row) {
-				rc = -ENOMEM;
-				break;
-			}
-			id = f->list[f->i++];
-			*row = c->rows[id];
-			row->depth = (int)depth - 1;
-		}
-	}
-	while (depth > 0)
-		free(fr[--depth].list);
-	free(fr);
-	free(walk);
-	return rc;
-}
-
-int summary_tree_rows(struct summary_tree *t, struct sp_reader *r,
-		      const struct sp_selection *sel, enum sp_sort_key sort,
-		      struct sp_summary *s)
-{
-	struct emit_ctx c = { t, r, sel, sort, s, NULL, NULL };
-	double session = NAN;
-	size_t first = sp_summary_count(s);
-	int rc;
-
-	c.rows = malloc(t->n * sizeof(*c.rows));
-	c.kept = malloc(t->n * sizeof(*c.kept));
-	if (!c.rows || !c.kept) {
-		free(c.rows);
-		free(c.kept);
-		return -ENOMEM;
-	}
-	c.kept[0] = true;
-	rc = 0;
-	for (uint32_t i = 1; rc == 0 && i < t->n; i++) {
-		rc = node_row(t, r, i, &c.rows[i]);
-		c.kept[i] = sp_selection_match_name(sel, r->names[t->nodes[i].region]);
-	}
-	if (rc == 0)
-		rc = emit(&c);
-	for (size_t i = first; rc == 0 && i < sp_summary_count(s); i++) {
-		const struct sp_summary_row *row = sp_summary_get(s, i);
-
-		if (row->depth == 0 && !row->own &&
-		    strcmp(row->name, SP_SESSION_REGION) == 0 && isnan(session))
-			session = (double)row->coverage_ns;
-	}
-	summary_set_session(s, !isnan(session));
-	for (size_t i = first; rc == 0 && !isnan(session) &&
-			       i < sp_summary_count(s); i++) {
-		struct sp_summary_row *row =
-			(struct sp_summary_row *)sp_summary_get(s, i);
-
-		row->percent = session > 0
-			? (double)row->coverage_ns / session * 100 : NAN;
-	}
-	free(c.rows);
-	free(c.kept);
-	return rc;
 }

@@ -1,18 +1,60 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal interface between summary.c (rows, ordering, public API) and
- * summary-tree.c (folding call stacks into a call-path tree).
+ * Internal interface between summary.c (ordering, public API),
+ * summary-tree.c (folding call stacks into a call-path tree) and
+ * summary-rows.c (the tree's rows).
  */
 #ifndef SP_SUMMARY_TREE_H
 #define SP_SUMMARY_TREE_H
 
 #include "reader-internal.h"
 
-struct summary_tree;
+/* The tree (built in summary-tree.c, turned into rows in summary-rows.c). */
+#define SUMMARY_NONE UINT32_MAX
 
-/* Nest every selected rank; -SP_E_NESTING if some rank cannot be nested. */
+struct node {
+	uint32_t region, parent, first_child, next_sibling;
+	bool recursive, any;
+	uint64_t calls;
+	int64_t total_outer, own, coverage;
+	int64_t first_start, first_dur, last_end, last_dur;
+	int64_t rank_total;
+	uint32_t rank_mark;       /* 1 + index of the last rank seen */
+	uint32_t last_region, last_child; /* child_of() cache (hot in loops) */
+	unsigned n_ranks, imb_n;
+	double imb_sum, imb_max;
+	int64_t dmin, dmax;       /* shortest, longest call */
+	uint64_t dsum;            /* sum of the calls' durations, saturated */
+	int64_t *dur;             /* durations of the node's calls, in order
+				   * (only with spread) */
+	size_t dur_n, dur_cap;    /* (merged tree: dur_n counts the parts') */
+	struct dur_slice *parts;  /* merged tree: the ranks' dur, rank order */
+	size_t n_parts, cap_parts;
+};
+
+struct summary_tree {
+	struct node *nodes;
+	size_t n, cap;
+	uint64_t *hkeys;          /* (parent << 32 | region) + 1, 0 = empty */
+	uint32_t *hvals;
+	size_t hcap;
+	uint32_t *touched;        /* nodes seen on the current rank */
+	size_t n_touched, cap_touched;
+	struct summary_tree **ranks; /* merged tree: per-rank trees (owned) */
+	size_t n_ranks;
+	bool spread;              /* durations kept: std and percentiles */
+};
+
+/*
+ * Nest every selected rank; -SP_E_NESTING if some rank cannot be nested.
+ * Without spread the calls' durations are not kept (rows get no std and
+ * percentiles): memory O(call paths) instead of 8 bytes per call.
+ */
 int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
-		       struct summary_tree **ret);
+		       bool spread, struct summary_tree **ret);
+/* Can rows of a tree without spread have the averages a tree with spread
+ * gives (every node's sum of durations below 2^53 ns)? */
+bool summary_tree_exact(const struct summary_tree *t);
 /* Append the rows of the tree to s (depth-first, siblings sorted). */
 int summary_tree_rows(struct summary_tree *t, struct sp_reader *r,
 		      const struct sp_selection *sel, enum sp_sort_key sort,

@@ -172,18 +172,43 @@ static int build_flat(struct sp_reader *r, const struct sp_selection *sel,
 int sp_summary_build(struct sp_reader *r, const struct sp_selection *sel,
 		     enum sp_sort_key sort, struct sp_summary **ret)
 {
+	return sp_summary_build_flags(r, sel, sort, 0, ret);
+}
+
+/* Rows without std and percentiles: NAN, as documented for the flag. */
+static void drop_spread(struct sp_summary *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		s->rows[i].std = s->rows[i].p50 = s->rows[i].p95 = s->rows[i].p99 = NAN;
+}
+
+int sp_summary_build_flags(struct sp_reader *r, const struct sp_selection *sel,
+			   enum sp_sort_key sort, unsigned flags,
+			   struct sp_summary **ret)
+{
 	struct sp_summary *s = calloc(1, sizeof(*s));
 	struct summary_tree *t = NULL;
+	bool spread = !(flags & SP_SUMMARY_NO_SPREAD) || sort == SP_SORT_STD ||
+		      sort == SP_SORT_P50 || sort == SP_SORT_P95 || sort == SP_SORT_P99;
+	bool drop = !spread;
 	int rc;
 
 	if (!s)
 		return -ENOMEM;
-	rc = summary_tree_build(r, sel, &t);
+	rc = summary_tree_build(r, sel, spread, &t);
+	if (rc == 0 && !spread && !summary_tree_exact(t)) {
+		/* Sums too big for exact averages: keep the durations. */
+		summary_tree_destroy(t);
+		t = NULL;
+		rc = summary_tree_build(r, sel, true, &t);
+	}
 	if (rc == 0)
 		rc = summary_tree_rows(t, r, sel, sort, s);
 	else if (rc == -SP_E_NESTING)
 		rc = build_flat(r, sel, sort, s);
 	summary_tree_destroy(t);
+	if (rc == 0 && drop)
+		drop_spread(s);
 	if (rc < 0) {
 		sp_summary_destroy(s);
 		return rc;

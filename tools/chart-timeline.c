@@ -251,79 +251,157 @@ static int aggregate_lane(struct timeline *t, size_t *cap,
 	return rc;
 }
 
-/*
- * Aggregated lanes straight from the call stack, without copying or
- * sorting its calls: they come lane after lane (ascending thread), each
- * lane in start order, so each depth row's calls reach its bins in start
- * order, as aggregate_lane would feed them. 1 (nothing added) when the
- * stack is not in that shape or a lane is too deep: the caller sorts.
- */
-static int add_rank_stack(struct timeline *t, size_t *cap, uint32_t rank,
-			  const struct sp_call_stack *st, double width)
+/* A lane as the first walk finds it. */
+struct lane_scan {
+	int64_t lane;
+	int32_t max;          /* deepest call */
+	uint64_t calls;
+};
+
+struct scan {
+	struct lane_scan *v;
+	size_t n, cap;
+};
+
+/* The stack's calls are not in the shape add_rank_walk needs. */
+#define NOT_IN_ORDER (-ERANGE)
+
+static int scan_call(void *data, const struct sp_call *c)
 {
-	size_t n = sp_call_stack_count(st), lanes0 = t->n_lanes, bars0 = t->n_bars;
+	struct scan *sc = data;
+
+	if (c->depth < 0)
+		return NOT_IN_ORDER;
+	if (sc->n == 0 || sc->v[sc->n - 1].lane != c->lane) {
+		if (sc->n && c->lane < sc->v[sc->n - 1].lane)
+			return NOT_IN_ORDER; /* lanes not ascending */
+		if (sc->n == sc->cap) {
+			size_t nc = sc->cap ? 2 * sc->cap : 8;
+			struct lane_scan *p = realloc(sc->v, nc * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			sc->v = p;
+			sc->cap = nc;
+		}
+		sc->v[sc->n++] = (struct lane_scan){ c->lane, 0, 0 };
+	}
+	if (c->depth > sc->v[sc->n - 1].max)
+		sc->v[sc->n - 1].max = c->depth;
+	sc->v[sc->n - 1].calls++;
+	return 0;
+}
+
+/* The second walk: each lane's calls into bins of every depth row. */
+struct binner {
+	struct timeline *t;
+	size_t *cap;
+	uint32_t rank;
+	double width;
+	const struct scan *sc;
+	size_t li;            /* lane being binned, +1 (0: none yet) */
+	struct agg a;
+	int64_t *last;        /* start of the last call per depth row */
+};
+
+static int lane_end(struct binner *b)
+{
+	struct timeline *t = b->t;
+	int32_t rows = b->sc->v[b->li - 1].max + 1;
 	int rc = 0;
 
-	for (size_t i = 0; i < n && rc == 0;) {
-		struct sp_call c;
-		size_t j = i;
-		int32_t max = 0;
-		int64_t lane;
-		struct tl_lane *lanes;
-		int64_t *last = NULL;
-		struct agg a = { 0 };
+	for (int32_t d = 0; rc == 0 && d < rows; d++)
+		rc = emit_bins(t, b->cap, b->a.bins + (size_t)d * b->a.w, b->a.w, d,
+			       b->a.bin_ns);
+	if (rc == 0)
+		t->lanes[t->n_lanes - 1].n_bars = t->n_bars - t->lanes[t->n_lanes - 1].first_bar;
+	free(b->a.bins);
+	free(b->last);
+	b->a.bins = NULL;
+	b->last = NULL;
+	return rc;
+}
 
-		sp_call_stack_get(st, i, &c);
-		lane = c.lane;
-		if (i > 0 && lane <= t->lanes[t->n_lanes - 1].thread)
-			rc = 1;
-		for (; rc == 0 && j < n; j++) {
-			sp_call_stack_get(st, j, &c);
-			if (c.lane != lane)
-				break;
-			if (c.depth < 0)
-				rc = 1;
-			max = c.depth > max ? c.depth : max;
-		}
-		if (rc == 0 && (size_t)max + 1 > AGG_LANE_BINS / 50)
-			rc = 1;
-		if (rc)
-			break;
-		lanes = realloc(t->lanes, (t->n_lanes + 1) * sizeof(*lanes));
-		if (!lanes) {
-			rc = -ENOMEM;
-			break;
-		}
-		t->lanes = lanes;
-		t->lanes[t->n_lanes++] = (struct tl_lane){ .rank = rank, .thread = lane,
-			.rows = max + 1, .calls = j - i, .first_bar = t->n_bars };
-		rc = agg_init(t, &a, max + 1, (size_t)max + 1, width);
-		if (rc == 0 && a.w * ((size_t)max + 1) > AGG_LANE_BINS)
-			rc = 1;
-		if (rc == 0 && !(last = malloc(((size_t)max + 1) * sizeof(*last))))
-			rc = -ENOMEM;
-		for (int32_t d = 0; rc == 0 && d <= max; d++)
-			last[d] = INT64_MIN;
-		for (size_t k = i; rc == 0 && k < j; k++) {
-			sp_call_stack_get(st, k, &c);
-			if (c.start_ns < last[c.depth]) {
-				rc = 1; /* not in start order */
-				break;
-			}
-			last[c.depth] = c.start_ns;
-			agg_call(t, &a, (size_t)c.depth, c.region, c.start_ns, c.end_ns);
-		}
-		for (int32_t d = 0; rc == 0 && d <= max; d++)
-			rc = emit_bins(t, cap, a.bins + (size_t)d * a.w, a.w, d, a.bin_ns);
+static int lane_begin(struct binner *b)
+{
+	struct timeline *t = b->t;
+	const struct lane_scan *ls = &b->sc->v[b->li++];
+	struct tl_lane *lanes = realloc(t->lanes, (t->n_lanes + 1) * sizeof(*lanes));
+	int rc;
+
+	if (!lanes)
+		return -ENOMEM;
+	t->lanes = lanes;
+	t->lanes[t->n_lanes++] = (struct tl_lane){ .rank = b->rank, .thread = ls->lane,
+		.rows = ls->max + 1, .calls = ls->calls, .first_bar = t->n_bars };
+	rc = agg_init(t, &b->a, ls->max + 1, (size_t)ls->max + 1, b->width);
+	if (rc == 0 && !(b->last = malloc(((size_t)ls->max + 1) * sizeof(*b->last))))
+		rc = -ENOMEM;
+	for (int32_t d = 0; rc == 0 && d <= ls->max; d++)
+		b->last[d] = INT64_MIN;
+	return rc;
+}
+
+static int bin_call(void *data, const struct sp_call *c)
+{
+	struct binner *b = data;
+	int rc = 0;
+
+	if (b->li == 0 || c->lane != b->sc->v[b->li - 1].lane) {
+		if (b->li > 0)
+			rc = lane_end(b);
+		if (rc == 0 && b->li == b->sc->n)
+			rc = NOT_IN_ORDER; /* more lanes than the first walk saw */
 		if (rc == 0)
-			t->lanes[t->n_lanes - 1].n_bars = t->n_bars - t->lanes[t->n_lanes - 1].first_bar;
-		free(last);
-		free(a.bins);
-		i = j;
+			rc = lane_begin(b);
+		if (rc < 0)
+			return rc;
 	}
+	if (c->depth > b->sc->v[b->li - 1].max || c->start_ns < b->last[c->depth])
+		return NOT_IN_ORDER;
+	b->last[c->depth] = c->start_ns;
+	agg_call(b->t, &b->a, (size_t)c->depth, c->region, c->start_ns, c->end_ns);
+	return 0;
+}
+
+/*
+ * Aggregated lanes of one rank straight from two walks over its calls
+ * (sp_call_stack_walk): the first finds each lane's depth (the bins'
+ * size), the second bins the calls, every depth row at once. The calls
+ * are neither stored nor sorted: they come lane after lane (ascending
+ * thread), each lane in start order, so each row's bins get its calls in
+ * start order, as aggregate_lane would. Memory: the bins and the open
+ * calls. NOT_IN_ORDER (nothing added) when the calls are not in that
+ * shape or a lane is too deep; -SP_E_NESTING, -ENOENT as the walk.
+ */
+static int add_rank_walk(struct timeline *t, size_t *cap, const struct sp_reader *r,
+			 uint32_t rank, const struct sp_selection *sel, double width)
+{
+	size_t lanes0 = t->n_lanes, bars0 = t->n_bars;
+	double bin_seconds = t->bin_seconds;
+	struct scan sc = { 0 };
+	struct binner b = { t, cap, rank, width, &sc, 0, { 0 }, NULL };
+	int rc = sp_call_stack_walk(r, rank, INT64_MIN, sel, scan_call, &sc);
+
+	for (size_t i = 0; rc == 0 && i < sc.n; i++)
+		if ((size_t)sc.v[i].max + 1 > AGG_LANE_BINS / 50)
+			rc = NOT_IN_ORDER;
+	if (rc == 0)
+		rc = sp_call_stack_walk(r, rank, INT64_MIN, sel, bin_call, &b);
+	if (rc == 0 && b.li != sc.n)
+		rc = NOT_IN_ORDER;
+	if (b.li > 0 && b.a.bins) {
+		int rc2 = lane_end(&b);
+
+		rc = rc ? rc : rc2;
+	}
+	for (size_t i = 0; rc == 0 && i < sc.n; i++)
+		t->n_calls += sc.v[i].calls;
+	free(sc.v);
 	if (rc != 0) { /* undo: the caller redoes the rank */
 		t->n_lanes = lanes0;
 		t->n_bars = bars0;
+		t->bin_seconds = bin_seconds;
 	}
 	return rc;
 }
@@ -478,22 +556,12 @@ static int build_rank(struct timeline *t, size_t *cap, const struct chart_file *
 	int rc;
 
 	if (t->aggregated) {
-		struct sp_call_stack *st;
-		double bin_seconds = t->bin_seconds;
-
-		rc = sp_call_stack_build(cf->r, rank, INT64_MIN, o->sel, &st);
-		if (rc == 0) {
-			rc = add_rank_stack(t, cap, rank, st, o->width);
-			if (rc == 0)
-				t->n_calls += sp_call_stack_count(st);
-			else
-				t->bin_seconds = bin_seconds;
-			sp_call_stack_destroy(st);
-			if (rc <= 0)
-				return rc;
-		}
+		rc = add_rank_walk(t, cap, cf->r, rank, o->sel, o->width);
+		if (rc == 0 || rc == -ENOMEM)
+			return rc;
 		if (rc == -ENOENT)
 			return 0;
+		/* NOT_IN_ORDER: sorted below; nesting: rows below. */
 	}
 	rc = calls_from_stack(cf->r, rank, o->sel, &calls, &n);
 

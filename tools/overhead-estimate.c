@@ -126,7 +126,7 @@ int cli_overhead_regions(struct sp_reader *r, const struct sp_selection *sel,
 
 	if (!(cost >= 0))
 		return 0;
-	rc = sp_summary_build(r, sel, SP_SORT_START, &s);
+	rc = sp_summary_build_flags(r, sel, SP_SORT_START, SP_SUMMARY_NO_SPREAD, &s);
 	if (rc < 0)
 		return rc;
 	n = sp_summary_count(s);

@@ -161,7 +161,8 @@ int report_call_tree(struct report *rp, size_t i)
 
 	if (sp_sort_key_parse(rp->sort, &key) < 0)
 		key = SP_SORT_TOTAL;
-	rc = sp_summary_build(rp->files[i].r, rp->c.sel, key, &sum);
+	/* The tree shows calls, totals and averages: no spread. */
+	rc = sp_summary_build_flags(rp->files[i].r, rp->c.sel, key, SP_SUMMARY_NO_SPREAD, &sum);
 	if (rc < 0) {
 		cli_error(&rp->c, "%s: %s", sp_reader_path(rp->files[i].r), sp_reader_last_error());
 		return EXIT_USAGE;

@@ -68,6 +68,22 @@ static int parse_columns(const struct cli_common *c, const char *spec,
 	return n;
 }
 
+/* Does the column list show std or a percentile? (The default does not;
+ * without them the summary keeps no per-call durations.) */
+static bool needs_spread(const char *spec)
+{
+	char buf[512], *save = NULL, *tok;
+
+	if (!spec)
+		return false;
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
+		if (!strcmp(tok, "std") || !strcmp(tok, "p50") || !strcmp(tok, "p95") ||
+		    !strcmp(tok, "p99"))
+			return true;
+	return false;
+}
+
 /* snprintf's return value, clamped to what was written into CELL bytes. */
 static size_t written(int n, size_t at)
 {
@@ -293,7 +309,8 @@ int cli_print_region_table(const struct cli_common *c, FILE *f,
 	unsigned nr = sp_reader_num_ranks(r);
 	int ncols, rc;
 
-	rc = sp_summary_build(r, c->sel, sort, &s);
+	rc = sp_summary_build_flags(r, c->sel, sort,
+				    needs_spread(columns) ? 0 : SP_SUMMARY_NO_SPREAD, &s);
 	if (rc < 0) {
 		cli_error(c, "%s: %s", sp_reader_path(r), sp_reader_last_error());
 		return EXIT_USAGE;

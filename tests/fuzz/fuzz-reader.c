@@ -53,6 +53,31 @@ static void check_error_message(int rc)
 	}
 }
 
+/* Every event column whole (the MPI columns of the row layout are built
+ * here) and per row, first and last value read: ASan sees any overrun. */
+static void exercise_columns(struct sp_reader *r)
+{
+	size_t n = sp_reader_num_events(r);
+	volatile uint64_t sink = 0;
+
+	for (int c = 0; c < SP_COL_COUNT; c++) {
+		const int64_t *v = sp_reader_column(r, (enum sp_column)c);
+
+		if (v && n)
+			sink ^= (uint64_t)v[0] ^ (uint64_t)v[n - 1];
+		if (!v != !sp_reader_has_column(r, (enum sp_column)c))
+			abort();
+		for (size_t i = 0; i < sp_reader_num_rows(r) && i < 256; i++) {
+			const struct sp_row *row = sp_reader_row(r, i);
+			const int64_t *w = sp_reader_row_column(r, i, (enum sp_column)c);
+
+			if (w && row->count)
+				sink ^= (uint64_t)w[0] ^ (uint64_t)w[row->count - 1];
+		}
+	}
+	(void)sink;
+}
+
 static void exercise_stack(struct sp_reader *r, uint32_t rank)
 {
 	struct sp_call_stack *cs = NULL;
@@ -95,6 +120,7 @@ static void exercise(struct sp_reader *r)
 		sp_reader_row_stats(r, i, &st);
 	}
 	(void)sp_reader_nesting_problem(r);
+	exercise_columns(r);
 	if (sp_summary_build(r, NULL, SP_SORT_TOTAL, &sum) == 0) {
 		for (size_t i = 0; i < sp_summary_count(sum); i++)
 			(void)sp_summary_get(sum, i);

@@ -48,7 +48,9 @@ def nested_events(ranks=2, depth=3, reps=4, t0=1_000_000, threads=False):
 
 
 def write_columnar(path, schema=2, ranks=2, depth=3, reps=4, threads=False,
-                   extras=True, names=None, layout="columnar"):
+                   extras=True, names=None, layout="columnar", mpi_rows=False):
+    """mpi_rows: the MPI columns in the row layout (values for the rows of
+    region 1 only, rank_region_index/mpi_offsets), else full-length."""
     rows = nested_events(ranks, depth, reps, threads=threads)
     names = names or [f"region_{d}" for d in range(depth)]
     starts, ends, tids, idx = [], [], [], []
@@ -94,7 +96,16 @@ def write_columnar(path, schema=2, ranks=2, depth=3, reps=4, threads=False,
             tt["ranks"] = np.arange(ranks, dtype=np.uint32)
             tt["ident"] = np.arange(ranks, dtype=np.int64) + 1000
             tt.create_dataset("name", data=["MainThread"] * ranks, dtype=STR)
-        if extras:
+        if extras and mpi_rows:
+            mo, m = [], 0
+            for region, _, _, cnt in idx:
+                mo.append(m if region == 1 else -1)
+                m += cnt if region == 1 else 0
+            g["mpi_offsets"] = np.array(mo, dtype=np.int64)
+            f["events"].attrs["mpi_layout"] = "rows"
+            f["events/mpi_bytes"] = np.arange(m, dtype=np.int64) * 8
+            f["events/mpi_peers"] = np.array([(i % ranks) for i in range(m)], dtype=np.int32)
+        elif extras:
             n = len(starts)
             f["events/mpi_bytes"] = np.full(n, 64, dtype=np.int64)
             f["events/mpi_peers"] = np.array([(i % ranks) for i in range(n)], dtype=np.int32)
@@ -148,6 +159,7 @@ def make_seeds(outdir):
     write_columnar(os.path.join(outdir, "s2.h5"), extras=True)
     write_columnar(os.path.join(outdir, "s3.h5"), schema=3, extras=False)
     write_columnar(os.path.join(outdir, "s2-threads.h5"), threads=True, extras=False)
+    write_columnar(os.path.join(outdir, "s2-mpirows.h5"), mpi_rows=True)
     write_schema1(os.path.join(outdir, "s1.h5"))
     with open(os.path.join(outdir, "p.json"), "w") as fh:
         json.dump(json_profile(), fh)

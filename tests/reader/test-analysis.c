@@ -273,6 +273,56 @@ START_TEST(case5_call_stack)
 }
 END_TEST
 
+/* sp_call_stack_walk hands over the calls of sp_call_stack_build, in order. */
+struct walked {
+	struct sp_call c[8];
+	size_t n;
+};
+
+static int walk_collect(void *data, const struct sp_call *c)
+{
+	struct walked *w = data;
+
+	if (w->n == 8)
+		return -E2BIG;
+	w->c[w->n++] = *c;
+	return 0;
+}
+
+START_TEST(case5_call_stack_walk)
+{
+	struct reg regs[] = {
+		{ 0, "outer", { 10 }, { 110 }, 1 },
+		{ 0, "inner", { 20, 60 }, { 50, 100 }, 2 },
+		{ 0, "leaf", { 25 }, { 30 }, 1 },
+	};
+	struct sp_reader *r = build("case5w", regs, 3, NULL);
+	struct sp_call_stack *cs = stack_of(r, NULL);
+	struct walked w = { .n = 0 };
+	struct sp_call c;
+
+	ck_assert_int_eq(sp_call_stack_walk(r, 0, INT64_MIN, NULL, walk_collect, &w), 0);
+	ck_assert_uint_eq(w.n, sp_call_stack_count(cs));
+	for (size_t i = 0; i < w.n; i++) {
+		sp_call_stack_get(cs, i, &c);
+		ck_assert_uint_eq(w.c[i].region, c.region);
+		ck_assert_uint_eq(w.c[i].event, c.event);
+		ck_assert_uint_eq(w.c[i].call_index, c.call_index);
+		ck_assert_int_eq(w.c[i].depth, c.depth);
+		ck_assert_int_eq(w.c[i].start_ns, c.start_ns);
+		ck_assert_int_eq(w.c[i].end_ns, c.end_ns);
+		ck_assert_int_eq(w.c[i].lane, c.lane);
+		ck_assert_int_eq(w.c[i].parent, -1);
+	}
+	/* The callback's error stops the walk; no such rank. */
+	w.n = 8;
+	ck_assert_int_eq(sp_call_stack_walk(r, 0, INT64_MIN, NULL, walk_collect, &w), -E2BIG);
+	ck_assert_int_eq(sp_call_stack_walk(r, 7, INT64_MIN, NULL, walk_collect, &w), -ENOENT);
+	sp_call_stack_destroy(cs);
+	sp_reader_destroy(r);
+}
+END_TEST
+
 static void check_stack(const struct reg *regs, size_t n, size_t calls,
 			const int *depth, const int *parent, const int64_t *excl)
 {
@@ -424,6 +474,39 @@ START_TEST(case9_summary_rows)
 }
 END_TEST
 
+/* Without spread: the same rows, std and percentiles NAN. */
+START_TEST(case9_summary_no_spread)
+{
+	struct sp_reader *r = session_file();
+	struct sp_summary *s, *ns;
+
+	ck_assert_int_eq(sp_summary_build(r, NULL, SP_SORT_START, &s), 0);
+	ck_assert_int_eq(sp_summary_build_flags(r, NULL, SP_SORT_START,
+						SP_SUMMARY_NO_SPREAD, &ns), 0);
+	ck_assert_uint_eq(sp_summary_count(ns), sp_summary_count(s));
+	for (size_t i = 0; i < sp_summary_count(s); i++) {
+		const struct sp_summary_row *a = sp_summary_get(s, i);
+		const struct sp_summary_row *b = sp_summary_get(ns, i);
+
+		ck_assert_str_eq(a->name, b->name);
+		ck_assert_uint_eq(a->calls, b->calls);
+		ck_assert_int_eq(a->total_ns, b->total_ns);
+		ck_assert(memcmp(&a->avg, &b->avg, sizeof(double)) == 0);
+		ck_assert(memcmp(&a->min, &b->min, sizeof(double)) == 0);
+		ck_assert(memcmp(&a->max, &b->max, sizeof(double)) == 0);
+		ck_assert(isnan(b->std) && isnan(b->p50) && isnan(b->p95) && isnan(b->p99));
+	}
+	sp_summary_destroy(ns);
+	/* Sorting by a percentile needs them: the flag is ignored. */
+	ck_assert_int_eq(sp_summary_build_flags(r, NULL, SP_SORT_P50,
+						SP_SUMMARY_NO_SPREAD, &ns), 0);
+	ck_assert(!isnan(sp_summary_get(ns, 0)->p50));
+	sp_summary_destroy(ns);
+	sp_summary_destroy(s);
+	sp_reader_destroy(r);
+}
+END_TEST
+
 START_TEST(case9_filtered_exclusive)
 {
 	struct sp_reader *r = session_file();
@@ -487,10 +570,12 @@ static Suite *analysis_suite(void)
 	tcase_add_test(tc, case3_sorted_rows);
 	tcase_add_test(tc, case4_origins);
 	tcase_add_test(tc, case5_call_stack);
+	tcase_add_test(tc, case5_call_stack_walk);
 	tcase_add_test(tc, case6_exclusive);
 	tcase_add_test(tc, case7_edges);
 	tcase_add_test(tc, case7_errors);
 	tcase_add_test(tc, case9_summary_rows);
+	tcase_add_test(tc, case9_summary_no_spread);
 	tcase_add_test(tc, case9_filtered_exclusive);
 	tcase_add_test(tc, selection_re_match);
 	tcase_add_test(tc, percentile_numpy);

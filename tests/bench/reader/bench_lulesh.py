@@ -29,15 +29,23 @@ def run_once(argv):
     """Wall s, CPU s, peak RSS MiB (%M), peak anonymous RSS MiB."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # /usr/bin/time's %M: this command's peak RSS (ru_maxrss of
+    # RUSAGE_CHILDREN is the largest child's so far, not this one's).
+    p = subprocess.Popen(["/usr/bin/time", "-f", "SP_PEAK_RSS_KB %M", *argv],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = None
     anon = 0
-    status = f"/proc/{p.pid}/status"
     while p.poll() is None:
-        try:
-            with open(status) as f:
-                for line in f:
-                    if line.startswith("RssAnon:"):
-                        anon = max(anon, int(line.split()[1]))
+        try:  # the command is the child of /usr/bin/time
+            if child is None:
+                with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+                    pids = f.read().split()
+                child = pids[0] if pids else None
+            if child is not None:
+                with open(f"/proc/{child}/status") as f:
+                    for line in f:
+                        if line.startswith("RssAnon:"):
+                            anon = max(anon, int(line.split()[1]))
         except OSError:
             pass
         time.sleep(0.02)
@@ -47,7 +55,9 @@ def run_once(argv):
     if p.returncode != 0:
         raise SystemExit(f"{argv}: exit {p.returncode}: {err}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, after.ru_maxrss / 1024, anon / 1024, err
+    rss = [int(line.split()[1]) for line in err.splitlines()
+           if line.startswith("SP_PEAK_RSS_KB ")]
+    return wall, cpu, (rss[-1] if rss else 0) / 1024, anon / 1024, err
 
 
 def main():

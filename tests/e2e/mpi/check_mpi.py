@@ -152,6 +152,10 @@ for i in range(len(counts)):  # function rows carry none (MPI rows: values check
     if not names[int(idx['region_ids'][i])].startswith('MPI_'):
         check(mo is None or mo[i] == -1,
               f'row {i} ({names[int(idx["region_ids"][i])]}): mpi_offsets {mo[i]}, expected -1')
+for i in mpi_rows:  # only rows with some value other than -1 get values
+    o, c = int(mo[i]), int(counts[i])
+    check(any((ev[k][o:o + c] != -1).any() for k in MPI_COLS),
+          f'row {i} ({names[int(idx["region_ids"][i])]}): MPI values, all -1')
 at = 0
 for i in mpi_rows:  # row order, back to back
     check(int(mo[i]) == at, f'row {i}: mpi_offsets {mo[i]}, expected {at}')
