@@ -207,7 +207,7 @@ static void print_section(FILE *f, enum section s, const struct sp_meta **sorted
 {
 	bool titled = false;
 	int fixed_n = s == S_RUN ? 8 : s == S_SYSTEM ? 3 : s == S_PARALLEL ? 4
-		      : s == S_PROFILER ? 4 : 1;
+		      : s == S_PROFILER ? (int)(sizeof profiler_keys / sizeof *profiler_keys) - 1 : 1;
 
 	/* Fixed sections go in list order; the others in key order. */
 	for (int pos = 0; pos < fixed_n; pos++) {
