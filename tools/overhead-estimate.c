@@ -81,10 +81,17 @@ int cli_overhead_file(struct sp_reader *r, const struct sp_selection *sel,
 	o.call_ns = meta_double(r, "profiler_call_cost_ns");
 	o.count_ns = meta_double(r, "profiler_count_cost_ns");
 	double alloc = meta_double(r, "profiler_alloc_ns"), fin = meta_double(r, "profiler_finalize_ns");
-	if (o.call_ns >= 0 && o.count_ns >= 0) {
-		/* Measured in this run: timed calls at their probed cost, counted
-		 * ones at theirs, plus event memory and finalize, per rank. */
-		o.fixed_s = ((alloc > 0 ? alloc : 0) + (fin > 0 ? fin : 0)) / 1e9 * (double)used;
+	if (alloc >= 0 && fin >= 0) {
+		/* This run's costs: timed calls at their cost probed during the
+		 * run (or, with every call recorded on the inline path and no
+		 * probe, the start-up measurement), counted ones at theirs; event
+		 * memory on every rank; finalize once (rank 0's: the merge and the
+		 * write, which the other ranks wait for). */
+		if (o.call_ns < 0)
+			o.call_ns = o.cost_ns;
+		if (o.count_ns < 0)
+			o.count_ns = 0;
+		o.fixed_s = (alloc * (double)used + fin) / 1e9;
 		o.estimate_s = ((double)(o.events + o.hidden - o.counted) * o.call_ns +
 				(double)o.counted * o.count_ns) / 1e9 + o.fixed_s;
 	} else {

@@ -15,6 +15,8 @@ from cli_helpers import NS, CliTestCase, h5py, run, run_json, write_schema1  # n
 
 COST = 25.0  # ns per recorded call
 EXAMPLE = os.path.join(os.environ.get("SP_BUILD_DIR", "."), "examples", "manual-regions")
+RUN_FOOTER = re.compile(r"^profiler overhead estimate: (\d+) timed calls x ([\d.]+) ns \+ (\d+) counted"
+                        r" x ([\d.]+) ns \+ ([\d.]+) s memory and finalize = ([\d.]+) s")
 FOOTER = re.compile(r"^profiler overhead estimate: (\d+) calls x ([\d.]+) ns = ([\d.]+) s"
                     r" \(([\d.]+) % of the run\)$")
 
@@ -75,11 +77,20 @@ class Overhead(CliTestCase):
                        check=True, capture_output=True)
         with h5py.File(path) as f:
             cost = float(f["metadata"].attrs["profiler_event_cost_ns"])
+            alloc = int(f["metadata"].attrs["profiler_alloc_ns"])
+            fin = int(f["metadata"].attrs["profiler_finalize_ns"])
         self.assertGreater(cost, 0)
         rows = run_json("summary", path)
         events = sum(r["num_calls"] for r in rows)
-        m = FOOTER.match(run("summary", path)[1].strip().splitlines()[-1])
+        # This run's costs: manual regions only, so no call was probed or
+        # counted: timed calls at the start-up cost, plus memory + finalize.
+        m = RUN_FOOTER.match(run("summary", path)[1].strip().splitlines()[-1])
+        self.assertIsNotNone(m)
         self.assertEqual(int(m[1]), events)
+        self.assertAlmostEqual(float(m[2]), cost, delta=0.05)
+        self.assertEqual(int(m[3]), 0)
+        self.assertAlmostEqual(float(m[5]), (alloc + fin) / 1e9, delta=5e-4)
+        self.assertAlmostEqual(float(m[6]), events * cost / 1e9 + (alloc + fin) / 1e9, delta=1e-5)
         # the session region encloses every other call
         top = max(rows, key=lambda r: r["profiler_overhead_estimate"])
         self.assertEqual(top["name"], "scope_profiler.session")
