@@ -212,10 +212,30 @@ static void forked_child(void)
 	atomic_store(&sp_recording, 1);
 }
 
+/* What starting cost the run: from the launcher's exec (`scope-profiler
+ * run` passes the time in SCOPE_PROFILER_LAUNCH_NS, removed here so the
+ * program's own children do not inherit it) to the end of the constructor;
+ * without the launcher, the constructor alone. */
+static void note_startup(int64_t entry_ns)
+{
+	const char *v = getenv("SCOPE_PROFILER_LAUNCH_NS");
+	int64_t now = sp_monotonic_ns(), from = entry_ns;
+	if (v) {
+		char *end;
+		long long launch = strtoll(v, &end, 10);
+		if (*end == '\0' && launch > 0 && launch <= now && now - launch < 60000000000LL)
+			from = launch;
+		unsetenv("SCOPE_PROFILER_LAUNCH_NS");
+	}
+	sp_recorder_set_startup_ns(now - from);
+}
+
 __attribute__((constructor(101))) static void sp_constructor(void)
 {
+	int64_t entry = sp_monotonic_ns();
 	pthread_atfork(NULL, NULL, forked_child);
 	sp_lifecycle_start();
+	note_startup(entry);
 }
 
 __attribute__((destructor(101))) static void sp_destructor(void)

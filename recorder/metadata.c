@@ -291,6 +291,8 @@ int sp_meta_collect(struct sp_meta *m, const struct sp_run_info *run)
 		ret = sp_meta_set_double(m, "profiler_count_cost_ns", run->count_cost_ns);
 	if (!ret)
 		ret = sp_meta_set_int(m, "profiler_alloc_ns", run->alloc_ns);
+	if (!ret && run->startup_ns >= 0)
+		ret = sp_meta_set_int(m, "profiler_startup_ns", run->startup_ns);
 	if (!ret)
 		ret = sp_meta_set_int(m, "profiler_finalize_ns", run->finalize_spent_ns);
 	/* Auto-throttle (docs/HOOKS.md): its mode and thresholds. */

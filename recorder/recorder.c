@@ -85,6 +85,13 @@ bool sp_recorder_started(void)
 	return started;
 }
 
+static int64_t startup_ns = -1;
+
+void sp_recorder_set_startup_ns(int64_t ns)
+{
+	startup_ns = ns;
+}
+
 double sp_recorder_event_cost_ns(void)
 {
 	return event_cost_ns;
@@ -112,6 +119,7 @@ void sp_run_info_init(struct sp_run_info *run, int rank, int size)
 	run->call_cost_ns = sp_fn_timed_call_ns();
 	run->count_cost_ns = sp_fn_count_call_ns();
 	run->alloc_ns = sp_thread_alloc_ns();
+	run->startup_ns = startup_ns;
 	run->start_realtime_s = start_realtime_s;
 	run->mpi_rank = rank;
 	run->mpi_size = size;

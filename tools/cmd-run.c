@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -220,6 +221,13 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "scope-profiler run: %s\n", strerror(-ret));
 		return EXIT_USAGE;
 	}
+	/* The library measures its start-up from here (exec, loading it and
+	 * its dependencies, its constructor): metadata profiler_startup_ns. */
+	struct timespec ts;
+	char launch[32];
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(launch, sizeof launch, "%lld", (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+	setenv("SCOPE_PROFILER_LAUNCH_NS", launch, 1);
 	execvp(argv[optind], argv + optind);
 	fprintf(stderr, "scope-profiler run: cannot run %s: %s\n", argv[optind], strerror(errno));
 	return errno == ENOENT ? 127 : 126;

@@ -84,14 +84,15 @@ int cli_overhead_file(struct sp_reader *r, const struct sp_selection *sel,
 	if (alloc >= 0 && fin >= 0) {
 		/* This run's costs: timed calls at their cost probed during the
 		 * run (or, with every call recorded on the inline path and no
-		 * probe, the start-up measurement), counted ones at theirs; event
-		 * memory on every rank; finalize once (rank 0's: the merge and the
-		 * write, which the other ranks wait for). */
+		 * probe, the start-up measurement), counted ones at theirs; start-up
+		 * and event memory on every rank; finalize once (rank 0's: the
+		 * merge and the write, which the other ranks wait for). */
 		if (o.call_ns < 0)
 			o.call_ns = o.cost_ns;
 		if (o.count_ns < 0)
 			o.count_ns = 0;
-		o.fixed_s = (alloc * (double)used + fin) / 1e9;
+		double start = meta_double(r, "profiler_startup_ns");
+		o.fixed_s = ((alloc + (start > 0 ? start : 0)) * (double)used + fin) / 1e9;
 		o.estimate_s = ((double)(o.events + o.hidden - o.counted) * o.call_ns +
 				(double)o.counted * o.count_ns) / 1e9 + o.fixed_s;
 	} else {
@@ -191,7 +192,7 @@ void cli_overhead_print_footer(FILE *f, struct sp_reader *r, const struct sp_sel
 		return;
 	if (o.call_ns >= 0)
 		fprintf(f, "profiler overhead estimate: %llu timed calls x %.1f ns + %llu counted x %.1f ns"
-			   " + %.3f s memory and finalize = %.6f s",
+			   " + %.3f s start-up, memory and finalize = %.6f s",
 			(unsigned long long)(o.events + o.hidden - o.counted), o.call_ns,
 			(unsigned long long)o.counted, o.count_ns, o.fixed_s, o.estimate_s);
 	else

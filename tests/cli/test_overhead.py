@@ -16,7 +16,7 @@ from cli_helpers import NS, CliTestCase, h5py, run, run_json, write_schema1  # n
 COST = 25.0  # ns per recorded call
 EXAMPLE = os.path.join(os.environ.get("SP_BUILD_DIR", "."), "examples", "manual-regions")
 RUN_FOOTER = re.compile(r"^profiler overhead estimate: (\d+) timed calls x ([\d.]+) ns \+ (\d+) counted"
-                        r" x ([\d.]+) ns \+ ([\d.]+) s memory and finalize = ([\d.]+) s")
+                        r" x ([\d.]+) ns \+ ([\d.]+) s start-up, memory and finalize = ([\d.]+) s")
 FOOTER = re.compile(r"^profiler overhead estimate: (\d+) calls x ([\d.]+) ns = ([\d.]+) s"
                     r" \(([\d.]+) % of the run\)$")
 
@@ -78,6 +78,7 @@ class Overhead(CliTestCase):
         with h5py.File(path) as f:
             cost = float(f["metadata"].attrs["profiler_event_cost_ns"])
             alloc = int(f["metadata"].attrs["profiler_alloc_ns"])
+            alloc += int(f["metadata"].attrs["profiler_startup_ns"])  # one rank: both per rank
             fin = int(f["metadata"].attrs["profiler_finalize_ns"])
         self.assertGreater(cost, 0)
         rows = run_json("summary", path)
@@ -97,9 +98,10 @@ class Overhead(CliTestCase):
         self.assertAlmostEqual(top["profiler_overhead_estimate"], events * cost / 1e9, places=12)
         text = run("inspect", path)[1].splitlines()
         group = text[text.index("  Profiler") + 1:]
-        keys = [l.split()[0] for l in group[:3]]
+        keys = [l.split()[0] for l in group[:4]]
         # manual regions only: no hook call was probed or counted
-        self.assertEqual(keys, ["profiler_event_cost_ns", "profiler_alloc_ns", "profiler_finalize_ns"])
+        self.assertEqual(keys, ["profiler_event_cost_ns", "profiler_alloc_ns", "profiler_startup_ns",
+                                "profiler_finalize_ns"])
 
 
 if __name__ == "__main__":
