@@ -10,30 +10,42 @@
 
 #include "reader-internal.h"
 
-int sp_call_stack_build(const struct sp_reader *r, uint32_t rank,
-			int64_t lane, const struct sp_selection *sel,
-			struct sp_call_stack **ret)
+/* The rank's rows of the selected regions (free *ret_rows). 0 or -errno. */
+static int selected_rank_rows(const struct sp_reader *r, uint32_t rank,
+			      const struct sp_selection *sel, size_t **ret_rows,
+			      size_t *ret_n)
 {
 	uint32_t *pos = NULL;
-	size_t *rows, n;
-	struct sp_call_stack *cs;
 	long slot = reader_rank_slot(r, rank);
-	int count, rc = 0;
+	int count;
 
 	if (slot < 0)
 		return sp_error(ENOENT, "%s: no rank %u in the file", r->path, rank);
 	count = reader_region_positions(r, sel, &pos);
 	if (count < 0)
 		return count;
-	rows = malloc((r->rank_off[slot + 1] - r->rank_off[slot] + 1) * sizeof(*rows));
-	if (!rows) {
+	*ret_rows = malloc((r->rank_off[slot + 1] - r->rank_off[slot] + 1) * sizeof(**ret_rows));
+	if (!*ret_rows) {
 		free(pos);
 		return -ENOMEM;
 	}
-	n = reader_rank_rows(r, (size_t)slot, pos, rows);
+	*ret_n = reader_rank_rows(r, (size_t)slot, pos, *ret_rows);
+	free(pos);
+	return 0;
+}
+
+int sp_call_stack_build(const struct sp_reader *r, uint32_t rank,
+			int64_t lane, const struct sp_selection *sel,
+			struct sp_call_stack **ret)
+{
+	size_t *rows, n;
+	struct sp_call_stack *cs;
+	int rc = selected_rank_rows(r, rank, sel, &rows, &n);
+
+	if (rc < 0)
+		return rc;
 	cs = call_stack_from_rows(r, rank, lane, rows, n, &rc);
 	free(rows);
-	free(pos);
 	if (!cs)
 		return rc;
 	*ret = cs;
@@ -76,25 +88,13 @@ int sp_call_stack_walk(const struct sp_reader *r, uint32_t rank, int64_t lane,
 {
 	struct walk_ctx w = { r, rank, fn, data };
 	struct call_visitor v = { &w, walk_open, walk_close };
-	uint32_t *pos = NULL;
 	size_t *rows, n;
-	long slot = reader_rank_slot(r, rank);
-	int count, rc;
+	int rc = selected_rank_rows(r, rank, sel, &rows, &n);
 
-	if (slot < 0)
-		return sp_error(ENOENT, "%s: no rank %u in the file", r->path, rank);
-	count = reader_region_positions(r, sel, &pos);
-	if (count < 0)
-		return count;
-	rows = malloc((r->rank_off[slot + 1] - r->rank_off[slot] + 1) * sizeof(*rows));
-	if (!rows) {
-		free(pos);
-		return -ENOMEM;
-	}
-	n = reader_rank_rows(r, (size_t)slot, pos, rows);
+	if (rc < 0)
+		return rc;
 	rc = visit_rows_lane(r, rank, lane, rows, n, &v);
 	free(rows);
-	free(pos);
 	return rc;
 }
 
