@@ -18,6 +18,7 @@ import json, os, shutil, statistics, subprocess, sys, tempfile
 BUILD = os.environ.get("SP_BUILD_DIR", "build")
 SRC = os.environ.get("SP_SOURCE_DIR", ".")
 CLI = os.path.join(BUILD, "tools", "scope-profiler")
+LIB = os.path.join(BUILD, "preload", "libscope-profiler.so")
 PROG = os.path.join(SRC, "tests", "e2e", "hooks", "throttle-prog.c")
 FAILS = []
 N_PHASE, N_THREAD, WINDOW = 40000, 100000, 1000
@@ -118,6 +119,11 @@ def main():
               "spin: throttled at %d ns, when its last window of %d calls ended (%d)" % (
                   since, WINDOW, end_window))
         check(int(rs["main"]["throttled_since"]) == -1, "main: never throttled (-1)")
+        check(0 < int(md["profiler_startup_ns"]) < 60e9 and float(md["profiler_count_cost_ns"]) >= 0
+              and float(md["profiler_call_cost_ns"]) > 0,
+              "in-run costs recorded: start-up %s ns, counted call %s ns, timed call %s ns" % (
+                  md.get("profiler_startup_ns"), md.get("profiler_count_cost_ns"),
+                  md.get("profiler_call_cost_ns")))
         ok, got, want, ci = interval_check(f, s, prog, "sampled")
         check(ok and ci > 0, "sampled: the total is inside its stated interval")
 
@@ -153,6 +159,17 @@ def main():
                   n, len(tids), leaf["throttled_counts"], 4 * N_THREAD))
         check(int(rs["worker"]["event_counts"]) == 4, "threads: 4 worker events")
         table = run([CLI, "summary", out])
+        # The launcher's start-up handshake is not passed on to the program.
+        env_out = subprocess.run([CLI, "run", "-q", "-o", os.path.join(tmp, "env.h5"), "--", "env"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        check(env_out.returncode == 0 and "SCOPE_PROFILER_OUTPUT=" in env_out.stdout
+              and "SCOPE_PROFILER_LAUNCH_NS" not in env_out.stdout,
+              "the program's environment has no SCOPE_PROFILER_LAUNCH_NS")
+        bogus = subprocess.run([exe, "threads", "10"], env=dict(os.environ, SCOPE_PROFILER_CLOCK="bogus",
+                               SCOPE_PROFILER_OUTPUT=os.path.join(tmp, "bogus.h5"), LD_PRELOAD=LIB),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        check("SCOPE_PROFILER_CLOCK must be auto, tsc or monotonic, using auto" in bogus.stderr,
+              "CLOCK=bogus is refused with one line: %r" % bogus.stderr.strip())
         check("leaf (%dx*)" % (4 * N_THREAD) in table and "1 in 64 timed at random" in table,
               "summary marks leaf with its true count and explains the mark:\n" + table)
     if FAILS:
