@@ -4,14 +4,14 @@
  * libunwind's fast path (unw_backtrace) for the return addresses, and a
  * per-thread hash table turns the address tuple into a small id stored with
  * the call's record. Finalize: every tuple becomes a text key (function,
- * file:line of each frame), keys are unified across ranks by the merge, and
- * rank 0 writes /callsites. Layout: docs/CALLSITES.md.
+ * file:line of each frame, groups.h), keys are unified across ranks by the
+ * merge, and the file's /callsites table is made from them (groups.c).
+ * Layout: docs/CALLSITES.md.
  */
 #define _GNU_SOURCE
 #include "mpi-callsites.h"
 
 #include <dlfcn.h>
-#include <hdf5.h>
 #include <inttypes.h>
 #include <libunwind.h>
 #include <link.h>
@@ -290,11 +290,11 @@ void sp_mpi_sites_free(struct sp_mpi_sites *s)
 }
 
 /* Append the key to the rank's blob unless present; its index. */
-static int add_key(struct sp_mpi_sites *s, struct sp_mpi_names *seen, const char *key,
+static int add_key(struct sp_mpi_sites *s, struct sp_names *seen, const char *key,
 		   uint32_t *ret_index)
 {
 	uint32_t before = seen->n, idx;
-	if (sp_mpi_names_map(seen, key, 1, &idx) < 0)
+	if (sp_names_map(seen, key, 1, &idx) < 0)
 		return -ENOMEM;
 	if (seen->n != before) {
 		size_t kl = strlen(key) + 1;
@@ -316,7 +316,7 @@ int sp_mpi_sites_take(struct sp_mpi_sites *s)
 	if (!sp_mpi_cs_frames)
 		return 0;
 	int ret = 0;
-	struct sp_mpi_names seen = { 0 };
+	struct sp_names seen = { 0 };
 	pthread_mutex_lock(&threads_lock);
 	s->nthreads = nby_index;
 	s->local = calloc(nby_index + 1, sizeof *s->local);
@@ -339,7 +339,7 @@ int sp_mpi_sites_take(struct sp_mpi_sites *s)
 	}
 	pthread_mutex_unlock(&threads_lock);
 	sp_sym_close_all();
-	sp_mpi_names_free(&seen);
+	sp_names_free(&seen);
 	if (!ret && !(s->global = calloc(s->n + 1, sizeof *s->global)))
 		ret = -ENOMEM;
 	if (ret)
@@ -360,139 +360,7 @@ void sp_mpi_site_column(const struct sp_snapshot *snap, uint64_t first, uint64_t
 	}
 }
 
-/* ---- rank 0: the /callsites table -------------------------------------------- */
-
-/* Split one key into its frames' fields (the key is modified). */
-static uint32_t split_frames(char *key, const char **fn, const char **file, int64_t *line)
+int64_t sp_mpi_sites_depth(void)
 {
-	uint32_t n = 0;
-	for (char *fr = key; fr && n < SP_CS_DEPTH_MAX; n++) {
-		char *next = strchr(fr, '\n');
-		if (next)
-			*next++ = '\0';
-		const char *f[4] = { fr, "", "-1", "" };
-		for (int k = 1; k < 4; k++) {
-			char *tab = strchr(f[k - 1], '\t');
-			if (!tab)
-				break;
-			*tab = '\0';
-			f[k] = tab + 1;
-		}
-		fn[n] = f[0];
-		file[n] = f[1];
-		line[n] = strtoll(f[2], NULL, 10);
-		fr = next;
-	}
-	return n;
-}
-
-static int put_dset(hid_t g, const char *name, hid_t ftype, hid_t mtype, uint64_t n,
-		    const void *buf)
-{
-	hsize_t dims = n;
-	hid_t sp = H5Screate_simple(1, &dims, NULL);
-	hid_t d = sp < 0 ? -1 : H5Dcreate2(g, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	int ret = d < 0 || (n && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) ? -EIO : 0;
-	if (d >= 0)
-		H5Dclose(d);
-	if (sp >= 0)
-		H5Sclose(sp);
-	return ret;
-}
-
-/* Columns of the table, built from the keys. */
-struct table {
-	uint64_t nframes;
-	const char **fn, **file, **ffn, **ffile;
-	int64_t *line, *fline;
-	uint64_t *off;
-	uint32_t *count;
-	char **keys;   /* copies split in place */
-};
-
-static void table_free(struct table *t, uint32_t n)
-{
-	for (uint32_t i = 0; t->keys && i < n; i++)
-		free(t->keys[i]);
-	free(t->keys);
-	free(t->fn);
-	free(t->file);
-	free(t->line);
-	free(t->off);
-	free(t->count);
-	free(t->ffn);
-	free(t->ffile);
-	free(t->fline);
-}
-
-static int table_build(struct table *t, const struct sp_mpi_names *keys)
-{
-	uint32_t n = keys->n;
-	uint64_t fmax = (uint64_t)n * SP_CS_DEPTH_MAX + 1;
-	memset(t, 0, sizeof *t);
-	t->keys = calloc(n + 1, sizeof *t->keys);
-	t->fn = calloc(n + 1, sizeof *t->fn);
-	t->file = calloc(n + 1, sizeof *t->file);
-	t->line = calloc(n + 1, sizeof *t->line);
-	t->off = calloc(n + 1, sizeof *t->off);
-	t->count = calloc(n + 1, sizeof *t->count);
-	t->ffn = calloc(fmax, sizeof *t->ffn);
-	t->ffile = calloc(fmax, sizeof *t->ffile);
-	t->fline = calloc(fmax, sizeof *t->fline);
-	if (!t->keys || !t->fn || !t->file || !t->line || !t->off || !t->count || !t->ffn ||
-	    !t->ffile || !t->fline)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		if (!(t->keys[i] = strdup(keys->v[i])))
-			return -ENOMEM;
-		t->off[i] = t->nframes;
-		t->count[i] = split_frames(t->keys[i], t->ffn + t->nframes, t->ffile + t->nframes,
-					   t->fline + t->nframes);
-		t->fn[i] = t->ffn[t->nframes];
-		t->file[i] = t->ffile[t->nframes];
-		t->line[i] = t->fline[t->nframes];
-		t->nframes += t->count[i];
-	}
-	return 0;
-}
-
-int sp_mpi_sites_write(const char *path, const struct sp_mpi_names *keys)
-{
-	struct table t;
-	int ret = table_build(&t, keys);
-	hid_t f = ret ? -1 : H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-	hid_t g = f < 0 ? -1 : H5Gcreate2(f, SP_GROUP_CALLSITES, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	hid_t str = H5Tcopy(H5T_C_S1);
-	H5Tset_size(str, H5T_VARIABLE);
-	H5Tset_cset(str, H5T_CSET_UTF8);
-	if (!ret && g < 0)
-		ret = -EIO;
-	uint32_t n = keys->n;
-	if (!ret) {
-		int64_t d = depth;
-		hid_t sp = H5Screate(H5S_SCALAR);
-		hid_t a = H5Acreate2(g, SP_CS_ATTR_DEPTH, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
-		if (a < 0 || H5Awrite(a, H5T_NATIVE_INT64, &d) < 0)
-			ret = -EIO;
-		if (a >= 0)
-			H5Aclose(a);
-		H5Sclose(sp);
-	}
-	if (!ret)
-		ret = put_dset(g, SP_CS_FUNCTIONS, str, str, n, t.fn) |
-		      put_dset(g, SP_CS_FILES, str, str, n, t.file) |
-		      put_dset(g, SP_CS_LINES, H5T_STD_I64LE, H5T_NATIVE_INT64, n, t.line) |
-		      put_dset(g, SP_CS_FRAME_OFFSETS, H5T_STD_U64LE, H5T_NATIVE_UINT64, n, t.off) |
-		      put_dset(g, SP_CS_FRAME_COUNTS, H5T_STD_U32LE, H5T_NATIVE_UINT32, n, t.count) |
-		      put_dset(g, SP_CS_FRAME_FUNCTIONS, str, str, t.nframes, t.ffn) |
-		      put_dset(g, SP_CS_FRAME_FILES, str, str, t.nframes, t.ffile) |
-		      put_dset(g, SP_CS_FRAME_LINES, H5T_STD_I64LE, H5T_NATIVE_INT64, t.nframes,
-			       t.fline);
-	H5Tclose(str);
-	if (g >= 0)
-		H5Gclose(g);
-	if (f >= 0 && H5Fclose(f) < 0)
-		ret = -EIO;
-	table_free(&t, n);
-	return ret ? (ret == -ENOMEM ? ret : -EIO) : 0;
+	return depth;
 }

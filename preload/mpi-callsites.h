@@ -3,7 +3,7 @@
  * MPI call sites after the run: each rank turns its threads' address
  * tuples into text keys (function, file and line of every frame, resolved
  * with the function hooks' symbolizer), the merge unifies the keys across
- * ranks like region names, and rank 0 writes the /callsites table.
+ * ranks like region names, and /callsites is made from them (groups.c).
  * The capture side (hot path) is declared in mpi-record.h.
  */
 #ifndef SP_MPI_CALLSITES_H
@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mpi-names-table.h"
+#include "names.h"
 #include "snapshot.h"
 
 #define SP_CS_HIDDEN __attribute__((visibility("hidden")))
@@ -38,8 +38,7 @@ SP_CS_HIDDEN void sp_mpi_sites_free(struct sp_mpi_sites *s);
  * /callsites, -1 for an event without a site. */
 SP_CS_HIDDEN void sp_mpi_site_column(const struct sp_snapshot *snap, uint64_t first, uint64_t n,
 				     const struct sp_mpi_sites *s, int32_t *out);
-/* Rank 0, file committed: add /callsites from the unified keys (row =
- * key id). Returns 0 or -EIO / -ENOMEM. */
-SP_CS_HIDDEN int sp_mpi_sites_write(const char *path, const struct sp_mpi_names *keys);
+/* Frames captured per site (SCOPE_PROFILER_CALLSITES). */
+SP_CS_HIDDEN int64_t sp_mpi_sites_depth(void);
 
 #endif /* SP_MPI_CALLSITES_H */

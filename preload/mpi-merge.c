@@ -6,13 +6,13 @@
  * rank its local -> global map, and learns the sizes. Phase B (data): rank
  * by rank, on rank 0's "go", a rank streams rows, events (times, thread)
  * and the MPI values of its MPI rows (row layout, docs/FORMAT.md) in chunks
- * of at most CHUNK, threads and communicators; rank 0 writes each piece as
- * it arrives. Rank 0 never holds more than its own snapshot, the name
- * table and one chunk. A failure on rank 0 turns later "go"s into "skip":
- * every rank always returns.
+ * of at most CHUNK, threads and communicators; rank 0 puts each piece into
+ * the file (assemble.h) as it arrives. Rank 0 never holds more than its
+ * own snapshot, the name table, the groups and one chunk. A failure on
+ * rank 0 turns later "go"s into "skip": every rank always returns. A rank
+ * that writes its own file (no finalize) goes through the same module.
  */
 #define _GNU_SOURCE
-#include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,7 @@
 #include "config.h"
 #include "lifecycle.h"
 #include "mpi-callsites.h"
-#include "mpi-names-table.h"
+#include "names.h"
 #include "mpi-record.h"
 #include "output.h"
 #include "snapshot.h"
@@ -37,18 +37,18 @@ struct hdr {
 	uint64_t nmpi;         /* MPI values: the events of the rows with MPI data */
 };
 
+/* A row on the wire: the snapshot row (region mapped to the global id,
+ * source_file NULL), where its source file is in the rank's blob
+ * (UINT64_MAX none) and its first MPI value (-1 none). */
 struct wire_row {
-	uint32_t region, pad;
-	uint64_t offset, count, dropped, throttled_calls, file_off;
-	int64_t source_line, throttled_ns;
-	uint64_t throttle_timed;
-	int64_t throttled_ci_ns, throttled_since_ns, patched_since_ns;
-	int64_t mpi_offset;    /* into the rank's MPI values, -1 none */
-	struct sp_summary_record summary;
+	struct sp_snap_row row;
+	uint64_t file_off;
+	int64_t mpi_offset;
 };
 
-#define EV_BYTES (3 * 8)          /* start, end, thread */
+#define EV_BYTES (8 + 8 + 4)      /* start, end; thread */
 #define MPI_VBYTES (8 + 5 * 4)    /* bytes; peer, root, tag, comm, call site */
+#define CHUNK_BYTES (EV_BYTES > MPI_VBYTES ? EV_BYTES : MPI_VBYTES)
 
 /* Everything one rank contributes. */
 struct local {
@@ -134,10 +134,10 @@ static int local_take(struct local *l, bool recorded)
 	l->h.nevents = s->nevents;
 	l->h.nthreads = s->nthreads;
 	l->h.dropped = s->dropped;
-	l->h.columns = sp_output_columns(s) | (s->aux ? SP_COL_MPI : 0);
+	l->h.columns = sp_part_columns(s) | (s->aux ? SP_WCOL_MPI : 0);
 	l->h.ncomms = ncomms;
 	if (s->aux && sp_mpi_sites_enabled()) {
-		l->h.columns |= SP_COL_CALLSITE;
+		l->h.columns |= SP_WCOL_CALLSITE;
 		if (sp_mpi_sites_take(&l->sites))
 			fprintf(stderr, "scope-profiler: out of memory resolving MPI call sites\n");
 		l->h.sites_bytes = l->sites.bytes;
@@ -174,12 +174,10 @@ static int pack_rows(const struct local *l, struct wire_row **ret_rows, char **r
 	}
 	for (uint32_t i = 0; i < s->nrows; i++) {
 		const struct sp_snap_row *r = &s->rows[i];
-		rows[i] = (struct wire_row){ .region = l->map[r->region], .offset = r->offset,
-			.count = r->count, .dropped = r->dropped, .throttled_calls = r->throttled_calls,
-			.throttled_ns = r->throttled_ns, .source_line = r->source_line,
-			.throttle_timed = r->throttle_timed, .throttled_ci_ns = r->throttled_ci_ns,
-			.throttled_since_ns = r->throttled_since_ns, .patched_since_ns = r->patched_since_ns,
-			.mpi_offset = l->row_mpi[i], .summary = r->summary, .file_off = UINT64_MAX };
+		rows[i] = (struct wire_row){ .row = *r, .file_off = UINT64_MAX,
+					     .mpi_offset = l->row_mpi[i] };
+		rows[i].row.region = l->map[r->region];
+		rows[i].row.source_file = NULL;
 		if (r->source_file) {
 			rows[i].file_off = (uint64_t)(p - files);
 			p = stpcpy(p, r->source_file) + 1;
@@ -191,15 +189,14 @@ static int pack_rows(const struct local *l, struct wire_row **ret_rows, char **r
 	return 0;
 }
 
-/* Events [first, first+n) as columns: start, end, thread (int64). */
+/* Events [first, first+n) as columns: start, end (int64), thread (uint32). */
 static void pack_events(const struct local *l, uint64_t first, uint64_t n, char *buf)
 {
 	const struct sp_snapshot *s = &l->s;
-	int64_t *start = (int64_t *)buf, *end = start + n, *thr = end + n;
+	int64_t *start = (int64_t *)buf, *end = start + n;
 	memcpy(start, s->start + first, n * 8);
 	memcpy(end, s->end + first, n * 8);
-	for (uint64_t i = 0; i < n; i++)
-		thr[i] = s->thread[first + i];
+	memcpy(end + n, s->thread + first, n * 4);
 }
 
 /* Where the next MPI value of a rank comes from: row, event in the row. */
@@ -232,15 +229,14 @@ static void pack_mpi(const struct local *l, struct mpi_cursor *c, uint64_t n, ch
 	}
 }
 
-static void pack_threads(const struct sp_snapshot *s, struct sp_writer_thread *t)
+/* The part's MPI values [0, n) of a chunk buffer, as the module takes them. */
+static struct sp_part_mpi mpi_view(char *buf, uint64_t n)
 {
-	for (uint32_t i = 0; i < s->nthreads; i++) {
-		const struct sp_snap_thread *st = &s->threads[i];
-		t[i] = (struct sp_writer_thread){ .rank = (uint32_t)sp_mpi_world_rank,
-			.index = st->index, .ident = st->ident, .native_id = st->native_id,
-			.start_ns = st->start_ns, .end_ns = st->end_ns ? st->end_ns : sp_monotonic_ns(),
-			.cpu_ns = -1 };
-	}
+	int64_t *bytes = (int64_t *)buf;
+	int32_t *peer = (int32_t *)(bytes + n);
+	return (struct sp_part_mpi){ .bytes = bytes, .peers = peer, .roots = peer + n,
+				     .tags = peer + 2 * n, .comms = peer + 3 * n,
+				     .callsite_ids = peer + 4 * n };
 }
 
 /* ---- transport ------------------------------------------------------------ */
@@ -288,7 +284,7 @@ static int phase_b_send(struct local *l, MPI_Comm comm)
 	free(rows);
 	free(files);
 	uint64_t most = l->h.nevents < CHUNK ? l->h.nevents : CHUNK;
-	char *buf = malloc((size_t)most * (EV_BYTES > MPI_VBYTES ? EV_BYTES : MPI_VBYTES) + 1);
+	char *buf = malloc((size_t)most * CHUNK_BYTES + 1);
 	for (uint64_t at = 0; at < l->h.nevents; at += CHUNK) {
 		uint64_t n = l->h.nevents - at < CHUNK ? l->h.nevents - at : CHUNK;
 		if (buf)
@@ -304,73 +300,42 @@ static int phase_b_send(struct local *l, MPI_Comm comm)
 	for (uint64_t at = 0; !buf && at < l->h.nmpi; at += CHUNK)
 		send_big("", 0, TAG_MPI, comm);
 	free(buf);
-	if (go[1]) {
-		struct sp_writer_thread *t = calloc(l->h.nthreads + 1, sizeof *t);
-		if (t)
-			pack_threads(&l->s, t);
-		send_big(t ? (void *)t : (void *)"", t ? l->h.nthreads * sizeof *t : 0, TAG_THR, comm);
-		free(t);
-	}
+	if (go[1])
+		send_big(l->h.nthreads ? (void *)l->s.threads : (void *)"",
+			 l->h.nthreads * sizeof *l->s.threads, TAG_THR, comm);
 	send_big(l->comms ? (void *)l->comms : (void *)"",
 		 l->comms ? l->h.ncomms * sizeof *l->comms : 0, TAG_COMM, comm);
 	return ret;
 }
 
-/* ---- rank 0 --------------------------------------------------------------- */
+/* ---- the groups ------------------------------------------------------------ */
 
-struct rank_size {
-	uint64_t nrows, nevents, nthreads, nmpi;
-	uint32_t ncomms;
-};
-
-struct root {
-	MPI_Comm comm;
-	struct sp_writer *w;
-	unsigned cols;
-	int ret;                   /* first failure; later data is drained, not written */
-	uint64_t row_at, ev_at, thr_at, comm_at, mpi_at;
-	char *chunk;               /* CHUNK events or MPI values */
-	struct sp_mpi_comm_row *comms;
-	uint32_t *comm_ranks;
-};
-
-static int write_rows(struct root *R, const struct wire_row *wr, uint64_t n, const char *files,
-		      uint32_t rank)
+/* Communicators of rank `rank` into the file's /mpi_communicators. */
+static int add_comms(struct sp_groups *g, const struct sp_mpi_comm_row *c, uint32_t n,
+		     uint32_t rank)
 {
-	struct sp_writer_row *rows = calloc(n + 1, sizeof *rows);
+	struct sp_comm_row *rows = malloc((n + 1) * sizeof *rows);
 	if (!rows)
 		return -ENOMEM;
-	for (uint64_t i = 0; i < n; i++)
-		rows[i] = (struct sp_writer_row){ .region = wr[i].region, .rank = rank,
-			.offset = R->ev_at + wr[i].offset, .count = wr[i].count,
-			.mpi_offset = wr[i].mpi_offset < 0 ? -1 : (int64_t)R->mpi_at + wr[i].mpi_offset,
-			.source_line = wr[i].source_line,
-			.source_file = wr[i].file_off == UINT64_MAX ? NULL : files + wr[i].file_off,
-			.summary = wr[i].summary, .dropped = wr[i].dropped,
-			.throttled_calls = wr[i].throttled_calls, .throttled_ns = wr[i].throttled_ns,
-			.throttle_timed = wr[i].throttle_timed, .throttled_ci_ns = wr[i].throttled_ci_ns,
-			.throttled_since_ns = wr[i].throttled_since_ns,
-			.patched_since_ns = wr[i].patched_since_ns };
-	int ret = sp_writer_put_rows(R->w, R->row_at, n, rows);
+	for (uint32_t i = 0; i < n; i++)
+		rows[i] = (struct sp_comm_row){ rank, c[i].id, c[i].size, c[i].remote_size,
+						c[i].leader };
+	int ret = sp_groups_add_comms(g, rows, n);
 	free(rows);
 	return ret;
 }
 
-static int write_chunk(struct root *R, uint64_t n, uint64_t at)
-{
-	int64_t *start = (int64_t *)R->chunk, *end = start + n, *thr = end + n;
-	struct sp_writer_events ev = { .start = start, .end = end, .thread_ids = thr };
-	return sp_writer_put_events(R->w, at, n, &ev);
-}
+/* ---- rank 0 --------------------------------------------------------------- */
 
-static int write_mpi_chunk(struct root *R, uint64_t n, uint64_t at)
-{
-	int64_t *bytes = (int64_t *)R->chunk;
-	int32_t *peer = (int32_t *)(bytes + n), *root = peer + n, *tag = root + n, *comm = tag + n;
-	struct sp_writer_mpi m = { .bytes = bytes, .peers = peer, .roots = root, .tags = tag,
-				   .comms = comm, .callsite_ids = comm + n };
-	return sp_writer_put_mpi(R->w, at, n, &m);
-}
+struct root {
+	MPI_Comm comm;
+	struct sp_assembly *a;
+	unsigned cols;
+	int ret;                   /* first failure; later data is drained, not written */
+	char *chunk;               /* CHUNK events or MPI values */
+	struct sp_groups groups;
+	struct sp_mpi_comm_row *comms; /* one rank's, as received */
+};
 
 /* Receive exactly n bytes or fail. */
 static int recv_exact(struct root *R, void *buf, uint64_t n, int src, int tag)
@@ -389,106 +354,118 @@ static void fail(struct root *R, int ret)
 		R->ret = ret;
 }
 
-/* Phase B for rank 0 itself. */
-static void root_own(struct root *R, struct local *l)
+/* The MPI values of l in chunks, into the file at part p. */
+static void put_own_mpi(struct root *R, struct local *l)
 {
-	struct wire_row *rows = NULL;
-	char *files = NULL;
-	uint64_t fb;
-	fail(R, pack_rows(l, &rows, &files, &fb));
-	if (!R->ret)
-		fail(R, write_rows(R, rows, l->h.nrows, files, 0));
-	free(rows);
-	free(files);
-	for (uint64_t at = 0; !R->ret && at < l->h.nevents; at += CHUNK) {
-		uint64_t n = l->h.nevents - at < CHUNK ? l->h.nevents - at : CHUNK;
-		pack_events(l, at, n, R->chunk);
-		fail(R, write_chunk(R, n, R->ev_at + at));
-	}
 	struct mpi_cursor cur = { 0 };
 	for (uint64_t at = 0; !R->ret && at < l->h.nmpi; at += CHUNK) {
 		uint64_t n = l->h.nmpi - at < CHUNK ? l->h.nmpi - at : CHUNK;
 		pack_mpi(l, &cur, n, R->chunk);
-		fail(R, write_mpi_chunk(R, n, R->mpi_at + at));
-	}
-	if (!R->ret && (R->cols & SP_COL_THREAD_IDS)) {
-		struct sp_writer_thread *t = calloc(l->h.nthreads + 1, sizeof *t);
-		if (!t)
-			fail(R, -ENOMEM);
-		else {
-			pack_threads(&l->s, t);
-			fail(R, sp_writer_put_threads(R->w, R->thr_at, l->h.nthreads, t));
-		}
-		free(t);
-	}
-	for (uint32_t i = 0; i < l->h.ncomms; i++) {
-		R->comms[R->comm_at + i] = l->comms[i];
-		R->comm_ranks[R->comm_at + i] = 0;
+		struct sp_part_mpi m = mpi_view(R->chunk, n);
+		fail(R, sp_assembly_put_mpi(R->a, 0, at, n, &m));
 	}
 }
 
-/* Phase B for rank r > 0: every message is received, written only if
- * nothing failed so far. */
-static void root_remote(struct root *R, int r, const struct rank_size *z)
+/* Phase B for rank 0 itself: its snapshot straight into the file. */
+static void root_own(struct root *R, struct local *l)
 {
-	int go[2] = { !R->ret, !!(R->cols & SP_COL_THREAD_IDS) };
-	if (PMPI_Send(go, 2, MPI_INT, r, TAG_GO, R->comm) != MPI_SUCCESS || !go[0]) {
-		fail(R, -EIO);
-		return;
+	const struct sp_snapshot *s = &l->s;
+	fail(R, sp_assembly_put_rows(R->a, 0, 0, s->nrows, s->rows, l->map, l->row_mpi));
+	for (uint64_t at = 0; !R->ret && at < s->nevents; at += CHUNK) {
+		uint64_t n = s->nevents - at < CHUNK ? s->nevents - at : CHUNK;
+		fail(R, sp_assembly_put_events(R->a, 0, at, n, s->start + at, s->end + at,
+					       s->thread + at));
 	}
+	put_own_mpi(R, l);
+	if (!R->ret)
+		fail(R, sp_assembly_put_threads(R->a, 0, s->threads));
+	if (!R->ret)
+		fail(R, add_comms(&R->groups, l->comms, l->h.ncomms, 0));
+}
+
+/* Rank r's rows: the wire rows with their source files. */
+static int root_rows(struct root *R, int r, const struct sp_part_size *z)
+{
 	uint64_t fb = 0;
 	int ret = recv_exact(R, &fb, sizeof fb, r, TAG_FILES);
 	char *files = malloc(fb + 1);
-	struct wire_row *rows = malloc((z->nrows + 1) * sizeof *rows);
-	if (!files || !rows) /* still receive, into the chunk buffer: sizes are small */
-		ret = -ENOMEM;
+	struct wire_row *wire = malloc((z->nrows + 1) * sizeof *wire);
+	struct sp_snap_row *rows = malloc((z->nrows + 1) * sizeof *rows);
+	int64_t *mpi = malloc((z->nrows + 1) * sizeof *mpi);
+	if (!files || !wire || !rows || !mpi) /* still receive, into the chunk: sizes are small */
+		ret = ret ? ret : -ENOMEM;
 	MPI_Status st;
 	PMPI_Recv(files ? files : R->chunk, (int)(files ? fb : 0), MPI_BYTE, r, TAG_FILES,
 		  R->comm, &st);
 	if (!ret)
-		ret = recv_exact(R, rows, z->nrows * sizeof *rows, r, TAG_ROWS);
+		ret = recv_exact(R, wire, z->nrows * sizeof *wire, r, TAG_ROWS);
 	else
 		PMPI_Recv(R->chunk, 0, MPI_BYTE, r, TAG_ROWS, R->comm, &st);
-	fail(R, ret);
-	if (!R->ret)
-		fail(R, write_rows(R, rows, z->nrows, files, (uint32_t)r));
-	free(rows);
+	for (uint64_t i = 0; !ret && i < z->nrows; i++) {
+		rows[i] = wire[i].row;
+		rows[i].source_file = wire[i].file_off < fb ? files + wire[i].file_off : NULL;
+		mpi[i] = wire[i].mpi_offset;
+	}
+	if (files && fb)
+		files[fb - 1] = '\0'; /* the blob ends in a terminator */
+	if (!ret && !R->ret)
+		ret = sp_assembly_put_rows(R->a, (size_t)r, 0, z->nrows, rows, NULL, mpi);
 	free(files);
+	free(wire);
+	free(rows);
+	free(mpi);
+	return ret;
+}
+
+/* Phase B for rank r > 0: every message is received, put only if nothing
+ * failed so far. */
+static void root_remote(struct root *R, int r, const struct sp_part_size *z, uint32_t ncomms)
+{
+	int go[2] = { !R->ret, !!(R->cols & SP_WCOL_THREAD_IDS) };
+	if (PMPI_Send(go, 2, MPI_INT, r, TAG_GO, R->comm) != MPI_SUCCESS || !go[0]) {
+		fail(R, -EIO);
+		return;
+	}
+	fail(R, root_rows(R, r, z));
 	for (uint64_t at = 0; at < z->nevents; at += CHUNK) {
 		uint64_t n = z->nevents - at < CHUNK ? z->nevents - at : CHUNK;
+		int64_t *start = (int64_t *)R->chunk;
 		fail(R, recv_exact(R, R->chunk, n * EV_BYTES, r, TAG_EV));
 		if (!R->ret)
-			fail(R, write_chunk(R, n, R->ev_at + at));
+			fail(R, sp_assembly_put_events(R->a, (size_t)r, at, n, start, start + n,
+						       (const uint32_t *)(start + 2 * n)));
 	}
 	for (uint64_t at = 0; at < z->nmpi; at += CHUNK) {
 		uint64_t n = z->nmpi - at < CHUNK ? z->nmpi - at : CHUNK;
 		fail(R, recv_exact(R, R->chunk, n * MPI_VBYTES, r, TAG_MPI));
+		struct sp_part_mpi m = mpi_view(R->chunk, n);
 		if (!R->ret)
-			fail(R, write_mpi_chunk(R, n, R->mpi_at + at));
+			fail(R, sp_assembly_put_mpi(R->a, (size_t)r, at, n, &m));
 	}
 	if (go[1]) {
-		struct sp_writer_thread *t = calloc(z->nthreads + 1, sizeof *t);
+		struct sp_snap_thread *t = calloc(z->nthreads + 1, sizeof *t);
+		MPI_Status st;
 		fail(R, t ? recv_exact(R, t, z->nthreads * sizeof *t, r, TAG_THR) : -ENOMEM);
 		if (!t)
 			PMPI_Recv(R->chunk, (int)(z->nthreads * sizeof *t), MPI_BYTE, r, TAG_THR,
 				  R->comm, &st);
 		if (!R->ret)
-			fail(R, sp_writer_put_threads(R->w, R->thr_at, z->nthreads, t));
+			fail(R, sp_assembly_put_threads(R->a, (size_t)r, t));
 		free(t);
 	}
-	fail(R, recv_exact(R, R->comms + R->comm_at, z->ncomms * sizeof *R->comms, r, TAG_COMM));
-	for (uint32_t i = 0; i < z->ncomms; i++)
-		R->comm_ranks[R->comm_at + i] = (uint32_t)r;
+	fail(R, recv_exact(R, R->comms, ncomms * sizeof *R->comms, r, TAG_COMM));
+	if (!R->ret)
+		fail(R, add_comms(&R->groups, R->comms, ncomms, (uint32_t)r));
 }
 
 /* Phase A on rank 0, call sites of rank r (after its names): unify the
  * keys, send the map back. */
 static int root_sites(struct local *l0, MPI_Comm comm, int r, const struct hdr *h,
-		      struct sp_mpi_names *sites)
+		      struct sp_names *sites)
 {
 	if (r == 0)
-		return l0->sites.global ? sp_mpi_names_map(sites, l0->sites.blob, h->nsites,
-							   l0->sites.global) : 0;
+		return l0->sites.global ? sp_names_map(sites, l0->sites.blob, h->nsites,
+						       l0->sites.global) : 0;
 	MPI_Status st;
 	char *blob = malloc(h->sites_bytes + 1);
 	uint32_t *map = calloc(h->nsites + 1, sizeof *map);
@@ -496,7 +473,7 @@ static int root_sites(struct local *l0, MPI_Comm comm, int r, const struct hdr *
 	PMPI_Recv(blob ? blob : (char *)&st, blob ? (int)h->sites_bytes : 0, MPI_BYTE, r, TAG_SITES,
 		  comm, &st);
 	if (!ret)
-		ret = sp_mpi_names_map(sites, blob, h->nsites, map);
+		ret = sp_names_map(sites, blob, h->nsites, map);
 	PMPI_Send(map ? map : (uint32_t *)&st, map ? (int)h->nsites : 0, MPI_UINT32_T, r, TAG_SMAP,
 		  comm);
 	free(blob);
@@ -504,9 +481,10 @@ static int root_sites(struct local *l0, MPI_Comm comm, int r, const struct hdr *
 	return ret;
 }
 
-/* Phase A on rank 0: unify names, send maps, learn sizes. */
-static int root_names(struct local *l0, MPI_Comm comm, struct sp_mpi_names *t, struct rank_size *z,
-		      struct hdr *tot, struct sp_mpi_names *sites)
+/* Phase A on rank 0: unify names, send maps, learn every part's size. */
+static int root_names(struct local *l0, MPI_Comm comm, struct sp_names *t,
+		      struct sp_part_size *z, uint32_t *ncomms, struct hdr *tot,
+		      struct sp_names *sites)
 {
 	int ret = 0;
 	for (int r = 0; r < sp_mpi_world_size; r++) {
@@ -525,7 +503,7 @@ static int root_names(struct local *l0, MPI_Comm comm, struct sp_mpi_names *t, s
 				ret = ret ? ret : -ENOMEM;
 		}
 		if (!ret)
-			ret = sp_mpi_names_map(t, blob, h.nnames, map);
+			ret = sp_names_map(t, blob, h.nnames, map);
 		if (r > 0) {
 			PMPI_Send(map ? map : (uint32_t *)&h, map ? (int)h.nnames : 0, MPI_UINT32_T, r,
 				  TAG_MAP, comm);
@@ -537,78 +515,31 @@ static int root_names(struct local *l0, MPI_Comm comm, struct sp_mpi_names *t, s
 		if (!h.ok)
 			fprintf(stderr, "scope-profiler: rank %d could not take its snapshot; "
 				"its events are missing\n", r);
-		z[r] = (struct rank_size){ h.nrows, h.nevents, h.nthreads, h.nmpi, h.ncomms };
-		tot->nrows += h.nrows;
+		z[r] = (struct sp_part_size){ .rank = (uint32_t)r, .nrows = h.nrows,
+			.nevents = h.nevents, .nthreads = h.nthreads, .nmpi = h.nmpi,
+			.dropped = h.dropped, .columns = h.columns };
+		ncomms[r] = h.ncomms;
 		tot->nevents += h.nevents;
-		tot->nmpi += h.nmpi;
-		tot->nthreads += h.nthreads;
-		tot->ncomms += h.ncomms;
-		tot->dropped += h.dropped;
+		tot->ncomms = tot->ncomms > h.ncomms ? tot->ncomms : h.ncomms;
 		tot->columns |= h.columns;
 	}
 	return ret;
 }
 
-/* /mpi_communicators, added once the file is in place (the writer has no
- * extension groups); a failure leaves a valid file without the table. */
-static int write_comms(const char *path, const struct root *R, uint64_t n)
-{
-	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-	if (f < 0)
-		return -EIO;
-	hid_t g = H5Gcreate2(f, SP_GROUP_MPI_COMMS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	int ret = g < 0 ? -EIO : 0;
-	int32_t *col = malloc((n + 1) * sizeof *col);
-	/* Dataset names of /mpi_communicators (docs/FORMAT.md). */
-	const char *names[] = { "ranks", "ids", "sizes", "remote_sizes", "leaders" };
-	for (int k = 0; !ret && col && k < 5; k++) {
-		for (uint64_t i = 0; i < n; i++) {
-			const struct sp_mpi_comm_row *c = &R->comms[i];
-			int32_t v[] = { (int32_t)R->comm_ranks[i], c->id, c->size, c->remote_size,
-					c->leader };
-			col[i] = v[k];
-		}
-		hsize_t dims = n;
-		hid_t sp = H5Screate_simple(1, &dims, NULL);
-		hid_t d = H5Dcreate2(g, names[k], k ? H5T_STD_I32LE : H5T_STD_U32LE, sp, H5P_DEFAULT,
-				     H5P_DEFAULT, H5P_DEFAULT);
-		if (d < 0 || (n && H5Dwrite(d, k ? H5T_NATIVE_INT32 : H5T_NATIVE_UINT32, H5S_ALL,
-					    H5S_ALL, H5P_DEFAULT, col) < 0))
-			ret = -EIO;
-		if (d >= 0)
-			H5Dclose(d);
-		H5Sclose(sp);
-	}
-	free(col);
-	if (g >= 0)
-		H5Gclose(g);
-	return H5Fclose(f) < 0 || ret ? -EIO : 0;
-}
-
-static int root_finish(struct root *R, const struct hdr *tot, int64_t t0,
-		       const struct sp_mpi_names *sites)
+/* The metadata of the run, the groups, the commit. */
+static int root_finish(struct root *R, int64_t t0)
 {
 	struct sp_run_info run;
 	sp_run_info_init(&run, 0, sp_mpi_world_size);
-	struct sp_meta meta = { 0 };
+	struct sp_run_meta meta = { 0 };
 	int ret = sp_meta_collect(&meta, &run);
 	if (!ret)
-		ret = sp_meta_set_int(&meta, SP_META_DROPPED, (int64_t)tot->dropped);
-	if (!ret)
-		ret = sp_meta_set_int(&meta, "mpi_merge_ns", sp_monotonic_ns() - t0);
-	if (!ret)
-		ret = sp_writer_put_metadata(R->w, &meta);
-	sp_meta_free(&meta);
+		ret = sp_meta_set_int(&meta, SP_META_MPI_MERGE_NS, sp_monotonic_ns() - t0);
 	if (!ret) {
-		ret = sp_writer_commit(R->w);
-		R->w = NULL;
+		ret = sp_assembly_commit(R->a, &meta, &R->groups);
+		R->a = NULL;
 	}
-	if (!ret && write_comms(sp_config.output, R, tot->ncomms))
-		fprintf(stderr, "scope-profiler: could not add %s to %s\n", SP_GROUP_MPI_COMMS,
-			sp_config.output);
-	if (!ret && (R->cols & SP_COL_CALLSITE) && sp_mpi_sites_write(sp_config.output, sites))
-		fprintf(stderr, "scope-profiler: could not add %s to %s\n", SP_GROUP_CALLSITES,
-			sp_config.output);
+	sp_meta_free(&meta);
 	return ret;
 }
 
@@ -616,53 +547,95 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 {
 	int64_t t0 = sp_monotonic_ns();
 	int P = sp_mpi_world_size;
-	struct sp_mpi_names t = { 0 }, sites = { 0 };
+	struct sp_names t = { 0 };
 	struct hdr tot = { 0 };
-	struct rank_size *z = calloc((size_t)P, sizeof *z);
+	struct sp_part_size *z = calloc((size_t)P, sizeof *z);
+	uint32_t *ncomms = calloc((size_t)P, sizeof *ncomms);
 	struct root R = { .comm = comm };
-	if (!z) { /* cannot even track sizes: tell nobody to send */
+	if (!z || !ncomms) { /* cannot even track sizes: tell nobody to send */
 		fprintf(stderr, "scope-profiler: out of memory at MPI_Finalize\n");
+		free(z);
+		free(ncomms);
 		return;
 	}
-	R.ret = root_names(l0, comm, &t, z, &tot, &sites);
+	R.groups.comms_present = true;
+	R.ret = root_names(l0, comm, &t, z, ncomms, &tot, &R.groups.sites);
 	R.cols = tot.columns;
-	struct sp_writer_layout layout = { .nnames = t.n, .names = (const char *const *)t.v,
-		.nrows = tot.nrows, .nevents = tot.nevents, .nmpi = tot.nmpi,
-		.nthreads = (R.cols & SP_COL_THREAD_IDS) ? tot.nthreads : 0, .columns = R.cols,
-		.compression = (int)sp_config.compression };
-	R.chunk = malloc((size_t)CHUNK * (EV_BYTES > MPI_VBYTES ? EV_BYTES : MPI_VBYTES));
+	R.groups.sites_present = (R.cols & SP_WCOL_CALLSITE) != 0;
+	R.groups.sites_depth = sp_mpi_sites_depth();
+	R.chunk = malloc((size_t)CHUNK * CHUNK_BYTES);
 	R.comms = calloc(tot.ncomms + 1, sizeof *R.comms);
-	R.comm_ranks = calloc(tot.ncomms + 1, sizeof *R.comm_ranks);
-	if (!R.chunk || !R.comms || !R.comm_ranks)
+	if (!R.chunk || !R.comms)
 		fail(&R, -ENOMEM);
 	if (!R.ret)
-		R.ret = sp_writer_create(sp_config.output, &layout, &R.w);
+		R.ret = sp_assembly_create(sp_config.output, (const char *const *)t.v, t.n, z,
+					   (size_t)P, (int)sp_config.compression, &R.a);
 	for (int r = 0; r < P; r++) {
 		if (r == 0 && !R.ret)
 			root_own(&R, l0);
 		else if (r > 0)
-			root_remote(&R, r, &z[r]);
-		R.row_at += z[r].nrows;
-		R.ev_at += z[r].nevents;
-		R.thr_at += (R.cols & SP_COL_THREAD_IDS) ? z[r].nthreads : 0;
-		R.comm_at += z[r].ncomms;
-		R.mpi_at += z[r].nmpi;
+			root_remote(&R, r, &z[r], ncomms[r]);
 	}
 	if (!R.ret)
-		R.ret = root_finish(&R, &tot, t0, &sites);
+		R.ret = root_finish(&R, t0);
 	if (R.ret)
 		fprintf(stderr, "scope-profiler: could not write %s: %s\n", sp_config.output,
 			strerror(-R.ret));
 	else if (!sp_config.quiet)
 		fprintf(stderr, "scope-profiler: wrote %s (%d ranks, %u regions, %llu events)\n",
 			sp_config.output, P, t.n, (unsigned long long)tot.nevents);
-	sp_writer_destroy(R.w);
+	sp_assembly_destroy(R.a);
 	free(R.chunk);
 	free(R.comms);
-	free(R.comm_ranks);
+	sp_groups_free(&R.groups);
 	free(z);
-	sp_mpi_names_free(&t);
-	sp_mpi_names_free(&sites);
+	free(ncomms);
+	sp_names_free(&t);
+}
+
+/* ---- a rank's own file ------------------------------------------------------ */
+
+/*
+ * A rank that writes alone (no MPI_Finalize, or a checkpoint): its snapshot
+ * with its MPI values and groups, through the same module as the merge.
+ * The snapshot moves to *s for the caller's report.
+ */
+static int write_own_file(const char *path, struct sp_snapshot *s, int rank, int size)
+{
+	if (!sp_lifecycle_mpi_owned)
+		return -ENOTSUP;
+	struct local l;
+	struct sp_groups g = { .comms_present = true };
+	int ret = local_take(&l, true);
+	if (!ret && l.sites.global) {
+		ret = sp_names_map(&g.sites, l.sites.blob, l.sites.n, l.sites.global);
+		g.sites_present = true;
+		g.sites_depth = sp_mpi_sites_depth();
+	}
+	char *buf = ret ? NULL : malloc(l.h.nmpi * MPI_VBYTES + 1);
+	if (!ret && !buf)
+		ret = -ENOMEM;
+	struct mpi_cursor cur = { 0 };
+	if (!ret)
+		pack_mpi(&l, &cur, l.h.nmpi, buf);
+	struct sp_part_mpi m = buf ? mpi_view(buf, l.h.nmpi) : (struct sp_part_mpi){ 0 };
+	if (!ret)
+		ret = add_comms(&g, l.comms, l.h.ncomms, (uint32_t)rank);
+	if (!ret)
+		ret = sp_output_write_part(path, &l.s, l.h.nmpi,
+					   l.h.columns & (SP_WCOL_MPI | SP_WCOL_CALLSITE),
+					   l.row_mpi, &m, &g, rank, size);
+	free(buf);
+	sp_groups_free(&g);
+	*s = l.s;
+	memset(&l.s, 0, sizeof l.s);
+	local_free(&l);
+	return ret;
+}
+
+__attribute__((constructor)) static void sp_mpi_merge_setup(void)
+{
+	sp_output_local_hook = write_own_file;
 }
 
 void sp_mpi_before_finalize(void)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Multi-rank write of snapshots: a name table unified over the ranks (one
- * hash), rows and events rank after rank (the MPI values of MPI rows only,
- * row layout), the thread table when any rank ran several threads, then
- * the given metadata.
+ * Parts to file: the layout is the sum of the parts (rows, events, threads
+ * and MPI values part after part, optional columns the union), each piece
+ * a part puts lands at its part's base, and the groups and metadata go in
+ * before the commit. The only code that turns rows and threads into the
+ * writer's records.
  */
 #define _GNU_SOURCE
 #include "assemble.h"
@@ -12,222 +13,221 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metadata.h"
-#include "writer.h"
+/* Thread ids widened per slice of this many events. */
+#define TID_SLICE 65536
 
-struct names {
-	char **v;
-	uint32_t n, cap;
-	uint32_t *slots;
-	size_t nslots;
+struct part_base {
+	uint64_t row, ev, thr, mpi;
 };
 
-static uint64_t hash(const char *s)
+struct sp_assembly {
+	struct sp_writer *w;
+	unsigned columns;
+	size_t nparts;
+	struct sp_part_size *size;
+	struct part_base *base;
+	uint64_t dropped;
+};
+
+unsigned sp_part_columns(const struct sp_snapshot *s)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	unsigned cols = 0;
+	if (s->threads_with_events > 1)
+		cols |= SP_WCOL_THREAD_IDS;
+	for (uint32_t i = 0; i < s->nrows; i++) {
+		if (s->rows[i].dropped)
+			cols |= SP_WCOL_DROPPED;
+		if (s->rows[i].throttled_calls)
+			cols |= SP_WCOL_THROTTLED;
+	}
+	return cols;
 }
 
-static int names_add(struct names *t, const char *name, uint32_t *ret_id)
+struct sp_part_size sp_part_size_of(const struct sp_snapshot *s, uint32_t rank)
 {
-	if (2 * ((size_t)t->n + 1) > t->nslots) {
-		size_t ns = t->nslots ? t->nslots * 2 : 256;
-		uint32_t *sl = malloc(ns * sizeof *sl);
-		if (!sl)
-			return -ENOMEM;
-		memset(sl, 0xff, ns * sizeof *sl);
-		for (uint32_t i = 0; i < t->n; i++) {
-			size_t k = hash(t->v[i]) & (ns - 1);
-			while (sl[k] != UINT32_MAX)
-				k = (k + 1) & (ns - 1);
-			sl[k] = i;
-		}
-		free(t->slots);
-		t->slots = sl;
-		t->nslots = ns;
+	return (struct sp_part_size){ .rank = rank, .nrows = s->nrows, .nevents = s->nevents,
+				      .nthreads = s->nthreads, .dropped = s->dropped,
+				      .columns = sp_part_columns(s) };
+}
+
+int sp_assembly_create(const char *path, const char *const *names, uint32_t nnames,
+		       const struct sp_part_size *parts, size_t nparts, int compression,
+		       struct sp_assembly **ret_a)
+{
+	struct sp_assembly *a = calloc(1, sizeof *a);
+	if (!a)
+		return -ENOMEM;
+	a->nparts = nparts;
+	a->size = malloc((nparts + 1) * sizeof *a->size);
+	a->base = malloc((nparts + 1) * sizeof *a->base);
+	if (!a->size || !a->base) {
+		sp_assembly_destroy(a);
+		return -ENOMEM;
 	}
-	size_t k = hash(name) & (t->nslots - 1);
-	while (t->slots[k] != UINT32_MAX && strcmp(t->v[t->slots[k]], name) != 0)
-		k = (k + 1) & (t->nslots - 1);
-	if (t->slots[k] == UINT32_MAX) {
-		if (t->n == t->cap) {
-			uint32_t cap = t->cap ? 2 * t->cap : 64;
-			char **v = realloc(t->v, cap * sizeof *v);
-			if (!v)
-				return -ENOMEM;
-			t->v = v;
-			t->cap = cap;
-		}
-		if (!(t->v[t->n] = strdup(name)))
-			return -ENOMEM;
-		t->slots[k] = t->n++;
+	struct sp_writer_layout l = { .nnames = nnames, .names = names,
+				      .compression = compression };
+	for (size_t p = 0; p < nparts; p++)
+		l.columns |= parts[p].columns;
+	for (size_t p = 0; p < nparts; p++) {
+		a->size[p] = parts[p];
+		a->base[p] = (struct part_base){ l.nrows, l.nevents, l.nthreads, l.nmpi };
+		l.nrows += parts[p].nrows;
+		l.nevents += parts[p].nevents;
+		l.nthreads += (l.columns & SP_WCOL_THREAD_IDS) ? parts[p].nthreads : 0;
+		l.nmpi += parts[p].nmpi;
+		a->dropped += parts[p].dropped;
 	}
-	*ret_id = t->slots[k];
+	a->columns = l.columns;
+	int ret = sp_writer_create(path, &l, &a->w);
+	if (ret) {
+		sp_assembly_destroy(a);
+		return ret;
+	}
+	*ret_a = a;
 	return 0;
 }
 
-static void names_free(struct names *t)
+unsigned sp_assembly_columns(const struct sp_assembly *a)
 {
-	for (uint32_t i = 0; i < t->n; i++)
-		free(t->v[i]);
-	free(t->v);
-	free(t->slots);
+	return a->columns;
 }
 
-static int to_meta(struct sp_meta *m, const struct sp_asm_meta *v, size_t n)
+/* Whether [first, first+n) lies inside [0, max). */
+static bool in_range(uint64_t first, uint64_t n, uint64_t max)
 {
+	return first <= max && n <= max - first;
+}
+
+int sp_assembly_put_rows(struct sp_assembly *a, size_t p, uint64_t first, uint64_t n,
+			 const struct sp_snap_row *rows, const uint32_t *region_map,
+			 const int64_t *mpi_offsets)
+{
+	const struct sp_part_size *z = &a->size[p];
+	if (!in_range(first, n, z->nrows))
+		return -EINVAL;
+	struct sp_writer_row *out = calloc(n + 1, sizeof *out);
+	if (!out)
+		return -ENOMEM;
 	int ret = 0;
-	for (size_t i = 0; !ret && i < n; i++) {
-		switch (v[i].type) {
-		case SP_ASM_INT:
-			ret = sp_meta_set_int(m, v[i].key, v[i].i);
-			break;
-		case SP_ASM_DOUBLE:
-			ret = sp_meta_set_double(m, v[i].key, v[i].d);
-			break;
-		case SP_ASM_STR:
-			ret = sp_meta_set_str(m, v[i].key, v[i].s ? v[i].s : "");
-			break;
-		case SP_ASM_STRLIST:
-			ret = sp_meta_set_strlist(m, v[i].key, v[i].list, v[i].n);
-			break;
-		}
+	for (uint64_t i = 0; !ret && i < n; i++) {
+		const struct sp_snap_row *r = &rows[i];
+		int64_t mo = mpi_offsets ? mpi_offsets[i] : -1;
+		if (!in_range(r->offset, r->count, z->nevents) ||
+		    (mo >= 0 && !in_range((uint64_t)mo, r->count, z->nmpi)))
+			ret = -EINVAL;
+		out[i] = (struct sp_writer_row){
+			.region = region_map ? region_map[r->region] : r->region, .rank = z->rank,
+			.offset = a->base[p].ev + r->offset, .count = r->count,
+			.source_line = r->source_line, .source_file = r->source_file,
+			.summary = r->summary, .dropped = r->dropped,
+			.throttled_calls = r->throttled_calls, .throttled_ns = r->throttled_ns,
+			.throttle_timed = r->throttle_timed, .throttled_ci_ns = r->throttled_ci_ns,
+			.throttled_since_ns = r->throttled_since_ns,
+			.patched_since_ns = r->patched_since_ns,
+			.mpi_offset = mo < 0 ? -1 : (int64_t)(a->base[p].mpi + (uint64_t)mo),
+		};
 	}
+	if (!ret)
+		ret = sp_writer_put_rows(a->w, a->base[p].row + first, n, out);
+	free(out);
 	return ret;
 }
 
-/* The rank's MPI offsets lie inside its nmpi values. */
-static bool mpi_offsets_ok(const struct sp_asm_rank *r)
+int sp_assembly_put_events(struct sp_assembly *a, size_t p, uint64_t first, uint64_t n,
+			   const int64_t *start, const int64_t *end, const uint32_t *thread)
 {
-	for (uint32_t i = 0; r->mpi_offsets && i < r->s->nrows; i++) {
-		int64_t o = r->mpi_offsets[i];
-		if (o < -1 || (o >= 0 && ((uint64_t)o > r->nmpi ||
-					  r->s->rows[i].count > r->nmpi - (uint64_t)o)))
-			return false;
+	if (!in_range(first, n, a->size[p].nevents))
+		return -EINVAL;
+	uint64_t at = a->base[p].ev + first;
+	if (!(a->columns & SP_WCOL_THREAD_IDS)) {
+		struct sp_writer_events ev = { .start = start, .end = end };
+		return sp_writer_put_events(a->w, at, n, &ev);
 	}
-	return r->mpi_offsets || r->nmpi == 0;
-}
-
-/* Rows, events, MPI values and threads of one rank at the running positions. */
-static int put_rank(struct sp_writer *w, unsigned cols, const struct sp_asm_rank *r,
-		    const uint32_t *map, uint64_t row_at, uint64_t ev_at, uint64_t thr_at,
-		    uint64_t mpi_at)
-{
-	const struct sp_snapshot *s = r->s;
-	struct sp_writer_row *rows = calloc(s->nrows + 1, sizeof *rows);
-	int64_t *tids = malloc((s->nevents + 1) * sizeof *tids);
-	int ret = rows && tids ? 0 : -ENOMEM;
-	for (uint32_t i = 0; !ret && i < s->nrows; i++) {
-		const struct sp_snap_row *row = &s->rows[i];
-		int64_t mo = r->mpi_offsets ? r->mpi_offsets[i] : -1;
-		rows[i] = (struct sp_writer_row){
-			.region = map[row->region], .rank = r->rank, .offset = ev_at + row->offset,
-			.count = row->count, .source_line = row->source_line,
-			.source_file = row->source_file, .summary = row->summary,
-			.dropped = row->dropped, .throttled_calls = row->throttled_calls,
-			.throttled_ns = row->throttled_ns, .throttle_timed = row->throttle_timed,
-			.throttled_ci_ns = row->throttled_ci_ns,
-			.throttled_since_ns = row->throttled_since_ns,
-			.patched_since_ns = row->patched_since_ns,
-			.mpi_offset = mo < 0 ? -1 : (int64_t)mpi_at + mo };
+	int64_t *tids = malloc((n < TID_SLICE ? n : TID_SLICE) * sizeof *tids + 1);
+	int ret = tids ? 0 : -ENOMEM;
+	for (uint64_t s = 0; !ret && s < n; s += TID_SLICE) {
+		uint64_t m = n - s < TID_SLICE ? n - s : TID_SLICE;
+		for (uint64_t i = 0; i < m; i++)
+			tids[i] = thread ? thread[s + i] : 0;
+		struct sp_writer_events ev = { .start = start ? start + s : NULL,
+					       .end = end ? end + s : NULL, .thread_ids = tids };
+		ret = sp_writer_put_events(a->w, at + s, m, &ev);
 	}
-	if (!ret && s->nrows)
-		ret = sp_writer_put_rows(w, row_at, s->nrows, rows);
-	if (!ret && s->nevents) {
-		for (uint64_t i = 0; i < s->nevents; i++)
-			tids[i] = s->thread[i];
-		struct sp_writer_events ev = { .start = s->start, .end = s->end, .thread_ids = tids };
-		ret = sp_writer_put_events(w, ev_at, s->nevents, &ev);
-	}
-	if (!ret && (cols & SP_COL_MPI) && r->nmpi) {
-		struct sp_writer_mpi m = { .bytes = r->mpi_bytes, .peers = r->mpi_peers,
-			.roots = r->mpi_roots, .tags = r->mpi_tags, .comms = r->mpi_comms };
-		ret = sp_writer_put_mpi(w, mpi_at, r->nmpi, &m);
-	}
-	if (!ret && (cols & SP_COL_THREAD_IDS) && s->nthreads) {
-		struct sp_writer_thread *t = calloc(s->nthreads, sizeof *t);
-		if (!t)
-			ret = -ENOMEM;
-		for (uint32_t i = 0; !ret && i < s->nthreads; i++)
-			t[i] = (struct sp_writer_thread){ .rank = r->rank, .index = s->threads[i].index,
-				.ident = s->threads[i].ident, .native_id = s->threads[i].native_id,
-				.start_ns = s->threads[i].start_ns, .end_ns = s->threads[i].end_ns,
-				.cpu_ns = -1 };
-		if (!ret)
-			ret = sp_writer_put_threads(w, thr_at, s->nthreads, t);
-		free(t);
-	}
-	free(rows);
 	free(tids);
 	return ret;
 }
 
-int sp_assemble_write(const char *path, const struct sp_asm_rank *ranks, size_t n,
-		      const struct sp_asm_meta *meta, size_t nmeta)
+int sp_assembly_times_raw(struct sp_assembly *a, int *fd, uint64_t *off_start, uint64_t *off_end)
 {
-	struct names t = { 0 };
-	uint32_t **maps = calloc(n + 1, sizeof *maps);
-	struct sp_writer_layout layout = { 0 };
-	uint64_t dropped = 0;
-	int ret = maps ? 0 : -ENOMEM;
-	for (size_t r = 0; !ret && r < n; r++) {
-		const struct sp_snapshot *s = ranks[r].s;
-		if (!(maps[r] = calloc(s->nnames + 1, sizeof *maps[r])))
-			ret = -ENOMEM;
-		/* Names of rows only: a rank's unused names do not enter the table. */
-		for (uint32_t i = 0; !ret && i < s->nrows; i++)
-			ret = names_add(&t, s->names[s->rows[i].region], &maps[r][s->rows[i].region]);
-		layout.nrows += s->nrows;
-		layout.nevents += s->nevents;
-		layout.nthreads += s->nthreads;
-		dropped += s->dropped;
-		if (s->threads_with_events > 1)
-			layout.columns |= SP_COL_THREAD_IDS;
-		if (!mpi_offsets_ok(&ranks[r]))
-			ret = -EINVAL;
-		if (ranks[r].mpi_offsets)
-			layout.columns |= SP_COL_MPI;
-		layout.nmpi += ranks[r].nmpi;
-		for (uint32_t i = 0; i < s->nrows; i++) {
-			if (s->rows[i].dropped)
-				layout.columns |= SP_COL_DROPPED;
-			if (s->rows[i].throttled_calls)
-				layout.columns |= SP_COL_THROTTLED;
-		}
-	}
-	if (!(layout.columns & SP_COL_THREAD_IDS))
-		layout.nthreads = 0;
-	layout.nnames = t.n;
-	layout.names = (const char *const *)t.v;
-	struct sp_meta m = { 0 };
-	if (!ret)
-		ret = to_meta(&m, meta, nmeta);
-	if (!ret)
-		ret = sp_meta_set_int(&m, SP_META_DROPPED, (int64_t)dropped);
-	struct sp_writer *w = NULL;
-	if (!ret)
-		ret = sp_writer_create(path, &layout, &w);
-	uint64_t row_at = 0, ev_at = 0, thr_at = 0, mpi_at = 0;
-	for (size_t r = 0; !ret && r < n; r++) {
-		ret = put_rank(w, layout.columns, &ranks[r], maps[r], row_at, ev_at, thr_at, mpi_at);
-		row_at += ranks[r].s->nrows;
-		ev_at += ranks[r].s->nevents;
-		thr_at += ranks[r].s->nthreads;
-		mpi_at += ranks[r].nmpi;
-	}
-	if (!ret)
-		ret = sp_writer_put_metadata(w, &m);
-	if (!ret) {
-		ret = sp_writer_commit(w);
-		w = NULL;
-	}
-	sp_writer_destroy(w);
-	sp_meta_free(&m);
-	for (size_t r = 0; maps && r < n; r++)
-		free(maps[r]);
-	free(maps);
-	names_free(&t);
+	return sp_writer_times_raw(a->w, fd, off_start, off_end);
+}
+
+int sp_assembly_put_mpi(struct sp_assembly *a, size_t p, uint64_t first, uint64_t n,
+			const struct sp_part_mpi *m)
+{
+	if (!in_range(first, n, a->size[p].nmpi))
+		return -EINVAL;
+	struct sp_writer_mpi wm = { .bytes = m->bytes, .peers = m->peers, .roots = m->roots,
+				    .tags = m->tags, .comms = m->comms,
+				    .callsite_ids = m->callsite_ids };
+	return sp_writer_put_mpi(a->w, a->base[p].mpi + first, n, &wm);
+}
+
+int sp_assembly_put_threads(struct sp_assembly *a, size_t p, const struct sp_snap_thread *threads)
+{
+	uint64_t n = a->size[p].nthreads;
+	if (!(a->columns & SP_WCOL_THREAD_IDS) || n == 0)
+		return 0;
+	struct sp_writer_thread *t = calloc(n, sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++)
+		t[i] = (struct sp_writer_thread){ .rank = a->size[p].rank, .index = threads[i].index,
+			.ident = threads[i].ident, .native_id = threads[i].native_id,
+			.start_ns = threads[i].start_ns, .end_ns = threads[i].end_ns, .cpu_ns = -1 };
+	int ret = sp_writer_put_threads(a->w, a->base[p].thr, n, t);
+	free(t);
 	return ret;
+}
+
+int sp_assembly_put_snapshot(struct sp_assembly *a, size_t p, const struct sp_snapshot *s,
+			     const uint32_t *region_map, const int64_t *mpi_offsets,
+			     const struct sp_part_mpi *m)
+{
+	int ret = sp_assembly_put_rows(a, p, 0, s->nrows, s->rows, region_map, mpi_offsets);
+	if (!ret && s->nevents)
+		ret = sp_assembly_put_events(a, p, 0, s->nevents,
+					     s->times_in_file ? NULL : s->start,
+					     s->times_in_file ? NULL : s->end, s->thread);
+	if (!ret && mpi_offsets && a->size[p].nmpi)
+		ret = sp_assembly_put_mpi(a, p, 0, a->size[p].nmpi, m);
+	if (!ret)
+		ret = sp_assembly_put_threads(a, p, s->threads);
+	return ret;
+}
+
+int sp_assembly_commit(struct sp_assembly *a, struct sp_run_meta *meta,
+		       const struct sp_groups *groups)
+{
+	int ret = sp_meta_set_int(meta, SP_META_DROPPED, (int64_t)a->dropped);
+	if (!ret && groups)
+		ret = sp_groups_write(a->w, groups);
+	if (!ret)
+		ret = sp_writer_put_metadata(a->w, meta);
+	if (!ret) {
+		ret = sp_writer_commit(a->w);
+		a->w = NULL;
+	}
+	sp_assembly_destroy(a);
+	return ret;
+}
+
+void sp_assembly_destroy(struct sp_assembly *a)
+{
+	if (!a)
+		return;
+	sp_writer_destroy(a->w);
+	free(a->size);
+	free(a->base);
+	free(a);
 }

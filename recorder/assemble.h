@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Several ranks' snapshots written as one schema-2 file, region names
- * unified: the writer behind `scope-profiler recover` and `merge`. Kept free
- * of the recorder's metadata and writer types so that a CLI file can use it
- * next to the reader's header.
+ * The one way from ranks' data to a file: the serial write, the MPI
+ * finalize, `merge` and `recover` all describe their ranks as parts (sizes
+ * first, then rows, events, MPI values and threads in any slices), the
+ * unified names and the optional groups, and this module lays them out in
+ * the file through the writer. Where a part's data comes from (a snapshot
+ * in memory, a message from another rank, a spill or another file) is the
+ * caller's business, so that a part can also be put by the rank that owns
+ * it once the writer can be shared.
  */
 #ifndef SP_ASSEMBLE_H
 #define SP_ASSEMBLE_H
@@ -11,42 +15,82 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "groups.h"
+#include "metadata.h"
 #include "snapshot.h"
+#include "writer.h"
 
 #define SP_ASM_HIDDEN __attribute__((visibility("hidden")))
 
-/*
- * One rank's data. The MPI values are optional (mpi_offsets NULL: the rank
- * has none) and in the file's row layout: mpi_offsets[i] is the first
- * value of snapshot row i in the nmpi values of each array, -1 when the
- * row has none (function and manual regions).
- */
-struct sp_asm_rank {
-	const struct sp_snapshot *s;
+/* What one rank contributes, known before its data. */
+struct sp_part_size {
 	uint32_t rank;
-	const int64_t *mpi_offsets;
-	uint64_t nmpi;
-	const int64_t *mpi_bytes;
-	const int32_t *mpi_peers, *mpi_roots, *mpi_tags, *mpi_comms;
+	uint64_t nrows, nevents, nthreads;
+	uint64_t nmpi;          /* MPI values (row layout): the events of its MPI rows */
+	uint64_t dropped;       /* calls lost, for the dropped_events key */
+	unsigned columns;       /* SP_WCOL_* the part needs */
 };
 
-enum sp_asm_meta_type { SP_ASM_INT, SP_ASM_DOUBLE, SP_ASM_STR, SP_ASM_STRLIST };
-
-struct sp_asm_meta {
-	const char *key;
-	enum sp_asm_meta_type type;
-	int64_t i;
-	double d;
-	const char *s;
-	const char *const *list;
-	size_t n;
+/* A part's MPI values [first, first+n) in the row layout; callsite_ids
+ * already in the file's call-site ids. */
+struct sp_part_mpi {
+	const int64_t *bytes;
+	const int32_t *peers, *roots, *tags, *comms, *callsite_ids;
 };
 
-/* Write ranks[0..n) (in that order) and the metadata to path, atomically
- * (temporary file + rename). dropped_events is set from the ranks. Returns
- * 0 or -errno (-EIO for an HDF5 failure, -EINVAL for MPI offsets outside
- * the rank's values). */
-SP_ASM_HIDDEN int sp_assemble_write(const char *path, const struct sp_asm_rank *ranks, size_t n,
-				    const struct sp_asm_meta *meta, size_t nmeta);
+/* Optional columns a snapshot's rows and threads need (no MPI ones). */
+SP_ASM_HIDDEN unsigned sp_part_columns(const struct sp_snapshot *s);
+/* A snapshot's part size (nmpi 0). */
+SP_ASM_HIDDEN struct sp_part_size sp_part_size_of(const struct sp_snapshot *s, uint32_t rank);
+
+struct sp_assembly;
+
+/*
+ * Create the file for parts[0..nparts) in that order, with names (the
+ * file's region ids; copied by the writer) and gzip level compression.
+ * Returns 0 or -errno (as sp_writer_create).
+ */
+SP_ASM_HIDDEN int sp_assembly_create(const char *path, const char *const *names, uint32_t nnames,
+				     const struct sp_part_size *parts, size_t nparts,
+				     int compression, struct sp_assembly **ret_a);
+/* The file's optional columns (the union of the parts'). */
+SP_ASM_HIDDEN unsigned sp_assembly_columns(const struct sp_assembly *a);
+/*
+ * Rows [first, first+n) of part p, offsets relative to the part's events.
+ * region_map (NULL: identity) turns row.region into the file's id;
+ * mpi_offsets (NULL: none) is per row its first MPI value in the part, -1
+ * none. Returns 0, -EINVAL or -EIO.
+ */
+SP_ASM_HIDDEN int sp_assembly_put_rows(struct sp_assembly *a, size_t p, uint64_t first, uint64_t n,
+				       const struct sp_snap_row *rows, const uint32_t *region_map,
+				       const int64_t *mpi_offsets);
+/* Events [first, first+n) of part p; start = end = NULL when they went
+ * through sp_assembly_times_raw already; thread NULL: all thread 0. */
+SP_ASM_HIDDEN int sp_assembly_put_events(struct sp_assembly *a, size_t p, uint64_t first,
+					 uint64_t n, const int64_t *start, const int64_t *end,
+					 const uint32_t *thread);
+/* Where the whole start/end columns lie (sp_writer_times_raw). */
+SP_ASM_HIDDEN int sp_assembly_times_raw(struct sp_assembly *a, int *fd, uint64_t *off_start,
+					uint64_t *off_end);
+SP_ASM_HIDDEN int sp_assembly_put_mpi(struct sp_assembly *a, size_t p, uint64_t first, uint64_t n,
+				      const struct sp_part_mpi *m);
+/* All threads of part p (its nthreads); end_ns 0 is written as given. */
+SP_ASM_HIDDEN int sp_assembly_put_threads(struct sp_assembly *a, size_t p,
+					  const struct sp_snap_thread *threads);
+/*
+ * Part p from a snapshot: rows (through region_map), events, threads, and
+ * the MPI values when mpi_offsets is given (m: all of the part's values).
+ */
+SP_ASM_HIDDEN int sp_assembly_put_snapshot(struct sp_assembly *a, size_t p,
+					   const struct sp_snapshot *s, const uint32_t *region_map,
+					   const int64_t *mpi_offsets, const struct sp_part_mpi *m);
+/*
+ * Write the groups (NULL: none) and the metadata, dropped_events set from
+ * the parts, and publish the file. The assembly is freed either way.
+ */
+SP_ASM_HIDDEN int sp_assembly_commit(struct sp_assembly *a, struct sp_run_meta *meta,
+				     const struct sp_groups *groups);
+/* Abandon the file. Accepts NULL. */
+SP_ASM_HIDDEN void sp_assembly_destroy(struct sp_assembly *a);
 
 #endif /* SP_ASSEMBLE_H */

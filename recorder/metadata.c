@@ -26,11 +26,11 @@ extern char **environ;
 #define MAX_VALUE 60000
 #define TRUNCATED "...[truncated]"
 
-static struct sp_meta_item *slot(struct sp_meta *m, const char *key)
+static struct sp_run_meta_item *slot(struct sp_run_meta *m, const char *key)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		if (strcmp(m->items[i].key, key) == 0) {
-			struct sp_meta_item *it = &m->items[i];
+			struct sp_run_meta_item *it = &m->items[i];
 			free(it->s);
 			for (size_t j = 0; j < it->nlist; j++)
 				free(it->list[j]);
@@ -43,13 +43,13 @@ static struct sp_meta_item *slot(struct sp_meta *m, const char *key)
 	}
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 32;
-		struct sp_meta_item *n = realloc(m->items, cap * sizeof *n);
+		struct sp_run_meta_item *n = realloc(m->items, cap * sizeof *n);
 		if (!n)
 			return NULL;
 		m->items = n;
 		m->cap = cap;
 	}
-	struct sp_meta_item *it = &m->items[m->n];
+	struct sp_run_meta_item *it = &m->items[m->n];
 	memset(it, 0, sizeof *it);
 	it->key = strdup(key);
 	if (!it->key)
@@ -71,42 +71,42 @@ static char *clip(const char *v)
 	return s;
 }
 
-int sp_meta_set_int(struct sp_meta *m, const char *key, int64_t v)
+int sp_meta_set_int(struct sp_run_meta *m, const char *key, int64_t v)
 {
-	struct sp_meta_item *it = slot(m, key);
+	struct sp_run_meta_item *it = slot(m, key);
 	if (!it)
 		return -ENOMEM;
-	it->type = SP_META_INT;
+	it->type = SP_RUN_META_INT;
 	it->i = v;
 	return 0;
 }
 
-int sp_meta_set_double(struct sp_meta *m, const char *key, double v)
+int sp_meta_set_double(struct sp_run_meta *m, const char *key, double v)
 {
-	struct sp_meta_item *it = slot(m, key);
+	struct sp_run_meta_item *it = slot(m, key);
 	if (!it)
 		return -ENOMEM;
-	it->type = SP_META_DOUBLE;
+	it->type = SP_RUN_META_DOUBLE;
 	it->d = v;
 	return 0;
 }
 
-int sp_meta_set_str(struct sp_meta *m, const char *key, const char *v)
+int sp_meta_set_str(struct sp_run_meta *m, const char *key, const char *v)
 {
-	struct sp_meta_item *it = slot(m, key);
+	struct sp_run_meta_item *it = slot(m, key);
 	if (!it)
 		return -ENOMEM;
-	it->type = SP_META_STR;
+	it->type = SP_RUN_META_STR;
 	it->s = clip(v ? v : "");
 	return it->s ? 0 : -ENOMEM;
 }
 
-int sp_meta_set_strlist(struct sp_meta *m, const char *key, const char *const *v, size_t n)
+int sp_meta_set_strlist(struct sp_run_meta *m, const char *key, const char *const *v, size_t n)
 {
-	struct sp_meta_item *it = slot(m, key);
+	struct sp_run_meta_item *it = slot(m, key);
 	if (!it)
 		return -ENOMEM;
-	it->type = SP_META_STRLIST;
+	it->type = SP_RUN_META_STRLIST;
 	it->list = calloc(n ? n : 1, sizeof *it->list);
 	if (!it->list)
 		return -ENOMEM;
@@ -119,7 +119,7 @@ int sp_meta_set_strlist(struct sp_meta *m, const char *key, const char *const *v
 	return 0;
 }
 
-const struct sp_meta_item *sp_meta_find(const struct sp_meta *m, const char *key)
+const struct sp_run_meta_item *sp_meta_find(const struct sp_run_meta *m, const char *key)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (strcmp(m->items[i].key, key) == 0)
@@ -127,12 +127,12 @@ const struct sp_meta_item *sp_meta_find(const struct sp_meta *m, const char *key
 	return NULL;
 }
 
-void sp_meta_free(struct sp_meta *m)
+void sp_meta_free(struct sp_run_meta *m)
 {
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->n; i++) {
-		struct sp_meta_item *it = &m->items[i];
+		struct sp_run_meta_item *it = &m->items[i];
 		free(it->key);
 		free(it->s);
 		for (size_t j = 0; j < it->nlist; j++)
@@ -178,7 +178,7 @@ static int64_t omp_threads(void)
 	return v > 0 ? v : 1;
 }
 
-static int add_modules(struct sp_meta *m)
+static int add_modules(struct sp_run_meta *m)
 {
 	const char *lm = getenv("LOADEDMODULES");
 	char *copy = strdup(lm ? lm : "");
@@ -194,7 +194,7 @@ static int add_modules(struct sp_meta *m)
 	return ret;
 }
 
-static int add_environment(struct sp_meta *m)
+static int add_environment(struct sp_run_meta *m)
 {
 	static const char *const keys[] = {
 		"PATH", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "LOADEDMODULES", "MODULEPATH",
@@ -220,7 +220,7 @@ static int add_environment(struct sp_meta *m)
 	return ret;
 }
 
-static int add_host(struct sp_meta *m)
+static int add_host(struct sp_run_meta *m)
 {
 	char buf[4096];
 	struct utsname u;
@@ -247,7 +247,7 @@ static int add_host(struct sp_meta *m)
 	return ret;
 }
 
-int sp_meta_collect(struct sp_meta *m, const struct sp_run_info *run)
+int sp_meta_collect(struct sp_run_meta *m, const struct sp_run_info *run)
 {
 	char ts[64];
 	time_t t = (time_t)run->start_realtime_s;

@@ -1,33 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * From snapshot to file: the pieces shared by the single-process write and
- * the MPI merge (which streams other ranks' snapshots through the same
- * writer).
+ * This process's file: the serial write and a rank's own file, through the
+ * one parts-to-file path (assemble.h), with the metadata of this run.
  */
 #ifndef SP_OUTPUT_H
 #define SP_OUTPUT_H
 
+#include "assemble.h"
 #include "metadata.h"
 #include "snapshot.h"
-#include "writer.h"
 
 #define SP_OUTPUT_HIDDEN __attribute__((visibility("hidden")))
 
 /* Run information for the metadata, with finalize_time_ns = now. */
 SP_OUTPUT_HIDDEN void sp_run_info_init(struct sp_run_info *run, int rank, int size);
-/* The optional columns a snapshot needs (SP_COL_* bits). */
-SP_OUTPUT_HIDDEN unsigned sp_output_columns(const struct sp_snapshot *s);
-/* One index row for a snapshot row, with the file's region id and offset. */
-SP_OUTPUT_HIDDEN void sp_output_row(struct sp_writer_row *out, const struct sp_snap_row *row,
-				    uint32_t region, uint32_t rank, uint64_t offset);
-/* Write n events of s starting at src to file positions starting at dst. */
-SP_OUTPUT_HIDDEN int sp_output_events(struct sp_writer *w, unsigned cols,
-				      const struct sp_snapshot *s, uint64_t src, uint64_t dst,
-				      uint64_t n);
-/* Write the thread table rows of s at position first. */
-SP_OUTPUT_HIDDEN int sp_output_threads(struct sp_writer *w, const struct sp_snapshot *s,
-				       uint32_t rank, uint64_t first);
-/* Write one process's snapshot as a complete file (serial programs). */
+/*
+ * Write one snapshot as a complete file, with its MPI values (nmpi of them,
+ * mpi_offsets per row, -1 none; NULL and 0: no MPI data), the optional
+ * columns they need (SP_WCOL_MPI, SP_WCOL_CALLSITE) and the groups (NULL:
+ * none), and this run's metadata. Returns 0 or -errno.
+ */
+SP_OUTPUT_HIDDEN int sp_output_write_part(const char *path, const struct sp_snapshot *s,
+					  uint64_t nmpi, unsigned mpi_columns,
+					  const int64_t *mpi_offsets, const struct sp_part_mpi *mpi,
+					  const struct sp_groups *groups, int rank, int size);
+/* One process's snapshot as a complete file, no MPI data (tests). */
 SP_OUTPUT_HIDDEN int sp_output_write_single(const char *path, struct sp_snapshot *s,
 					    int rank, int size);
 /*
@@ -38,5 +35,12 @@ SP_OUTPUT_HIDDEN int sp_output_write_single(const char *path, struct sp_snapshot
  */
 SP_OUTPUT_HIDDEN int sp_output_write_local(const char *path, struct sp_snapshot *s, int rank,
 					   int size);
+/*
+ * Set by the MPI layer: writes a rank's own file with its MPI values and
+ * groups (taking *s as sp_output_write_local does), or returns -ENOTSUP
+ * when this process is not an MPI rank.
+ */
+SP_OUTPUT_HIDDEN extern int (*sp_output_local_hook)(const char *path, struct sp_snapshot *s,
+						    int rank, int size);
 
 #endif /* SP_OUTPUT_H */

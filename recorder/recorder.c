@@ -16,7 +16,7 @@
 #include "functions.h"
 #include "output.h"
 #include "snapshot.h"
-#include "writer.h"
+#include "assemble.h"
 
 static bool started;
 static int64_t start_ns, start_realtime_s, finalize_mark_ns;
@@ -130,142 +130,91 @@ void sp_run_info_init(struct sp_run_info *run, int rank, int size)
 	run->throttle_timing = sp_config.throttle_timing ? sp_config.throttle_timing : "sampled";
 }
 
-unsigned sp_output_columns(const struct sp_snapshot *s)
-{
-	unsigned cols = 0;
-	if (s->threads_with_events > 1)
-		cols |= SP_COL_THREAD_IDS;
-	for (uint32_t i = 0; i < s->nrows; i++) {
-		if (s->rows[i].dropped)
-			cols |= SP_COL_DROPPED;
-		if (s->rows[i].throttled_calls)
-			cols |= SP_COL_THROTTLED;
-	}
-	return cols;
-}
+int (*sp_output_local_hook)(const char *path, struct sp_snapshot *s, int rank, int size);
 
-void sp_output_row(struct sp_writer_row *out, const struct sp_snap_row *row, uint32_t region,
-		   uint32_t rank, uint64_t offset)
+/* The metadata of this run, then the commit. The assembly is freed. */
+static int commit_file(struct sp_assembly *a, const struct sp_groups *groups, int rank, int size)
 {
-	*out = (struct sp_writer_row){
-		.region = region, .rank = rank, .offset = offset, .count = row->count,
-		.source_line = row->source_line, .source_file = row->source_file,
-		.summary = row->summary, .dropped = row->dropped,
-		.throttled_calls = row->throttled_calls, .throttled_ns = row->throttled_ns,
-		.throttle_timed = row->throttle_timed, .throttled_ci_ns = row->throttled_ci_ns,
-		.throttled_since_ns = row->throttled_since_ns, .patched_since_ns = row->patched_since_ns,
-	};
-}
-
-/* Write events [first, first+n) of a snapshot; thread ids widened on the
- * way. Extension columns come from the aux hook when one is registered. */
-int sp_output_events(struct sp_writer *w, unsigned cols, const struct sp_snapshot *s,
-		     uint64_t src, uint64_t dst, uint64_t n)
-{
-	/* Times streamed to the file (sp_snapshot_stream) are there already. */
-	struct sp_writer_events ev = { .start = s->times_in_file ? NULL : s->start + src,
-				       .end = s->times_in_file ? NULL : s->end + src };
-	int64_t *tids = NULL;
-	if (cols & SP_COL_THREAD_IDS) {
-		tids = malloc((n ? n : 1) * sizeof *tids);
-		if (!tids)
-			return -ENOMEM;
-		for (uint64_t i = 0; i < n; i++)
-			tids[i] = s->thread[src + i];
-		ev.thread_ids = tids;
-	}
-	int ret = sp_writer_put_events(w, dst, n, &ev);
-	free(tids);
-	return ret;
-}
-
-int sp_output_threads(struct sp_writer *w, const struct sp_snapshot *s, uint32_t rank,
-		      uint64_t first)
-{
-	struct sp_writer_thread *t = calloc(s->nthreads + 1, sizeof *t);
-	if (!t)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < s->nthreads; i++) {
-		const struct sp_snap_thread *st = &s->threads[i];
-		t[i] = (struct sp_writer_thread){
-			.rank = rank, .index = st->index, .ident = st->ident,
-			.native_id = st->native_id, .start_ns = st->start_ns,
-			.end_ns = st->end_ns ? st->end_ns : sp_monotonic_ns(), .cpu_ns = -1,
-		};
-	}
-	int ret = sp_writer_put_threads(w, first, s->nthreads, t);
-	free(t);
-	return ret;
-}
-
-/*
- * One process's file. With a plan, the snapshot is completed here, once
- * the file exists: into an uncompressed file the start/end times are
- * streamed straight to their columns through small per-row buffers (no
- * 16 B/event arrays in memory, no copy of them through HDF5), else they
- * are built in memory as before.
- */
-static int write_file(const char *path, struct sp_snapshot *s, struct sp_snapshot_plan *plan,
-		      int rank, int size)
-{
-	struct sp_writer_layout layout = {
-		.nnames = s->nnames, .names = (const char *const *)s->names,
-		.nrows = s->nrows, .nevents = s->nevents, .nthreads = s->nthreads,
-		.columns = sp_output_columns(s), .compression = (int)sp_config.compression,
-	};
-	struct sp_writer *w = NULL;
-	int ret = sp_writer_create(path, &layout, &w);
-	if (plan && ret) {
-		sp_snapshot_plan_free(plan);
-	} else if (plan) {
-		int fd;
-		uint64_t off_start, off_end;
-		ret = sp_writer_times_raw(w, &fd, &off_start, &off_end);
-		if (!ret)
-			ret = sp_snapshot_stream(s, plan, fd, off_start, off_end);
-		if (ret == -ENOTSUP) /* compressed, or rows to sort */
-			ret = sp_snapshot_fill(s, plan);
-	}
-	/* After the snapshot: finalize_spent_ns counts it. */
+	/* After the data: finalize_spent_ns counts writing it. */
 	struct sp_run_info run;
 	sp_run_info_init(&run, rank, size);
-	struct sp_meta meta = { 0 };
+	struct sp_run_meta meta = { 0 };
+	int ret = sp_meta_collect(&meta, &run);
 	if (!ret)
-		ret = sp_meta_collect(&meta, &run);
-	if (!ret)
-		ret = sp_meta_set_int(&meta, SP_META_DROPPED, (int64_t)s->dropped);
-	struct sp_writer_row *rows = calloc(s->nrows + 1, sizeof *rows);
-	if (!ret && !rows)
-		ret = -ENOMEM;
-	for (uint32_t i = 0; !ret && i < s->nrows; i++)
-		sp_output_row(&rows[i], &s->rows[i], s->rows[i].region, (uint32_t)rank,
-			      s->rows[i].offset);
-	if (!ret)
-		ret = sp_writer_put_rows(w, 0, s->nrows, rows);
-	if (!ret)
-		ret = sp_output_events(w, layout.columns, s, 0, 0, s->nevents);
-	if (!ret && (layout.columns & SP_COL_THREAD_IDS))
-		ret = sp_output_threads(w, s, (uint32_t)rank, 0);
-	if (!ret)
-		ret = sp_writer_put_metadata(w, &meta);
-	if (!ret) {
-		ret = sp_writer_commit(w);
-		w = NULL;
-	}
-	sp_writer_destroy(w);
-	free(rows);
+		ret = sp_assembly_commit(a, &meta, groups);
+	else
+		sp_assembly_destroy(a);
 	sp_meta_free(&meta);
 	return ret;
 }
 
+int sp_output_write_part(const char *path, const struct sp_snapshot *s, uint64_t nmpi,
+			 unsigned mpi_columns, const int64_t *mpi_offsets,
+			 const struct sp_part_mpi *mpi, const struct sp_groups *groups, int rank,
+			 int size)
+{
+	struct sp_part_size part = sp_part_size_of(s, (uint32_t)rank);
+	part.nmpi = nmpi;
+	part.columns |= mpi_columns;
+	struct sp_assembly *a = NULL;
+	int ret = sp_assembly_create(path, (const char *const *)s->names, s->nnames, &part, 1,
+				     (int)sp_config.compression, &a);
+	if (!ret)
+		ret = sp_assembly_put_snapshot(a, 0, s, NULL, mpi_offsets, mpi);
+	if (ret) {
+		sp_assembly_destroy(a);
+		return ret;
+	}
+	return commit_file(a, groups, rank, size);
+}
+
+/*
+ * One process's file, no MPI data, the snapshot completed once the file
+ * exists: into an uncompressed file the start/end times are streamed
+ * straight to their columns through small per-row buffers (no 16 B/event
+ * arrays in memory, no copy of them through HDF5), else they are built in
+ * memory.
+ */
+static int write_planned(const char *path, struct sp_snapshot *s, struct sp_snapshot_plan *plan,
+			 int rank, int size)
+{
+	struct sp_part_size part = sp_part_size_of(s, (uint32_t)rank);
+	struct sp_assembly *a = NULL;
+	int ret = sp_assembly_create(path, (const char *const *)s->names, s->nnames, &part, 1,
+				     (int)sp_config.compression, &a);
+	if (ret) {
+		sp_snapshot_plan_free(plan);
+		return ret;
+	}
+	int fd;
+	uint64_t off_start, off_end;
+	ret = sp_assembly_times_raw(a, &fd, &off_start, &off_end);
+	if (!ret)
+		ret = sp_snapshot_stream(s, plan, fd, off_start, off_end);
+	if (ret == -ENOTSUP) /* compressed, or rows to sort */
+		ret = sp_snapshot_fill(s, plan);
+	if (!ret)
+		ret = sp_assembly_put_snapshot(a, 0, s, NULL, NULL, NULL);
+	if (ret) {
+		sp_assembly_destroy(a);
+		return ret;
+	}
+	return commit_file(a, NULL, rank, size);
+}
+
 int sp_output_write_single(const char *path, struct sp_snapshot *s, int rank, int size)
 {
-	return write_file(path, s, NULL, rank, size);
+	return sp_output_write_part(path, s, 0, 0, NULL, NULL, NULL, rank, size);
 }
 
 int sp_output_write_local(const char *path, struct sp_snapshot *s, int rank, int size)
 {
+	if (sp_output_local_hook) {
+		int ret = sp_output_local_hook(path, s, rank, size);
+		if (ret != -ENOTSUP)
+			return ret;
+	}
 	struct sp_snapshot_plan *plan;
 	int ret = sp_snapshot_plan(s, &plan);
-	return ret ? ret : write_file(path, s, plan, rank, size);
+	return ret ? ret : write_planned(path, s, plan, rank, size);
 }

@@ -284,7 +284,7 @@ static void take_threads(struct sp_snapshot *s, struct sp_thread **th, uint32_t 
 		o->ident = th[i]->ident;
 		o->native_id = th[i]->native_id;
 		o->start_ns = th[i]->start_ns;
-		o->end_ns = th[i]->end_ns;
+		o->end_ns = th[i]->end_ns ? th[i]->end_ns : sp_monotonic_ns(); /* still alive */
 	}
 }
 

@@ -10,6 +10,7 @@
 #include "writer.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <hdf5.h>
@@ -66,6 +67,13 @@ static hid_t mem_type(hid_t file_type)
 		return H5T_NATIVE_INT8;
 	return file_type; /* strings and the compound use the same type */
 }
+
+/* File types by name, for the column tables below. */
+static hid_t ft_u32(const struct sp_writer *w) { return H5T_STD_U32LE; }
+static hid_t ft_u64(const struct sp_writer *w) { return H5T_STD_U64LE; }
+static hid_t ft_i64(const struct sp_writer *w) { return H5T_STD_I64LE; }
+static hid_t ft_str(const struct sp_writer *w) { return w->str_type; }
+static hid_t ft_summary(const struct sp_writer *w) { return w->summary_type; }
 
 /* Events per chunk of a compressed column (512 KiB of int64). */
 #define COMPRESSED_CHUNK 65536
@@ -160,34 +168,59 @@ static int attr_strlist(struct sp_writer *w, hid_t obj, const char *name, char *
 	return rc < 0 ? -EIO : 0;
 }
 
+/*
+ * The rank_region_index columns, one table for creating and filling them:
+ * most are a member of struct sp_writer_row (`off`, same type in memory),
+ * the others a constant or a member with "<= 0 means none".
+ */
+enum row_src {
+	ROW_MEMBER,   /* copied as is */
+	ROW_FILE,     /* a string member, NULL written as "" */
+	ROW_TEXT,     /* the constant string `text` */
+	ROW_NONE,     /* int64 -1 */
+	ROW_SINCE,    /* an int64 member, <= 0 written as -1 */
+};
+
+static const struct row_column {
+	const char *name;
+	hid_t (*ftype)(const struct sp_writer *w);
+	unsigned need;     /* SP_WCOL_* bit, 0 always */
+	enum row_src src;
+	size_t off, size;  /* the member (ROW_MEMBER, ROW_FILE, ROW_SINCE) */
+	const char *text;
+} row_columns[] = {
+#define M(m) offsetof(struct sp_writer_row, m), sizeof(((struct sp_writer_row *)0)->m)
+	{ SP_IDX_REGION_IDS, ft_u32, 0, ROW_MEMBER, M(region) },
+	{ SP_IDX_RANKS, ft_u32, 0, ROW_MEMBER, M(rank) },
+	{ SP_IDX_EVENT_OFFSETS, ft_u64, 0, ROW_MEMBER, M(offset) },
+	{ SP_IDX_EVENT_COUNTS, ft_u64, 0, ROW_MEMBER, M(count) },
+	{ SP_IDX_SOURCE_LINES, ft_i64, 0, ROW_MEMBER, M(source_line) },
+	{ SP_IDX_SOURCE_FILES, ft_str, 0, ROW_FILE, M(source_file) },
+	{ SP_IDX_SOURCE_TEXTS, ft_str, 0, ROW_TEXT, 0, sizeof(const char *), "" },
+	{ SP_IDX_TAGS, ft_str, 0, ROW_TEXT, 0, sizeof(const char *), "[]" },
+	{ SP_IDX_EXCLUSIVE_TOTALS, ft_i64, 0, ROW_NONE, 0, sizeof(int64_t) },
+	{ SP_IDX_SUMMARY, ft_summary, 0, ROW_MEMBER, M(summary) },
+	{ SP_IDX_DROPPED_COUNTS, ft_u64, SP_WCOL_DROPPED, ROW_MEMBER, M(dropped) },
+	{ SP_IDX_THROTTLED_COUNTS, ft_u64, SP_WCOL_THROTTLED, ROW_MEMBER, M(throttled_calls) },
+	{ SP_IDX_THROTTLED_TOTALS, ft_i64, SP_WCOL_THROTTLED, ROW_MEMBER, M(throttled_ns) },
+	{ SP_IDX_THROTTLED_TIMED, ft_u64, SP_WCOL_THROTTLED, ROW_MEMBER, M(throttle_timed) },
+	{ SP_IDX_THROTTLED_CI95, ft_i64, SP_WCOL_THROTTLED, ROW_MEMBER, M(throttled_ci_ns) },
+	{ SP_IDX_THROTTLED_SINCE, ft_i64, SP_WCOL_THROTTLED, ROW_SINCE, M(throttled_since_ns) },
+	{ SP_IDX_PATCHED_SINCE, ft_i64, SP_WCOL_THROTTLED, ROW_SINCE, M(patched_since_ns) },
+	{ SP_IDX_MPI_OFFSETS, ft_i64, SP_WCOL_MPI, ROW_MEMBER, M(mpi_offset) },
+#undef M
+};
+
+#define NROW_COLUMNS (sizeof row_columns / sizeof *row_columns)
+
 static int create_index(struct sp_writer *w)
 {
-	const struct sp_writer_layout *l = &w->layout;
-	hid_t g = w->g_index;
-	uint64_t n = l->nrows;
 	int ret = 0;
-	ret |= make_dset(g, SP_IDX_REGION_IDS, H5T_STD_U32LE, n);
-	ret |= make_dset(g, SP_IDX_RANKS, H5T_STD_U32LE, n);
-	ret |= make_dset(g, SP_IDX_EVENT_OFFSETS, H5T_STD_U64LE, n);
-	ret |= make_dset(g, SP_IDX_EVENT_COUNTS, H5T_STD_U64LE, n);
-	ret |= make_dset(g, SP_IDX_SOURCE_LINES, H5T_STD_I64LE, n);
-	ret |= make_dset(g, SP_IDX_SOURCE_FILES, w->str_type, n);
-	ret |= make_dset(g, SP_IDX_SOURCE_TEXTS, w->str_type, n);
-	ret |= make_dset(g, SP_IDX_TAGS, w->str_type, n);
-	ret |= make_dset(g, SP_IDX_EXCLUSIVE_TOTALS, H5T_STD_I64LE, n);
-	ret |= make_dset(g, SP_IDX_SUMMARY, w->summary_type, n);
-	if (l->columns & SP_COL_DROPPED)
-		ret |= make_dset(g, SP_IDX_DROPPED_COUNTS, H5T_STD_U64LE, n);
-	if (l->columns & SP_COL_THROTTLED) {
-		ret |= make_dset(g, SP_IDX_THROTTLED_COUNTS, H5T_STD_U64LE, n);
-		ret |= make_dset(g, SP_IDX_THROTTLED_TOTALS, H5T_STD_I64LE, n);
-		ret |= make_dset(g, SP_IDX_THROTTLED_TIMED, H5T_STD_U64LE, n);
-		ret |= make_dset(g, SP_IDX_THROTTLED_CI95, H5T_STD_I64LE, n);
-		ret |= make_dset(g, SP_IDX_THROTTLED_SINCE, H5T_STD_I64LE, n);
-		ret |= make_dset(g, SP_IDX_PATCHED_SINCE, H5T_STD_I64LE, n);
+	for (size_t c = 0; !ret && c < NROW_COLUMNS; c++) {
+		const struct row_column *rc = &row_columns[c];
+		if (!rc->need || (w->layout.columns & rc->need))
+			ret = make_dset(w->g_index, rc->name, rc->ftype(w), w->layout.nrows);
 	}
-	if (l->columns & SP_COL_MPI)
-		ret |= make_dset(g, SP_IDX_MPI_OFFSETS, H5T_STD_I64LE, n);
 	return ret ? -EIO : 0;
 }
 
@@ -205,7 +238,7 @@ static int create_mpi(struct sp_writer *w, hid_t g, uint64_t m, int z)
 	ret |= make_dset_level(g, SP_EV_MPI_ROOTS, H5T_STD_I32LE, m, z);
 	ret |= make_dset_level(g, SP_EV_MPI_TAGS, H5T_STD_I32LE, m, z);
 	ret |= make_dset_level(g, SP_EV_MPI_COMMS, H5T_STD_I32LE, m, z);
-	if (c & SP_COL_CALLSITE)
+	if (c & SP_WCOL_CALLSITE)
 		ret |= make_dset_level(g, SP_EV_CALLSITE_IDS, H5T_STD_I32LE, m, z);
 	if (!ret)
 		ret = attr_str(w, g, SP_EV_ATTR_MPI_LAYOUT, SP_MPI_LAYOUT_ROWS);
@@ -220,9 +253,9 @@ static int create_events(struct sp_writer *w)
 	int z = l->compression, ret = 0;
 	ret |= make_dset_level(g, SP_EV_START_TIMES, H5T_STD_I64LE, n, z ? z : DSET_RAW);
 	ret |= make_dset_level(g, SP_EV_END_TIMES, H5T_STD_I64LE, n, z ? z : DSET_RAW);
-	if (l->columns & SP_COL_THREAD_IDS)
+	if (l->columns & SP_WCOL_THREAD_IDS)
 		ret |= make_dset_level(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n, z);
-	if (l->columns & SP_COL_MPI)
+	if (l->columns & SP_WCOL_MPI)
 		ret |= create_mpi(w, g, l->nmpi, z);
 	return ret ? -EIO : 0;
 }
@@ -280,7 +313,7 @@ static int open_groups(struct sp_writer *w)
 		ret = write_region_names(w, rt);
 	if (rt >= 0)
 		H5Gclose(rt);
-	if (!ret && (w->layout.columns & SP_COL_THREAD_IDS)) {
+	if (!ret && (w->layout.columns & SP_WCOL_THREAD_IDS)) {
 		w->g_threads = H5Gcreate2(root, SP_GROUP_THREAD_TABLE, H5P_DEFAULT, H5P_DEFAULT,
 					  H5P_DEFAULT);
 		ret = w->g_threads < 0 ? -EIO : create_threads(w);
@@ -313,7 +346,7 @@ int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 		return -ENOMEM;
 	w->file = w->g_meta = w->g_index = w->g_events = w->g_threads = H5I_INVALID_HID;
 	w->layout = *layout;
-	if ((layout->columns & SP_COL_CALLSITE) && !(layout->columns & SP_COL_MPI)) {
+	if ((layout->columns & SP_WCOL_CALLSITE) && !(layout->columns & SP_WCOL_MPI)) {
 		free(w);
 		return -EINVAL; /* call sites are laid out as the MPI columns */
 	}
@@ -348,73 +381,58 @@ int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 	return 0;
 }
 
-/* Column scratch for one slice of rows. */
-static int put_row_strings(struct sp_writer *w, uint64_t first, uint64_t n,
-			   const struct sp_writer_row *rows)
+/* Column c of rows [0, n) into col (n values of the column's size). */
+static void gather_row_column(const struct row_column *rc, const struct sp_writer_row *rows,
+			      uint64_t n, char *col)
 {
-	const char **files = malloc(n * sizeof *files), **empty = malloc(n * sizeof *empty),
-		   **tags = malloc(n * sizeof *tags);
-	int ret = files && empty && tags ? 0 : -ENOMEM;
-	for (uint64_t i = 0; !ret && i < n; i++) {
-		files[i] = rows[i].source_file ? rows[i].source_file : "";
-		empty[i] = "";
-		tags[i] = "[]";
+	for (uint64_t i = 0; i < n; i++) {
+		const char *member = (const char *)&rows[i] + rc->off;
+		char *out = col + i * rc->size;
+		const char *s;
+		int64_t v;
+		switch (rc->src) {
+		case ROW_MEMBER:
+			memcpy(out, member, rc->size);
+			break;
+		case ROW_FILE:
+			memcpy(&s, member, sizeof s);
+			s = s ? s : "";
+			memcpy(out, &s, sizeof s);
+			break;
+		case ROW_TEXT:
+			memcpy(out, &rc->text, sizeof rc->text);
+			break;
+		case ROW_NONE:
+			v = -1;
+			memcpy(out, &v, sizeof v);
+			break;
+		case ROW_SINCE:
+			memcpy(&v, member, sizeof v);
+			v = v > 0 ? v : -1;
+			memcpy(out, &v, sizeof v);
+			break;
+		}
 	}
-	if (!ret)
-		ret = put(w->g_index, SP_IDX_SOURCE_FILES, first, n, files);
-	if (!ret)
-		ret = put(w->g_index, SP_IDX_SOURCE_TEXTS, first, n, empty);
-	if (!ret)
-		ret = put(w->g_index, SP_IDX_TAGS, first, n, tags);
-	free(files);
-	free(empty);
-	free(tags);
-	return ret;
 }
-
-/* Gather one struct member of every row into a column and write it. */
-#define PUT_ROW_COLUMN(name, type, expr)                                  \
-	do {                                                              \
-		type *col_ = malloc(n * sizeof *col_);                    \
-		if (!col_)                                                \
-			return -ENOMEM;                                   \
-		for (uint64_t i = 0; i < n; i++)                          \
-			col_[i] = (expr);                                 \
-		int r_ = put(w->g_index, name, first, n, col_);           \
-		free(col_);                                               \
-		if (r_)                                                   \
-			return r_;                                        \
-	} while (0)
 
 int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,
 		       const struct sp_writer_row *rows)
 {
-	if (first + n > w->layout.nrows)
+	if (first > w->layout.nrows || n > w->layout.nrows - first)
 		return -EINVAL;
 	if (n == 0)
 		return 0;
-	PUT_ROW_COLUMN(SP_IDX_REGION_IDS, uint32_t, rows[i].region);
-	PUT_ROW_COLUMN(SP_IDX_RANKS, uint32_t, rows[i].rank);
-	PUT_ROW_COLUMN(SP_IDX_EVENT_OFFSETS, uint64_t, rows[i].offset);
-	PUT_ROW_COLUMN(SP_IDX_EVENT_COUNTS, uint64_t, rows[i].count);
-	PUT_ROW_COLUMN(SP_IDX_SOURCE_LINES, int64_t, rows[i].source_line);
-	PUT_ROW_COLUMN(SP_IDX_EXCLUSIVE_TOTALS, int64_t, -1);
-	PUT_ROW_COLUMN(SP_IDX_SUMMARY, struct sp_summary_record, rows[i].summary);
-	if (w->layout.columns & SP_COL_DROPPED)
-		PUT_ROW_COLUMN(SP_IDX_DROPPED_COUNTS, uint64_t, rows[i].dropped);
-	if (w->layout.columns & SP_COL_THROTTLED) {
-		PUT_ROW_COLUMN(SP_IDX_THROTTLED_COUNTS, uint64_t, rows[i].throttled_calls);
-		PUT_ROW_COLUMN(SP_IDX_THROTTLED_TOTALS, int64_t, rows[i].throttled_ns);
-		PUT_ROW_COLUMN(SP_IDX_THROTTLED_TIMED, uint64_t, rows[i].throttle_timed);
-		PUT_ROW_COLUMN(SP_IDX_THROTTLED_CI95, int64_t, rows[i].throttled_ci_ns);
-		PUT_ROW_COLUMN(SP_IDX_THROTTLED_SINCE, int64_t,
-			       rows[i].throttled_since_ns > 0 ? rows[i].throttled_since_ns : -1);
-		PUT_ROW_COLUMN(SP_IDX_PATCHED_SINCE, int64_t,
-			       rows[i].patched_since_ns > 0 ? rows[i].patched_since_ns : -1);
+	char *col = malloc(n * sizeof(struct sp_summary_record)); /* the widest column */
+	int ret = col ? 0 : -ENOMEM;
+	for (size_t c = 0; !ret && c < NROW_COLUMNS; c++) {
+		const struct row_column *rc = &row_columns[c];
+		if (rc->need && !(w->layout.columns & rc->need))
+			continue;
+		gather_row_column(rc, rows, n, col);
+		ret = put(w->g_index, rc->name, first, n, col);
 	}
-	if (w->layout.columns & SP_COL_MPI)
-		PUT_ROW_COLUMN(SP_IDX_MPI_OFFSETS, int64_t, rows[i].mpi_offset);
-	return put_row_strings(w, first, n, rows);
+	free(col);
+	return ret;
 }
 
 /* Where the bytes of an allocated contiguous dataset start in the file. */
@@ -464,7 +482,7 @@ int sp_writer_put_events(struct sp_writer *w, uint64_t first, uint64_t n,
 		if (!ret)
 			ret = put(g, SP_EV_END_TIMES, first, n, ev->end);
 	}
-	if (!ret && (c & SP_COL_THREAD_IDS))
+	if (!ret && (c & SP_WCOL_THREAD_IDS))
 		ret = put(g, SP_EV_THREAD_IDS, first, n, ev->thread_ids);
 	return ret;
 }
@@ -474,54 +492,44 @@ int sp_writer_put_mpi(struct sp_writer *w, uint64_t first, uint64_t n,
 {
 	unsigned c = w->layout.columns;
 	hid_t g = w->g_events;
-	if (!(c & SP_COL_MPI) || first > w->layout.nmpi || n > w->layout.nmpi - first)
+	if (!(c & SP_WCOL_MPI) || first > w->layout.nmpi || n > w->layout.nmpi - first)
 		return -EINVAL;
 	int ret = put(g, SP_EV_MPI_BYTES, first, n, m->bytes);
 	ret = ret ? ret : put(g, SP_EV_MPI_PEERS, first, n, m->peers);
 	ret = ret ? ret : put(g, SP_EV_MPI_ROOTS, first, n, m->roots);
 	ret = ret ? ret : put(g, SP_EV_MPI_TAGS, first, n, m->tags);
 	ret = ret ? ret : put(g, SP_EV_MPI_COMMS, first, n, m->comms);
-	if (!ret && (c & SP_COL_CALLSITE))
+	if (!ret && (c & SP_WCOL_CALLSITE))
 		ret = put(g, SP_EV_CALLSITE_IDS, first, n, m->callsite_ids);
 	return ret;
 }
 
-#define PUT_THREAD_COLUMN(name, type, expr)                               \
-	do {                                                              \
-		type *col_ = malloc(n * sizeof *col_);                    \
-		if (!col_)                                                \
-			return -ENOMEM;                                   \
-		for (uint64_t i = 0; i < n; i++)                          \
-			col_[i] = (expr);                                 \
-		int r_ = put(w->g_threads, name, first, n, col_);         \
-		free(col_);                                               \
-		if (r_)                                                   \
-			return r_;                                        \
-	} while (0)
+/* The thread_table columns: int64 members of struct sp_writer_thread, and
+ * rank, daemon (0) and name (made from the index) filled apart. */
+static const struct thread_column {
+	const char *name;
+	size_t off;
+} thread_columns[] = {
+	{ SP_TT_INDEX, offsetof(struct sp_writer_thread, index) },
+	{ SP_TT_IDENT, offsetof(struct sp_writer_thread, ident) },
+	{ SP_TT_NATIVE_ID, offsetof(struct sp_writer_thread, native_id) },
+	{ SP_TT_START_NS, offsetof(struct sp_writer_thread, start_ns) },
+	{ SP_TT_END_NS, offsetof(struct sp_writer_thread, end_ns) },
+	{ SP_TT_CPU_NS, offsetof(struct sp_writer_thread, cpu_ns) },
+};
 
-int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_t n,
-			  const struct sp_writer_thread *t)
+/* Thread names as upstream writes them: main-0, thread-N. */
+static int put_thread_names(struct sp_writer *w, uint64_t first, uint64_t n,
+			    const struct sp_writer_thread *t)
 {
-	if (!(w->layout.columns & SP_COL_THREAD_IDS) || first + n > w->layout.nthreads)
-		return -EINVAL;
-	if (n == 0)
-		return 0;
-	PUT_THREAD_COLUMN(SP_TT_RANKS, uint32_t, t[i].rank);
-	PUT_THREAD_COLUMN(SP_TT_INDEX, int64_t, t[i].index);
-	PUT_THREAD_COLUMN(SP_TT_IDENT, int64_t, t[i].ident);
-	PUT_THREAD_COLUMN(SP_TT_NATIVE_ID, int64_t, t[i].native_id);
-	PUT_THREAD_COLUMN(SP_TT_DAEMON, int8_t, 0);
-	PUT_THREAD_COLUMN(SP_TT_START_NS, int64_t, t[i].start_ns);
-	PUT_THREAD_COLUMN(SP_TT_END_NS, int64_t, t[i].end_ns);
-	PUT_THREAD_COLUMN(SP_TT_CPU_NS, int64_t, t[i].cpu_ns);
-	char buf[32];
+	enum { NAME_MAX_LEN = 32 };
 	const char **names = malloc(n * sizeof *names);
-	char *store = malloc(n * sizeof buf);
+	char *store = malloc(n * NAME_MAX_LEN);
 	int ret = names && store ? 0 : -ENOMEM;
 	for (uint64_t i = 0; !ret && i < n; i++) {
-		snprintf(store + i * sizeof buf, sizeof buf, "%s-%" PRId64,
+		snprintf(store + i * NAME_MAX_LEN, NAME_MAX_LEN, "%s-%" PRId64,
 			 t[i].index == 0 ? "main" : "thread", t[i].index);
-		names[i] = store + i * sizeof buf;
+		names[i] = store + i * NAME_MAX_LEN;
 	}
 	if (!ret)
 		ret = put(w->g_threads, SP_TT_NAME, first, n, names);
@@ -530,26 +538,93 @@ int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_t n,
 	return ret;
 }
 
-int sp_writer_put_metadata(struct sp_writer *w, const struct sp_meta *m)
+int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_t n,
+			  const struct sp_writer_thread *t)
+{
+	if (!(w->layout.columns & SP_WCOL_THREAD_IDS) || first > w->layout.nthreads ||
+	    n > w->layout.nthreads - first)
+		return -EINVAL;
+	if (n == 0)
+		return 0;
+	int64_t *col = malloc(n * sizeof *col);
+	uint32_t *ranks = malloc(n * sizeof *ranks);
+	int8_t *daemon = calloc(n, sizeof *daemon);
+	int ret = col && ranks && daemon ? 0 : -ENOMEM;
+	for (uint64_t i = 0; !ret && i < n; i++)
+		ranks[i] = t[i].rank;
+	if (!ret)
+		ret = put(w->g_threads, SP_TT_RANKS, first, n, ranks);
+	for (size_t c = 0; !ret && c < sizeof thread_columns / sizeof *thread_columns; c++) {
+		for (uint64_t i = 0; i < n; i++)
+			memcpy(&col[i], (const char *)&t[i] + thread_columns[c].off, sizeof *col);
+		ret = put(w->g_threads, thread_columns[c].name, first, n, col);
+	}
+	if (!ret)
+		ret = put(w->g_threads, SP_TT_DAEMON, first, n, daemon);
+	if (!ret)
+		ret = put_thread_names(w, first, n, t);
+	free(col);
+	free(ranks);
+	free(daemon);
+	return ret;
+}
+
+int sp_writer_put_metadata(struct sp_writer *w, const struct sp_run_meta *m)
 {
 	int ret = 0;
 	for (size_t i = 0; !ret && i < m->n; i++) {
-		const struct sp_meta_item *it = &m->items[i];
+		const struct sp_run_meta_item *it = &m->items[i];
 		switch (it->type) {
-		case SP_META_INT:
+		case SP_RUN_META_INT:
 			ret = attr_scalar(w->g_meta, it->key, H5T_STD_I64LE, H5T_NATIVE_INT64, &it->i);
 			break;
-		case SP_META_DOUBLE:
+		case SP_RUN_META_DOUBLE:
 			ret = attr_scalar(w->g_meta, it->key, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &it->d);
 			break;
-		case SP_META_STR:
+		case SP_RUN_META_STR:
 			ret = attr_str(w, w->g_meta, it->key, it->s);
 			break;
-		case SP_META_STRLIST:
+		case SP_RUN_META_STRLIST:
 			ret = attr_strlist(w, w->g_meta, it->key, it->list, it->nlist);
 			break;
 		}
 	}
+	return ret;
+}
+
+static hid_t group_type(const struct sp_writer *w, enum sp_writer_type t)
+{
+	switch (t) {
+	case SP_WTYPE_U32:
+		return H5T_STD_U32LE;
+	case SP_WTYPE_I32:
+		return H5T_STD_I32LE;
+	case SP_WTYPE_U64:
+		return H5T_STD_U64LE;
+	case SP_WTYPE_I64:
+		return H5T_STD_I64LE;
+	case SP_WTYPE_STR:
+		return w->str_type;
+	}
+	return H5I_INVALID_HID;
+}
+
+int sp_writer_put_group(struct sp_writer *w, const struct sp_writer_group *grp)
+{
+	hid_t g = H5Gcreate2(w->file, grp->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return -EIO;
+	int ret = 0;
+	for (size_t i = 0; !ret && i < grp->nattrs; i++)
+		ret = attr_scalar(g, grp->attrs[i].name, H5T_STD_I64LE, H5T_NATIVE_INT64,
+				  &grp->attrs[i].value);
+	for (size_t i = 0; !ret && i < grp->ncolumns; i++) {
+		const struct sp_writer_column *c = &grp->columns[i];
+		ret = make_dset(g, c->name, group_type(w, c->type), c->n);
+		if (!ret)
+			ret = put(g, c->name, 0, c->n, c->data);
+	}
+	H5Gclose(g);
 	return ret;
 }
 

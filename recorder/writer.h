@@ -18,12 +18,12 @@
 
 /* Optional columns present in the file. */
 enum {
-	SP_COL_THREAD_IDS = 1u << 0, /* events/thread_ids + /thread_table */
-	SP_COL_DROPPED = 1u << 1,    /* rank_region_index/dropped_counts */
-	SP_COL_THROTTLED = 1u << 2,  /* rank_region_index/throttled_{counts,totals,timed_counts,ci95,since}, patched_since */
-	SP_COL_MPI = 1u << 3,        /* events/mpi_{bytes,peers,roots,tags,comms} (row layout)
+	SP_WCOL_THREAD_IDS = 1u << 0, /* events/thread_ids + /thread_table */
+	SP_WCOL_DROPPED = 1u << 1,    /* rank_region_index/dropped_counts */
+	SP_WCOL_THROTTLED = 1u << 2,  /* rank_region_index/throttled_{counts,totals,timed_counts,ci95,since}, patched_since */
+	SP_WCOL_MPI = 1u << 3,        /* events/mpi_{bytes,peers,roots,tags,comms} (row layout)
 				      * + rank_region_index/mpi_offsets */
-	SP_COL_CALLSITE = 1u << 4,   /* events/callsite_ids, laid out as the MPI columns */
+	SP_WCOL_CALLSITE = 1u << 4,   /* events/callsite_ids, laid out as the MPI columns */
 };
 
 struct sp_writer_layout {
@@ -31,8 +31,8 @@ struct sp_writer_layout {
 	const char *const *names;
 	uint64_t nrows;
 	uint64_t nevents;
-	uint64_t nthreads; /* thread_table rows, with SP_COL_THREAD_IDS */
-	uint64_t nmpi;     /* values of each MPI column (SP_COL_MPI): the events of
+	uint64_t nthreads; /* thread_table rows, with SP_WCOL_THREAD_IDS */
+	uint64_t nmpi;     /* values of each MPI column (SP_WCOL_MPI): the events of
 			    * the rows that carry MPI data, summed */
 	unsigned columns;
 	int compression;   /* gzip level 1-9 (+ shuffle) for event columns; 0 = none */
@@ -47,11 +47,11 @@ struct sp_writer_row {
 	uint64_t dropped;
 	uint64_t throttled_calls;
 	int64_t throttled_ns;
-	uint64_t throttle_timed;  /* with SP_COL_THROTTLED: calls timed by sampling */
+	uint64_t throttle_timed;  /* with SP_WCOL_THROTTLED: calls timed by sampling */
 	int64_t throttled_ci_ns;  /* 95 % half-width, 0 exact, -1 unknown */
 	int64_t throttled_since_ns; /* -1 never throttled */
 	int64_t patched_since_ns;   /* -1 never patched */
-	int64_t mpi_offset;      /* SP_COL_MPI: first value in the MPI columns, -1 none */
+	int64_t mpi_offset;      /* SP_WCOL_MPI: first value in the MPI columns, -1 none */
 };
 
 /* Event columns of one slice; members for absent columns are ignored. */
@@ -61,9 +61,9 @@ struct sp_writer_events {
 };
 
 /*
- * A slice of the MPI columns (SP_COL_MPI), which hold layout.nmpi values:
+ * A slice of the MPI columns (SP_WCOL_MPI), which hold layout.nmpi values:
  * the events of the rows with MPI data only, at their rows' mpi_offset.
- * callsite_ids is read with SP_COL_CALLSITE only.
+ * callsite_ids is read with SP_WCOL_CALLSITE only.
  */
 struct sp_writer_mpi {
 	const int64_t *bytes;
@@ -74,6 +74,30 @@ struct sp_writer_mpi {
 struct sp_writer_thread {
 	uint32_t rank;
 	int64_t index, ident, native_id, start_ns, end_ns, cpu_ns;
+};
+
+/* An extension group (/callsites, /mpi_communicators, ...): 1-D columns,
+ * each of its own length, and int64 scalar attributes. */
+enum sp_writer_type { SP_WTYPE_U32, SP_WTYPE_I32, SP_WTYPE_U64, SP_WTYPE_I64, SP_WTYPE_STR };
+
+struct sp_writer_column {
+	const char *name;
+	enum sp_writer_type type;
+	uint64_t n;
+	const void *data;        /* n values; SP_WTYPE_STR: n const char * */
+};
+
+struct sp_writer_attr {
+	const char *name;
+	int64_t value;
+};
+
+struct sp_writer_group {
+	const char *name;
+	size_t ncolumns;
+	const struct sp_writer_column *columns;
+	size_t nattrs;
+	const struct sp_writer_attr *attrs;
 };
 
 struct sp_writer;
@@ -102,7 +126,9 @@ SP_WRITER_HIDDEN int sp_writer_put_mpi(struct sp_writer *w, uint64_t first, uint
 				       const struct sp_writer_mpi *m);
 SP_WRITER_HIDDEN int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_t n,
 					   const struct sp_writer_thread *threads);
-SP_WRITER_HIDDEN int sp_writer_put_metadata(struct sp_writer *w, const struct sp_meta *m);
+/* Add an extension group, columns contiguous. Returns 0, -EIO or -ENOMEM. */
+SP_WRITER_HIDDEN int sp_writer_put_group(struct sp_writer *w, const struct sp_writer_group *g);
+SP_WRITER_HIDDEN int sp_writer_put_metadata(struct sp_writer *w, const struct sp_run_meta *m);
 /* Close, fsync and rename over the final path. The writer is freed. */
 SP_WRITER_HIDDEN int sp_writer_commit(struct sp_writer *w);
 /* Abandon the file (temporary removed). Accepts NULL. */

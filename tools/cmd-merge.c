@@ -14,5 +14,5 @@ int cmd_merge(int argc, char **argv)
 		"MPI_Finalize was not reached) and spill files into one schema-2 file:\n"
 		"region names unified, one row per (rank, region), mpi_size = highest\n"
 		"rank + 1. A spill file is converted as by recover. Metadata partial=1\n"
-		"when a rank ended on a signal or ranks are missing.\n", false);
+		"when a rank ended on a signal or ranks are missing.\n");
 }

@@ -14,5 +14,5 @@ int cmd_recover(int argc, char **argv)
 		"or <output>.spill.pid<PID>: see docs/RESILIENCE.md) into one schema-2\n"
 		"file with metadata partial=1. Calls that ended before the signal are\n"
 		"kept; after SIGKILL, only what had been spilled. Per-rank HDF5 files\n"
-		"of the same run may be given too.\n", true);
+		"of the same run may be given too; a complete file stays complete.\n");
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Loading per-rank profiles and spill files as snapshots, and writing them
- * as one schema-2 file (assemble.c). Shared by `merge` and `recover`.
+ * Loading per-rank profiles and spill files as parts (a snapshot, MPI
+ * values, the file's groups) and writing them as one schema-2 file through
+ * the recorder's parts-to-file path (assemble.h). Shared by `merge` and
+ * `recover`.
  */
 #define _GNU_SOURCE
 #include "rank-inputs.h"
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "assemble.h"
+#include "names.h"
 #include "sp-spill.h"
 #include "spill-read.h"
 
@@ -73,15 +76,18 @@ static int64_t meta_int(struct sp_reader *r, const char *key, int64_t def)
 	return m && m->type == SP_META_INT ? m->i : def;
 }
 
-static const enum sp_column mpi_cols[5] = { SP_COL_MPI_BYTES, SP_COL_MPI_PEERS,
-	SP_COL_MPI_ROOTS, SP_COL_MPI_TAGS, SP_COL_MPI_COMMS };
+/* The MPI event columns in the order of struct rank_input's arrays; the
+ * call-site ids are optional. */
+#define NMPI_COLS 6
+static const enum sp_column mpi_cols[NMPI_COLS] = { SP_COL_MPI_BYTES, SP_COL_MPI_PEERS,
+	SP_COL_MPI_ROOTS, SP_COL_MPI_TAGS, SP_COL_MPI_COMMS, SP_COL_CALLSITE_IDS };
 
 /* Whether reader row i carries MPI data: some value other than -1 (the
  * function rows of a file in the old, full-length layout hold only -1). */
 static bool row_has_mpi(struct sp_reader *r, size_t i)
 {
 	uint64_t n = sp_reader_row(r, i)->count;
-	for (int j = 0; j < 5; j++) {
+	for (int j = 0; j < NMPI_COLS; j++) {
 		const int64_t *v = sp_reader_row_column(r, i, mpi_cols[j]);
 		for (uint64_t k = 0; v && k < n; k++)
 			if (v[k] != -1)
@@ -101,6 +107,7 @@ static int take_mpi(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
 	for (int j = 0; j < 5; j++)
 		if (!sp_reader_has_column(r, mpi_cols[j]))
 			return 0; /* no MPI columns (all or none are written) */
+	ri->has_sites = sp_reader_has_column(r, SP_COL_CALLSITE_IDS);
 	ri->mpi_offsets = malloc((ri->s.nrows + 1) * sizeof *ri->mpi_offsets);
 	if (!ri->mpi_offsets)
 		return -ENOMEM;
@@ -113,7 +120,7 @@ static int take_mpi(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
 	}
 	ri->nmpi = m;
 	ri->mpi_bytes = malloc((m + 1) * sizeof *ri->mpi_bytes);
-	ri->mpi_i32 = malloc((4 * m + 1) * sizeof *ri->mpi_i32);
+	ri->mpi_i32 = malloc((5 * m + 1) * sizeof *ri->mpi_i32);
 	if (!ri->mpi_bytes || !ri->mpi_i32)
 		return -ENOMEM;
 	o = 0;
@@ -122,7 +129,7 @@ static int take_mpi(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
 		if (row->rank != rank)
 			continue;
 		int64_t at = ri->mpi_offsets[o++];
-		for (int j = 0; at >= 0 && j < 5; j++) {
+		for (int j = 0; at >= 0 && j < NMPI_COLS; j++) {
 			const int64_t *v = sp_reader_row_column(r, i, mpi_cols[j]);
 			for (uint64_t k = 0; k < row->count; k++) {
 				int64_t x = v ? v[k] : -1;
@@ -206,12 +213,29 @@ static int take_rank(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
 			s->threads[s->nthreads++] = (struct sp_snap_thread){ t->index, t->ident,
 				t->native_id, t->start_ns, t->end_ns };
 	}
-	ri->size = (int32_t)meta_int(r, "mpi_size", 0);
-	ri->start_ns = meta_int(r, "start_time_ns", 0);
-	ri->end_ns = meta_int(r, "finalize_time_ns", 0);
-	ri->partial = meta_int(r, "partial", 0) != 0;
-	ri->signo = (int)meta_int(r, "partial_signal", 0);
+	ri->size = (int32_t)meta_int(r, SP_META_MPI_SIZE, 0);
+	ri->start_ns = meta_int(r, SP_META_START_TIME_NS, 0);
+	ri->end_ns = meta_int(r, SP_META_FINALIZE_TIME_NS, 0);
+	ri->partial = meta_int(r, SP_META_PARTIAL, 0) != 0;
+	ri->signo = (int)meta_int(r, SP_META_PARTIAL_SIGNAL, 0);
 	return 0;
+}
+
+/* The file's groups into the merged ones; the call-site ids of its ranks
+ * (inputs first..in->n) renumbered to the merged /callsites. */
+static int read_groups(struct rank_inputs *in, const char *path, size_t first)
+{
+	uint32_t *map, nmap;
+	int ret = sp_groups_read_file(&in->groups, path, &map, &nmap);
+	for (size_t i = first; !ret && i < in->n; i++) {
+		struct rank_input *ri = &in->v[i];
+		int32_t *ids = ri->mpi_i32 ? ri->mpi_i32 + 4 * ri->nmpi : NULL;
+		for (uint64_t k = 0; ids && ri->has_sites && k < ri->nmpi; k++)
+			ids[k] = ids[k] >= 0 && map && (uint64_t)ids[k] < nmap ? (int32_t)map[ids[k]] : -1;
+		ri->has_sites &= map != NULL;
+	}
+	free(map);
+	return ret;
 }
 
 static int load_h5(const struct cli_common *c, const char *path, struct rank_inputs *in)
@@ -246,6 +270,12 @@ static int load_h5(const struct cli_common *c, const char *path, struct rank_inp
 		sp_reader_destroy(r);
 	else if (!in->first_h5)
 		in->first_h5 = r;
+	int ret = nr ? read_groups(in, path, in->n - nr) : 0;
+	if (ret) {
+		cli_error(c, "%s: %s", path, ret == -ENOMEM ? "out of memory"
+			  : "its /callsites or /mpi_communicators does not hold together");
+		return EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -275,33 +305,47 @@ int rank_inputs_load(const struct cli_common *c, struct rank_inputs *in)
 	return 0;
 }
 
-/* Metadata: the first HDF5 input's keys (run description), then the keys
- * that describe the merged run. */
-static size_t build_meta(struct rank_inputs *in, struct sp_asm_meta *m, size_t cap,
-			 bool partial, int signo, int32_t size)
+/* The first HDF5 input's metadata keys (the run's description) except the
+ * ones that describe the merged run, which are set after. */
+static int copy_meta(struct sp_reader *r, struct sp_run_meta *m)
 {
-	static const char *const own[] = { "mpi_size", "mpi_rank", "start_time_ns",
-		"finalize_time_ns", "dropped_events", "partial", "partial_signal", "merged_from",
-		"total_cores", NULL };
-	size_t n = 0;
-	struct sp_reader *r = in->first_h5;
-	for (size_t i = 0; r && i < sp_reader_num_metadata(r) && n + 8 < cap; i++) {
+	static const char *const own[] = { SP_META_MPI_SIZE, SP_META_MPI_RANK,
+		SP_META_START_TIME_NS, SP_META_FINALIZE_TIME_NS, SP_META_DROPPED, SP_META_PARTIAL,
+		SP_META_PARTIAL_SIGNAL, SP_META_MERGED_FROM, SP_META_TOTAL_CORES, NULL };
+	int ret = 0;
+	for (size_t i = 0; !ret && r && i < sp_reader_num_metadata(r); i++) {
 		const struct sp_meta *x = sp_reader_metadata(r, i);
 		bool skip = false;
 		for (size_t k = 0; own[k]; k++)
 			skip |= strcmp(x->key, own[k]) == 0;
 		if (skip)
 			continue;
-		m[n] = (struct sp_asm_meta){ .key = x->key, .i = x->i, .d = x->f, .s = x->s,
-					     .list = x->strv, .n = x->n };
-		m[n].type = x->type == SP_META_INT ? SP_ASM_INT : x->type == SP_META_FLOAT ? SP_ASM_DOUBLE
-			  : x->type == SP_META_STRING ? SP_ASM_STR : SP_ASM_STRLIST;
-		n++;
+		switch (x->type) {
+		case SP_META_INT:
+			ret = sp_meta_set_int(m, x->key, x->i);
+			break;
+		case SP_META_FLOAT:
+			ret = sp_meta_set_double(m, x->key, x->f);
+			break;
+		case SP_META_STRING:
+			ret = sp_meta_set_str(m, x->key, x->s ? x->s : "");
+			break;
+		case SP_META_STRINGS:
+			ret = sp_meta_set_strlist(m, x->key, (const char *const *)x->strv, x->n);
+			break;
+		}
 	}
-	if (!r) {
-		m[n++] = (struct sp_asm_meta){ .key = "source", .type = SP_ASM_STR, .s = "native" };
-		m[n++] = (struct sp_asm_meta){ .key = "source_language", .type = SP_ASM_STR, .s = "c" };
-	}
+	if (!ret && !r)
+		ret = sp_meta_set_str(m, SP_META_SOURCE, "native");
+	if (!ret && !r)
+		ret = sp_meta_set_str(m, SP_META_SOURCE_LANGUAGE, "c");
+	return ret;
+}
+
+/* The keys of the merged run: size, time span, partial. */
+static int run_meta(const struct rank_inputs *in, struct sp_run_meta *m, bool partial, int signo,
+		    int32_t size)
+{
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	for (size_t i = 0; i < in->n; i++) {
 		if (in->v[i].start_ns && in->v[i].start_ns < t0)
@@ -309,42 +353,77 @@ static size_t build_meta(struct rank_inputs *in, struct sp_asm_meta *m, size_t c
 		if (in->v[i].end_ns > t1)
 			t1 = in->v[i].end_ns;
 	}
-	m[n++] = (struct sp_asm_meta){ .key = "mpi_size", .type = SP_ASM_INT, .i = size };
-	if (t0 != INT64_MAX)
-		m[n++] = (struct sp_asm_meta){ .key = "start_time_ns", .type = SP_ASM_INT, .i = t0 };
-	if (t1 != INT64_MIN)
-		m[n++] = (struct sp_asm_meta){ .key = "finalize_time_ns", .type = SP_ASM_INT, .i = t1 };
-	m[n++] = (struct sp_asm_meta){ .key = "partial", .type = SP_ASM_INT, .i = partial };
-	if (partial)
-		m[n++] = (struct sp_asm_meta){ .key = "partial_signal", .type = SP_ASM_INT, .i = signo };
-	return n;
+	int ret = sp_meta_set_int(m, SP_META_MPI_SIZE, size);
+	if (!ret && t0 != INT64_MAX)
+		ret = sp_meta_set_int(m, SP_META_START_TIME_NS, t0);
+	if (!ret && t1 != INT64_MIN)
+		ret = sp_meta_set_int(m, SP_META_FINALIZE_TIME_NS, t1);
+	if (!ret)
+		ret = sp_meta_set_int(m, SP_META_PARTIAL, partial);
+	if (!ret && partial)
+		ret = sp_meta_set_int(m, SP_META_PARTIAL_SIGNAL, signo);
+	return ret;
 }
 
-int rank_inputs_write(const struct cli_common *c, struct rank_inputs *in, const char *out,
-		      bool force_partial)
+/* Input i as a part: its snapshot and MPI values, region names mapped to
+ * the merged table (in->names). */
+static int input_part(struct rank_inputs *in, size_t i, struct sp_part_size *z, uint32_t **ret_map)
 {
-	struct sp_asm_rank *ranks = calloc(in->n + 1, sizeof *ranks);
-	size_t cap = 64 + (in->first_h5 ? sp_reader_num_metadata(in->first_h5) : 0);
-	struct sp_asm_meta *meta = calloc(cap, sizeof *meta);
-	if (!ranks || !meta) {
-		free(ranks);
-		free(meta);
-		cli_error(c, "out of memory");
-		return EXIT_USAGE;
+	struct rank_input *ri = &in->v[i];
+	uint32_t *map = calloc(ri->s.nnames + 1, sizeof *map);
+	if (!map)
+		return -ENOMEM;
+	int ret = 0;
+	for (uint32_t k = 0; !ret && k < ri->s.nnames; k++)
+		ret = sp_names_add(&in->names, ri->s.names[k], &map[k]);
+	*z = sp_part_size_of(&ri->s, ri->rank);
+	z->nmpi = ri->nmpi;
+	if (ri->mpi_offsets)
+		z->columns |= SP_WCOL_MPI | (ri->has_sites && in->groups.sites_present ?
+					     SP_WCOL_CALLSITE : 0);
+	*ret_map = map;
+	return ret;
+}
+
+/* All inputs, names unified, through the one parts-to-file path. */
+static int write_parts(struct rank_inputs *in, const char *out, struct sp_run_meta *meta)
+{
+	struct sp_part_size *z = calloc(in->n + 1, sizeof *z);
+	uint32_t **maps = calloc(in->n + 1, sizeof *maps);
+	int ret = z && maps ? 0 : -ENOMEM;
+	for (size_t i = 0; !ret && i < in->n; i++)
+		ret = input_part(in, i, &z[i], &maps[i]);
+	struct sp_assembly *a = NULL;
+	if (!ret)
+		ret = sp_assembly_create(out, (const char *const *)in->names.v, in->names.n, z, in->n,
+					 0, &a);
+	for (size_t i = 0; !ret && i < in->n; i++) {
+		struct rank_input *ri = &in->v[i];
+		uint64_t n = ri->nmpi;
+		struct sp_part_mpi m = { .bytes = ri->mpi_bytes, .peers = ri->mpi_i32,
+			.roots = ri->mpi_i32 + n, .tags = ri->mpi_i32 + 2 * n,
+			.comms = ri->mpi_i32 + 3 * n, .callsite_ids = ri->mpi_i32 + 4 * n };
+		ret = sp_assembly_put_snapshot(a, i, &ri->s, maps[i], ri->mpi_offsets, &m);
 	}
-	bool partial = force_partial;
+	if (!ret) {
+		ret = sp_assembly_commit(a, meta, &in->groups);
+		a = NULL;
+	}
+	sp_assembly_destroy(a);
+	for (size_t i = 0; maps && i < in->n; i++)
+		free(maps[i]);
+	free(maps);
+	free(z);
+	return ret;
+}
+
+int rank_inputs_write(const struct cli_common *c, struct rank_inputs *in, const char *out)
+{
+	bool partial = false;
 	int signo = 0;
 	int32_t size = 0;
 	for (size_t i = 0; i < in->n; i++) {
 		struct rank_input *ri = &in->v[i];
-		uint64_t n = ri->nmpi;
-		ranks[i] = (struct sp_asm_rank){ .s = &ri->s, .rank = ri->rank };
-		if (ri->mpi_offsets)
-			ranks[i] = (struct sp_asm_rank){ .s = &ri->s, .rank = ri->rank,
-				.mpi_offsets = ri->mpi_offsets, .nmpi = n,
-				.mpi_bytes = ri->mpi_bytes, .mpi_peers = ri->mpi_i32,
-				.mpi_roots = ri->mpi_i32 + n, .mpi_tags = ri->mpi_i32 + 2 * n,
-				.mpi_comms = ri->mpi_i32 + 3 * n };
 		if (ri->partial && !signo)
 			signo = ri->signo;
 		partial |= ri->partial;
@@ -356,10 +435,13 @@ int rank_inputs_write(const struct cli_common *c, struct rank_inputs *in, const 
 	/* Ranks missing from the inputs make the run partial too. */
 	if ((size_t)size > in->n)
 		partial = true;
-	size_t nmeta = build_meta(in, meta, cap, partial, signo, size);
-	int ret = sp_assemble_write(out, ranks, in->n, meta, nmeta);
-	free(ranks);
-	free(meta);
+	struct sp_run_meta meta = { 0 };
+	int ret = copy_meta(in->first_h5, &meta);
+	if (!ret)
+		ret = run_meta(in, &meta, partial, signo, size);
+	if (!ret)
+		ret = write_parts(in, out, &meta);
+	sp_meta_free(&meta);
 	if (ret) {
 		cli_error(c, "could not write %s: %s", out,
 			  ret == -ENOLCK ? "HDF5 could not lock the file (on a file system without "
@@ -377,6 +459,8 @@ void rank_inputs_free(struct rank_inputs *in)
 		free(in->v[i].mpi_bytes);
 		free(in->v[i].mpi_i32);
 	}
+	sp_names_free(&in->names);
+	sp_groups_free(&in->groups);
 	for (size_t i = 0; i < in->n; i++)
 		sp_reader_destroy(in->v[i].reader);
 	free(in->v);
@@ -386,8 +470,7 @@ void rank_inputs_free(struct rank_inputs *in)
 /* The command line shared by merge and recover. */
 static const char usage[] = "FILE... -o OUT [--json]";
 
-int rank_inputs_main(int argc, char **argv, const char *name, const char *description,
-		     bool recover)
+int rank_inputs_main(int argc, char **argv, const char *name, const char *description)
 {
 	static const struct option options[] = {
 		CLI_COMMON_OPTIONS,
@@ -424,7 +507,7 @@ int rank_inputs_main(int argc, char **argv, const char *name, const char *descri
 	if (rc == EXIT_OK && !c.help)
 		rc = rank_inputs_load(&c, &in);
 	if (rc == EXIT_OK && !c.help)
-		rc = rank_inputs_write(&c, &in, out, recover);
+		rc = rank_inputs_write(&c, &in, out);
 	if (rc == EXIT_OK && !c.help) {
 		uint64_t events = 0, unclosed = 0;
 		for (size_t i = 0; i < in.n; i++) {

@@ -252,10 +252,10 @@ START_TEST(test_mpi_row_layout)
 {
 	const char *names[] = { "compute", "MPI_Send" };
 	struct sp_writer_layout l = { .nnames = 2, .names = names, .nrows = 2, .nevents = 5,
-				      .nmpi = 2, .columns = SP_COL_MPI | SP_COL_CALLSITE };
+				      .nmpi = 2, .columns = SP_WCOL_MPI | SP_WCOL_CALLSITE };
 	struct sp_writer *w = NULL;
 	struct sp_writer_layout bad = l;
-	bad.columns = SP_COL_CALLSITE;
+	bad.columns = SP_WCOL_CALLSITE;
 	ck_assert_int_eq(sp_writer_create(path, &bad, &w), -EINVAL);
 	ck_assert_int_eq(sp_writer_create(path, &l, &w), 0);
 	struct sp_writer_row rows[2] = {

@@ -191,7 +191,7 @@ int main(int argc, char **argv)
 	struct sp_writer_layout layout = { 0 };
 	struct sp_writer *w = NULL;
 	struct gen g = { 0 };
-	struct sp_meta meta = { 0 };
+	struct sp_run_meta meta = { 0 };
 	struct sp_run_info run = { 0 };
 	uint32_t id_of[N_REGIONS], n_ids = 0;
 	const char *order[N_REGIONS];

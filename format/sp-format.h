@@ -26,7 +26,7 @@
 #define SP_GROUP_INDEX "rank_region_index"
 #define SP_GROUP_EVENTS "events"
 #define SP_GROUP_THREAD_TABLE "thread_table"
-#define SP_GROUP_MPI_COMMS "mpi_communicators"   /* ours */
+#define SP_GROUP_MPI_COMMS "mpi_communicators"   /* ours, below */
 
 /* /region_table */
 #define SP_DSET_REGION_NAMES "names"              /* [R] vlen UTF-8 */
@@ -104,6 +104,14 @@
 #define SP_CS_FRAME_FILES "frame_files"           /* [F] vlen str, "" unknown */
 #define SP_CS_FRAME_LINES "frame_lines"           /* [F] int64, -1 unknown */
 
+/* /mpi_communicators (ours; MPI runs): one row per communicator a rank saw,
+ * ids as in events/mpi_comms of that rank. docs/FORMAT.md. */
+#define SP_COMM_RANKS "ranks"                     /* [C] uint32: the rank */
+#define SP_COMM_IDS "ids"                         /* [C] int32 */
+#define SP_COMM_SIZES "sizes"                     /* [C] int32 */
+#define SP_COMM_REMOTE_SIZES "remote_sizes"       /* [C] int32, -1 intra */
+#define SP_COMM_LEADERS "leaders"                 /* [C] int32 world rank of its rank 0 */
+
 /* /thread_table: one row per (rank, thread), upstream columns. */
 #define SP_TT_RANKS "ranks"                       /* uint32 */
 #define SP_TT_INDEX "index"                       /* int64 */
@@ -144,6 +152,14 @@ struct sp_summary_record {
 #define SP_META_MPI_SIZE "mpi_size"
 #define SP_META_LABEL "label"
 #define SP_META_DROPPED "dropped_events"          /* ours: int64 */
+#define SP_META_MPI_RANK "mpi_rank"
+#define SP_META_TOTAL_CORES "total_cores"
+#define SP_META_SOURCE "source"
+#define SP_META_SOURCE_LANGUAGE "source_language"
+#define SP_META_PARTIAL "partial"                 /* ours: int64 1 = a run cut short */
+#define SP_META_PARTIAL_SIGNAL "partial_signal"   /* ours: int64, the signal; 0 none */
+#define SP_META_MERGED_FROM "merged_from"
+#define SP_META_MPI_MERGE_NS "mpi_merge_ns"       /* ours: int64 ns the finalize merge took */
 
 /* Region name of the session root that "% session" refers to. */
 #define SP_SESSION_REGION "scope_profiler.session"

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The merge's global name table: FNV-1a hash, open addressing, grown by
- * doubling. Only rank 0 has one.
+ * A table of unique strings in first-seen order (region names and call-site
+ * keys unified over ranks): FNV-1a hash, open addressing, grown by doubling.
  */
 #define _GNU_SOURCE
-#include "mpi-names-table.h"
+#include "names.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@ static uint64_t hash_name(const char *s)
 	return h;
 }
 
-static uint32_t names_add(struct sp_mpi_names *t, const char *s)
+static uint32_t names_add(struct sp_names *t, const char *s)
 {
 	if (2 * (size_t)(t->n + 1) > t->nslots) {
 		size_t ns = t->nslots ? 2 * t->nslots : 1024;
@@ -56,7 +56,7 @@ static uint32_t names_add(struct sp_mpi_names *t, const char *s)
 	return t->n++;
 }
 
-void sp_mpi_names_free(struct sp_mpi_names *t)
+void sp_names_free(struct sp_names *t)
 {
 	for (uint32_t i = 0; i < t->n; i++)
 		free(t->v[i]);
@@ -65,7 +65,7 @@ void sp_mpi_names_free(struct sp_mpi_names *t)
 }
 
 /* Map a rank's names blob; returns 0 or -ENOMEM. */
-int sp_mpi_names_map(struct sp_mpi_names *t, const char *blob, uint32_t n, uint32_t *map)
+int sp_names_map(struct sp_names *t, const char *blob, uint32_t n, uint32_t *map)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		map[i] = names_add(t, blob);
@@ -76,3 +76,12 @@ int sp_mpi_names_map(struct sp_mpi_names *t, const char *blob, uint32_t n, uint3
 	return 0;
 }
 
+
+int sp_names_add(struct sp_names *t, const char *name, uint32_t *ret_id)
+{
+	uint32_t id = names_add(t, name);
+	if (id == UINT32_MAX)
+		return -ENOMEM;
+	*ret_id = id;
+	return 0;
+}
