@@ -5,6 +5,7 @@
  * through the writer before the commit. To add a group: a member of
  * struct sp_groups, its reading in sp_groups_read_file and its writing in
  * sp_groups_write (groups.c); every way of writing a file then keeps it.
+ * Hidden like all of the recorder (built with -fvisibility=hidden).
  */
 #ifndef SP_GROUPS_H
 #define SP_GROUPS_H
@@ -14,8 +15,6 @@
 
 #include "names.h"
 #include "writer.h"
-
-#define SP_GROUPS_HIDDEN __attribute__((visibility("hidden")))
 
 /* One row of /mpi_communicators. */
 struct sp_comm_row {
@@ -41,18 +40,17 @@ struct sp_groups {
 };
 
 /* Append n communicator rows. Returns 0 or -ENOMEM. */
-SP_GROUPS_HIDDEN int sp_groups_add_comms(struct sp_groups *g, const struct sp_comm_row *rows,
-					 uint64_t n);
+int sp_groups_add_comms(struct sp_groups *g, const struct sp_comm_row *rows, uint64_t n);
 /*
  * Add the groups of the HDF5 file at path. *ret_site_map (malloc'd, NULL
  * when the file has no /callsites) maps the file's call-site ids to g's,
  * for its events/callsite_ids; *ret_nsites is its length. Returns 0,
  * -ENOMEM, or -EBADMSG for a group that does not hold together.
  */
-SP_GROUPS_HIDDEN int sp_groups_read_file(struct sp_groups *g, const char *path,
-					 uint32_t **ret_site_map, uint32_t *ret_nsites);
+int sp_groups_read_file(struct sp_groups *g, const char *path, uint32_t **ret_site_map,
+			uint32_t *ret_nsites);
 /* Write the present groups. Returns 0, -EIO or -ENOMEM. */
-SP_GROUPS_HIDDEN int sp_groups_write(struct sp_writer *w, const struct sp_groups *g);
-SP_GROUPS_HIDDEN void sp_groups_free(struct sp_groups *g);
+int sp_groups_write(struct sp_writer *w, const struct sp_groups *g);
+void sp_groups_free(struct sp_groups *g);
 
 #endif /* SP_GROUPS_H */
