@@ -160,6 +160,26 @@ struct sp_summary_record {
 #define SP_META_PARTIAL_SIGNAL "partial_signal"   /* ours: int64, the signal; 0 none */
 #define SP_META_MERGED_FROM "merged_from"
 #define SP_META_MPI_MERGE_NS "mpi_merge_ns"       /* ours: int64 ns the finalize merge took */
+#define SP_META_MODULES "modules"                 /* strlist: loaded environment modules */
+#define SP_META_HOSTNAME "hostname"
+#define SP_META_USER "user"
+#define SP_META_PLATFORM "platform"
+#define SP_META_UNAME "uname"
+#define SP_META_CHIP "chip_information"
+#define SP_META_WORKING_DIRECTORY "working_directory"
+#define SP_META_TIMESTAMP "timestamp"             /* UTC start, ISO 8601 */
+#define SP_META_VERSION "scope_profiler_version"
+#define SP_META_OMP_NUM_THREADS "omp_num_threads"
+#define SP_META_EVENT_COST_NS "profiler_event_cost_ns"/* ours: float64 */
+#define SP_META_CALL_COST_NS "profiler_call_cost_ns"/* ours: float64 */
+#define SP_META_COUNT_COST_NS "profiler_count_cost_ns"/* ours: float64 */
+#define SP_META_ALLOC_NS "profiler_alloc_ns"      /* ours: int64 */
+#define SP_META_STARTUP_NS "profiler_startup_ns"  /* ours: int64 */
+#define SP_META_FINALIZE_NS "profiler_finalize_ns"/* ours: int64 */
+#define SP_META_THROTTLE_TIMING "throttle_timing" /* ours: sampled | exact | estimate */
+#define SP_META_THROTTLE_CALLS "throttle_calls"   /* ours: int64 */
+#define SP_META_THROTTLE_MEAN_NS "throttle_mean_ns"/* ours: int64 */
+#define SP_META_THROTTLE_SAMPLE "throttle_sample" /* ours: int64 */
 
 /* Region name of the session root that "% session" refers to. */
 #define SP_SESSION_REGION "scope_profiler.session"

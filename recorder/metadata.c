@@ -189,7 +189,7 @@ static int add_modules(struct sp_run_meta *m)
 	for (char *save = NULL, *tok = strtok_r(copy, ":", &save); tok && n < 512;
 	     tok = strtok_r(NULL, ":", &save))
 		parts[n++] = tok;
-	int ret = sp_meta_set_strlist(m, "modules", parts, n);
+	int ret = sp_meta_set_strlist(m, SP_META_MODULES, parts, n);
 	free(copy);
 	return ret;
 }
@@ -226,24 +226,24 @@ static int add_host(struct sp_run_meta *m)
 	struct utsname u;
 	int ret = 0;
 	if (gethostname(buf, sizeof buf) == 0)
-		ret = sp_meta_set_str(m, "hostname", buf);
+		ret = sp_meta_set_str(m, SP_META_HOSTNAME, buf);
 	struct passwd pw, *pwp = NULL;
 	char pwbuf[1024];
 	if (!ret && getpwuid_r(getuid(), &pw, pwbuf, sizeof pwbuf, &pwp) == 0 && pwp)
-		ret = sp_meta_set_str(m, "user", pw.pw_name);
+		ret = sp_meta_set_str(m, SP_META_USER, pw.pw_name);
 	if (!ret && uname(&u) == 0) {
 		snprintf(buf, sizeof buf, "%s-%s-%s", u.sysname, u.release, u.machine);
-		ret = sp_meta_set_str(m, "platform", buf);
+		ret = sp_meta_set_str(m, SP_META_PLATFORM, buf);
 		snprintf(buf, sizeof buf, "%s %s %s %s %s", u.sysname, u.nodename, u.release,
 			 u.version, u.machine);
 		if (!ret)
-			ret = sp_meta_set_str(m, "uname", buf);
+			ret = sp_meta_set_str(m, SP_META_UNAME, buf);
 	}
 	cpu_model(buf, sizeof buf);
 	if (!ret && buf[0])
-		ret = sp_meta_set_str(m, "chip_information", buf);
+		ret = sp_meta_set_str(m, SP_META_CHIP, buf);
 	if (!ret && getcwd(buf, sizeof buf))
-		ret = sp_meta_set_str(m, "working_directory", buf);
+		ret = sp_meta_set_str(m, SP_META_WORKING_DIRECTORY, buf);
 	return ret;
 }
 
@@ -255,7 +255,7 @@ int sp_meta_collect(struct sp_run_meta *m, const struct sp_run_info *run)
 	gmtime_r(&t, &tm);
 	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
 	int64_t omp = omp_threads();
-	int ret = sp_meta_set_str(m, "timestamp", ts);
+	int ret = sp_meta_set_str(m, SP_META_TIMESTAMP, ts);
 	if (!ret)
 		ret = sp_meta_set_int(m, SP_META_START_TIME_NS, run->start_time_ns);
 	if (!ret)
@@ -265,45 +265,45 @@ int sp_meta_collect(struct sp_run_meta *m, const struct sp_run_info *run)
 	if (!ret)
 		ret = add_host(m);
 	if (!ret)
-		ret = sp_meta_set_str(m, "scope_profiler_version", SP_VERSION);
+		ret = sp_meta_set_str(m, SP_META_VERSION, SP_VERSION);
 	if (!ret)
-		ret = sp_meta_set_int(m, "omp_num_threads", omp);
+		ret = sp_meta_set_int(m, SP_META_OMP_NUM_THREADS, omp);
 	if (!ret)
 		ret = sp_meta_set_int(m, SP_META_MPI_SIZE, run->mpi_size);
 	if (!ret)
-		ret = sp_meta_set_int(m, "total_cores", (int64_t)run->mpi_size * omp);
+		ret = sp_meta_set_int(m, SP_META_TOTAL_CORES, (int64_t)run->mpi_size * omp);
 	if (!ret)
 		ret = add_modules(m);
 	if (!ret)
 		ret = add_environment(m);
 	if (!ret)
-		ret = sp_meta_set_str(m, "source", "native");
+		ret = sp_meta_set_str(m, SP_META_SOURCE, "native");
 	if (!ret)
-		ret = sp_meta_set_str(m, "source_language", "c");
+		ret = sp_meta_set_str(m, SP_META_SOURCE_LANGUAGE, "c");
 	if (!ret)
-		ret = sp_meta_set_int(m, "mpi_rank", run->mpi_rank);
+		ret = sp_meta_set_int(m, SP_META_MPI_RANK, run->mpi_rank);
 	/* Self-measurement (ours): what the profiler costs on this machine. */
 	if (!ret && run->event_cost_ns >= 0)
-		ret = sp_meta_set_double(m, "profiler_event_cost_ns", run->event_cost_ns);
+		ret = sp_meta_set_double(m, SP_META_EVENT_COST_NS, run->event_cost_ns);
 	if (!ret && run->call_cost_ns >= 0)
-		ret = sp_meta_set_double(m, "profiler_call_cost_ns", run->call_cost_ns);
+		ret = sp_meta_set_double(m, SP_META_CALL_COST_NS, run->call_cost_ns);
 	if (!ret && run->count_cost_ns >= 0)
-		ret = sp_meta_set_double(m, "profiler_count_cost_ns", run->count_cost_ns);
+		ret = sp_meta_set_double(m, SP_META_COUNT_COST_NS, run->count_cost_ns);
 	if (!ret)
-		ret = sp_meta_set_int(m, "profiler_alloc_ns", run->alloc_ns);
+		ret = sp_meta_set_int(m, SP_META_ALLOC_NS, run->alloc_ns);
 	if (!ret && run->startup_ns >= 0)
-		ret = sp_meta_set_int(m, "profiler_startup_ns", run->startup_ns);
+		ret = sp_meta_set_int(m, SP_META_STARTUP_NS, run->startup_ns);
 	if (!ret)
-		ret = sp_meta_set_int(m, "profiler_finalize_ns", run->finalize_spent_ns);
+		ret = sp_meta_set_int(m, SP_META_FINALIZE_NS, run->finalize_spent_ns);
 	/* Auto-throttle (docs/HOOKS.md): its mode and thresholds. */
 	if (!ret && run->throttle_calls > 0 && run->throttle_timing)
-		ret = sp_meta_set_str(m, "throttle_timing", run->throttle_timing);
+		ret = sp_meta_set_str(m, SP_META_THROTTLE_TIMING, run->throttle_timing);
 	if (!ret && run->throttle_calls > 0)
-		ret = sp_meta_set_int(m, "throttle_calls", run->throttle_calls);
+		ret = sp_meta_set_int(m, SP_META_THROTTLE_CALLS, run->throttle_calls);
 	if (!ret && run->throttle_calls > 0)
-		ret = sp_meta_set_int(m, "throttle_mean_ns", run->throttle_mean_ns);
+		ret = sp_meta_set_int(m, SP_META_THROTTLE_MEAN_NS, run->throttle_mean_ns);
 	if (!ret && run->throttle_calls > 0 && run->throttle_timing &&
 	    strcmp(run->throttle_timing, "sampled") == 0)
-		ret = sp_meta_set_int(m, "throttle_sample", run->throttle_sample);
+		ret = sp_meta_set_int(m, SP_META_THROTTLE_SAMPLE, run->throttle_sample);
 	return ret;
 }
