@@ -20,8 +20,8 @@
 #include "config.h"
 #include "lifecycle.h"
 #include "mpi-callsites.h"
-#include "names.h"
 #include "mpi-record.h"
+#include "names.h"
 #include "output.h"
 #include "snapshot.h"
 

@@ -4,13 +4,13 @@
  * (the layout is known before any data), so every put is one hyperslab
  * write and the file needs no repacking; uncompressed start/end columns
  * can instead be written by the caller at their byte offsets. Publication
- * is atomic: temp file, fsync, rename, fsync of the directory.
+ * is atomic: temp file, fsync, rename, fsync of the directory. The index
+ * and thread tables are in writer-index.c.
  */
 #define _GNU_SOURCE
-#include "writer.h"
+#include "writer-internal.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <hdf5.h>
@@ -21,16 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-struct sp_writer {
-	hid_t file;
-	char *path, *tmp;
-	struct sp_writer_layout layout;
-	hid_t str_type;   /* vlen UTF-8 */
-	hid_t summary_type;
-	hid_t g_meta, g_index, g_events, g_threads;
-	bool times_raw;   /* start/end written by the caller (sp_writer_times_raw) */
-};
 
 static hid_t make_str_type(void)
 {
@@ -68,13 +58,6 @@ static hid_t mem_type(hid_t file_type)
 	return file_type; /* strings and the compound use the same type */
 }
 
-/* File types by name, for the column tables below. */
-static hid_t ft_u32(const struct sp_writer *w) { return H5T_STD_U32LE; }
-static hid_t ft_u64(const struct sp_writer *w) { return H5T_STD_U64LE; }
-static hid_t ft_i64(const struct sp_writer *w) { return H5T_STD_I64LE; }
-static hid_t ft_str(const struct sp_writer *w) { return w->str_type; }
-static hid_t ft_summary(const struct sp_writer *w) { return w->summary_type; }
-
 /* Events per chunk of a compressed column (512 KiB of int64). */
 #define COMPRESSED_CHUNK 65536
 
@@ -110,13 +93,13 @@ static int make_dset_level(hid_t group, const char *name, hid_t type, uint64_t n
 	return 0;
 }
 
-static int make_dset(hid_t group, const char *name, hid_t type, uint64_t n)
+int sp_writer_make_dset(hid_t group, const char *name, hid_t type, uint64_t n)
 {
 	return make_dset_level(group, name, type, n, 0);
 }
 
 /* Write n values of `buf` at [first, first+n) of group/name. */
-static int put(hid_t group, const char *name, uint64_t first, uint64_t n, const void *buf)
+int sp_writer_put_range(hid_t group, const char *name, uint64_t first, uint64_t n, const void *buf)
 {
 	if (n == 0)
 		return 0;
@@ -169,62 +152,6 @@ static int attr_strlist(struct sp_writer *w, hid_t obj, const char *name, char *
 }
 
 /*
- * The rank_region_index columns, one table for creating and filling them:
- * most are a member of struct sp_writer_row (`off`, same type in memory),
- * the others a constant or a member with "<= 0 means none".
- */
-enum row_src {
-	ROW_MEMBER,   /* copied as is */
-	ROW_FILE,     /* a string member, NULL written as "" */
-	ROW_TEXT,     /* the constant string `text` */
-	ROW_NONE,     /* int64 -1 */
-	ROW_SINCE,    /* an int64 member, <= 0 written as -1 */
-};
-
-static const struct row_column {
-	const char *name;
-	hid_t (*ftype)(const struct sp_writer *w);
-	unsigned need;     /* SP_WCOL_* bit, 0 always */
-	enum row_src src;
-	size_t off, size;  /* the member (ROW_MEMBER, ROW_FILE, ROW_SINCE) */
-	const char *text;
-} row_columns[] = {
-#define M(m) offsetof(struct sp_writer_row, m), sizeof(((struct sp_writer_row *)0)->m)
-	{ SP_IDX_REGION_IDS, ft_u32, 0, ROW_MEMBER, M(region) },
-	{ SP_IDX_RANKS, ft_u32, 0, ROW_MEMBER, M(rank) },
-	{ SP_IDX_EVENT_OFFSETS, ft_u64, 0, ROW_MEMBER, M(offset) },
-	{ SP_IDX_EVENT_COUNTS, ft_u64, 0, ROW_MEMBER, M(count) },
-	{ SP_IDX_SOURCE_LINES, ft_i64, 0, ROW_MEMBER, M(source_line) },
-	{ SP_IDX_SOURCE_FILES, ft_str, 0, ROW_FILE, M(source_file) },
-	{ SP_IDX_SOURCE_TEXTS, ft_str, 0, ROW_TEXT, 0, sizeof(const char *), "" },
-	{ SP_IDX_TAGS, ft_str, 0, ROW_TEXT, 0, sizeof(const char *), "[]" },
-	{ SP_IDX_EXCLUSIVE_TOTALS, ft_i64, 0, ROW_NONE, 0, sizeof(int64_t) },
-	{ SP_IDX_SUMMARY, ft_summary, 0, ROW_MEMBER, M(summary) },
-	{ SP_IDX_DROPPED_COUNTS, ft_u64, SP_WCOL_DROPPED, ROW_MEMBER, M(dropped) },
-	{ SP_IDX_THROTTLED_COUNTS, ft_u64, SP_WCOL_THROTTLED, ROW_MEMBER, M(throttled_calls) },
-	{ SP_IDX_THROTTLED_TOTALS, ft_i64, SP_WCOL_THROTTLED, ROW_MEMBER, M(throttled_ns) },
-	{ SP_IDX_THROTTLED_TIMED, ft_u64, SP_WCOL_THROTTLED, ROW_MEMBER, M(throttle_timed) },
-	{ SP_IDX_THROTTLED_CI95, ft_i64, SP_WCOL_THROTTLED, ROW_MEMBER, M(throttled_ci_ns) },
-	{ SP_IDX_THROTTLED_SINCE, ft_i64, SP_WCOL_THROTTLED, ROW_SINCE, M(throttled_since_ns) },
-	{ SP_IDX_PATCHED_SINCE, ft_i64, SP_WCOL_THROTTLED, ROW_SINCE, M(patched_since_ns) },
-	{ SP_IDX_MPI_OFFSETS, ft_i64, SP_WCOL_MPI, ROW_MEMBER, M(mpi_offset) },
-#undef M
-};
-
-#define NROW_COLUMNS (sizeof row_columns / sizeof *row_columns)
-
-static int create_index(struct sp_writer *w)
-{
-	int ret = 0;
-	for (size_t c = 0; !ret && c < NROW_COLUMNS; c++) {
-		const struct row_column *rc = &row_columns[c];
-		if (!rc->need || (w->layout.columns & rc->need))
-			ret = make_dset(w->g_index, rc->name, rc->ftype(w), w->layout.nrows);
-	}
-	return ret ? -EIO : 0;
-}
-
-/*
  * The MPI columns in the row layout: nmpi values (the events of the rows
  * with MPI data, mpi_offsets says where each row's are), so the events of
  * function and manual regions cost nothing here; /events names the layout.
@@ -260,28 +187,11 @@ static int create_events(struct sp_writer *w)
 	return ret ? -EIO : 0;
 }
 
-static int create_threads(struct sp_writer *w)
-{
-	hid_t g = w->g_threads;
-	uint64_t n = w->layout.nthreads;
-	int ret = 0;
-	ret |= make_dset(g, SP_TT_RANKS, H5T_STD_U32LE, n);
-	ret |= make_dset(g, SP_TT_INDEX, H5T_STD_I64LE, n);
-	ret |= make_dset(g, SP_TT_IDENT, H5T_STD_I64LE, n);
-	ret |= make_dset(g, SP_TT_NATIVE_ID, H5T_STD_I64LE, n);
-	ret |= make_dset(g, SP_TT_DAEMON, H5T_STD_I8LE, n);
-	ret |= make_dset(g, SP_TT_START_NS, H5T_STD_I64LE, n);
-	ret |= make_dset(g, SP_TT_END_NS, H5T_STD_I64LE, n);
-	ret |= make_dset(g, SP_TT_CPU_NS, H5T_STD_I64LE, n);
-	ret |= make_dset(g, SP_TT_NAME, w->str_type, n);
-	return ret ? -EIO : 0;
-}
-
 static int write_region_names(struct sp_writer *w, hid_t g)
 {
-	int ret = make_dset(g, SP_DSET_REGION_NAMES, w->str_type, w->layout.nnames);
+	int ret = sp_writer_make_dset(g, SP_DSET_REGION_NAMES, w->str_type, w->layout.nnames);
 	if (!ret)
-		ret = put(g, SP_DSET_REGION_NAMES, 0, w->layout.nnames, w->layout.names);
+		ret = sp_writer_put_range(g, SP_DSET_REGION_NAMES, 0, w->layout.nnames, w->layout.names);
 	return ret;
 }
 
@@ -316,7 +226,7 @@ static int open_groups(struct sp_writer *w)
 	if (!ret && (w->layout.columns & SP_WCOL_THREAD_IDS)) {
 		w->g_threads = H5Gcreate2(root, SP_GROUP_THREAD_TABLE, H5P_DEFAULT, H5P_DEFAULT,
 					  H5P_DEFAULT);
-		ret = w->g_threads < 0 ? -EIO : create_threads(w);
+		ret = w->g_threads < 0 ? -EIO : sp_writer_create_threads(w);
 	}
 	return ret;
 }
@@ -370,7 +280,7 @@ int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 	w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 	int ret = w->file < 0 ? create_error() : open_groups(w);
 	if (!ret)
-		ret = create_index(w);
+		ret = sp_writer_create_index(w);
 	if (!ret)
 		ret = create_events(w);
 	if (ret) {
@@ -379,60 +289,6 @@ int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 	}
 	*ret_writer = w;
 	return 0;
-}
-
-/* Column c of rows [0, n) into col (n values of the column's size). */
-static void gather_row_column(const struct row_column *rc, const struct sp_writer_row *rows,
-			      uint64_t n, char *col)
-{
-	for (uint64_t i = 0; i < n; i++) {
-		const char *member = (const char *)&rows[i] + rc->off;
-		char *out = col + i * rc->size;
-		const char *s;
-		int64_t v;
-		switch (rc->src) {
-		case ROW_MEMBER:
-			memcpy(out, member, rc->size);
-			break;
-		case ROW_FILE:
-			memcpy(&s, member, sizeof s);
-			s = s ? s : "";
-			memcpy(out, &s, sizeof s);
-			break;
-		case ROW_TEXT:
-			memcpy(out, &rc->text, sizeof rc->text);
-			break;
-		case ROW_NONE:
-			v = -1;
-			memcpy(out, &v, sizeof v);
-			break;
-		case ROW_SINCE:
-			memcpy(&v, member, sizeof v);
-			v = v > 0 ? v : -1;
-			memcpy(out, &v, sizeof v);
-			break;
-		}
-	}
-}
-
-int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,
-		       const struct sp_writer_row *rows)
-{
-	if (first > w->layout.nrows || n > w->layout.nrows - first)
-		return -EINVAL;
-	if (n == 0)
-		return 0;
-	char *col = malloc(n * sizeof(struct sp_summary_record)); /* the widest column */
-	int ret = col ? 0 : -ENOMEM;
-	for (size_t c = 0; !ret && c < NROW_COLUMNS; c++) {
-		const struct row_column *rc = &row_columns[c];
-		if (rc->need && !(w->layout.columns & rc->need))
-			continue;
-		gather_row_column(rc, rows, n, col);
-		ret = put(w->g_index, rc->name, first, n, col);
-	}
-	free(col);
-	return ret;
 }
 
 /* Where the bytes of an allocated contiguous dataset start in the file. */
@@ -478,12 +334,12 @@ int sp_writer_put_events(struct sp_writer *w, uint64_t first, uint64_t n,
 		return -EINVAL;
 	int ret = 0;
 	if (!raw) {
-		ret = put(g, SP_EV_START_TIMES, first, n, ev->start);
+		ret = sp_writer_put_range(g, SP_EV_START_TIMES, first, n, ev->start);
 		if (!ret)
-			ret = put(g, SP_EV_END_TIMES, first, n, ev->end);
+			ret = sp_writer_put_range(g, SP_EV_END_TIMES, first, n, ev->end);
 	}
 	if (!ret && (c & SP_WCOL_THREAD_IDS))
-		ret = put(g, SP_EV_THREAD_IDS, first, n, ev->thread_ids);
+		ret = sp_writer_put_range(g, SP_EV_THREAD_IDS, first, n, ev->thread_ids);
 	return ret;
 }
 
@@ -494,78 +350,13 @@ int sp_writer_put_mpi(struct sp_writer *w, uint64_t first, uint64_t n,
 	hid_t g = w->g_events;
 	if (!(c & SP_WCOL_MPI) || first > w->layout.nmpi || n > w->layout.nmpi - first)
 		return -EINVAL;
-	int ret = put(g, SP_EV_MPI_BYTES, first, n, m->bytes);
-	ret = ret ? ret : put(g, SP_EV_MPI_PEERS, first, n, m->peers);
-	ret = ret ? ret : put(g, SP_EV_MPI_ROOTS, first, n, m->roots);
-	ret = ret ? ret : put(g, SP_EV_MPI_TAGS, first, n, m->tags);
-	ret = ret ? ret : put(g, SP_EV_MPI_COMMS, first, n, m->comms);
+	int ret = sp_writer_put_range(g, SP_EV_MPI_BYTES, first, n, m->bytes);
+	ret = ret ? ret : sp_writer_put_range(g, SP_EV_MPI_PEERS, first, n, m->peers);
+	ret = ret ? ret : sp_writer_put_range(g, SP_EV_MPI_ROOTS, first, n, m->roots);
+	ret = ret ? ret : sp_writer_put_range(g, SP_EV_MPI_TAGS, first, n, m->tags);
+	ret = ret ? ret : sp_writer_put_range(g, SP_EV_MPI_COMMS, first, n, m->comms);
 	if (!ret && (c & SP_WCOL_CALLSITE))
-		ret = put(g, SP_EV_CALLSITE_IDS, first, n, m->callsite_ids);
-	return ret;
-}
-
-/* The thread_table columns: int64 members of struct sp_writer_thread, and
- * rank, daemon (0) and name (made from the index) filled apart. */
-static const struct thread_column {
-	const char *name;
-	size_t off;
-} thread_columns[] = {
-	{ SP_TT_INDEX, offsetof(struct sp_writer_thread, index) },
-	{ SP_TT_IDENT, offsetof(struct sp_writer_thread, ident) },
-	{ SP_TT_NATIVE_ID, offsetof(struct sp_writer_thread, native_id) },
-	{ SP_TT_START_NS, offsetof(struct sp_writer_thread, start_ns) },
-	{ SP_TT_END_NS, offsetof(struct sp_writer_thread, end_ns) },
-	{ SP_TT_CPU_NS, offsetof(struct sp_writer_thread, cpu_ns) },
-};
-
-/* Thread names as upstream writes them: main-0, thread-N. */
-static int put_thread_names(struct sp_writer *w, uint64_t first, uint64_t n,
-			    const struct sp_writer_thread *t)
-{
-	enum { NAME_MAX_LEN = 32 };
-	const char **names = malloc(n * sizeof *names);
-	char *store = malloc(n * NAME_MAX_LEN);
-	int ret = names && store ? 0 : -ENOMEM;
-	for (uint64_t i = 0; !ret && i < n; i++) {
-		snprintf(store + i * NAME_MAX_LEN, NAME_MAX_LEN, "%s-%" PRId64,
-			 t[i].index == 0 ? "main" : "thread", t[i].index);
-		names[i] = store + i * NAME_MAX_LEN;
-	}
-	if (!ret)
-		ret = put(w->g_threads, SP_TT_NAME, first, n, names);
-	free(names);
-	free(store);
-	return ret;
-}
-
-int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_t n,
-			  const struct sp_writer_thread *t)
-{
-	if (!(w->layout.columns & SP_WCOL_THREAD_IDS) || first > w->layout.nthreads ||
-	    n > w->layout.nthreads - first)
-		return -EINVAL;
-	if (n == 0)
-		return 0;
-	int64_t *col = malloc(n * sizeof *col);
-	uint32_t *ranks = malloc(n * sizeof *ranks);
-	int8_t *daemon = calloc(n, sizeof *daemon);
-	int ret = col && ranks && daemon ? 0 : -ENOMEM;
-	for (uint64_t i = 0; !ret && i < n; i++)
-		ranks[i] = t[i].rank;
-	if (!ret)
-		ret = put(w->g_threads, SP_TT_RANKS, first, n, ranks);
-	for (size_t c = 0; !ret && c < sizeof thread_columns / sizeof *thread_columns; c++) {
-		for (uint64_t i = 0; i < n; i++)
-			memcpy(&col[i], (const char *)&t[i] + thread_columns[c].off, sizeof *col);
-		ret = put(w->g_threads, thread_columns[c].name, first, n, col);
-	}
-	if (!ret)
-		ret = put(w->g_threads, SP_TT_DAEMON, first, n, daemon);
-	if (!ret)
-		ret = put_thread_names(w, first, n, t);
-	free(col);
-	free(ranks);
-	free(daemon);
+		ret = sp_writer_put_range(g, SP_EV_CALLSITE_IDS, first, n, m->callsite_ids);
 	return ret;
 }
 
@@ -620,9 +411,9 @@ int sp_writer_put_group(struct sp_writer *w, const struct sp_writer_group *grp)
 				  &grp->attrs[i].value);
 	for (size_t i = 0; !ret && i < grp->ncolumns; i++) {
 		const struct sp_writer_column *c = &grp->columns[i];
-		ret = make_dset(g, c->name, group_type(w, c->type), c->n);
+		ret = sp_writer_make_dset(g, c->name, group_type(w, c->type), c->n);
 		if (!ret)
-			ret = put(g, c->name, 0, c->n, c->data);
+			ret = sp_writer_put_range(g, c->name, 0, c->n, c->data);
 	}
 	H5Gclose(g);
 	return ret;

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared by the writer's files (writer.c: file, events, groups, commit;
+ * writer-index.c: the index and thread tables). Not for other callers.
+ */
+#ifndef SP_WRITER_INTERNAL_H
+#define SP_WRITER_INTERNAL_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+
+#include "writer.h"
+
+struct sp_writer {
+	hid_t file;
+	char *path, *tmp;
+	struct sp_writer_layout layout;
+	hid_t str_type;   /* vlen UTF-8 */
+	hid_t summary_type;
+	hid_t g_meta, g_index, g_events, g_threads;
+	bool times_raw;   /* start/end written by the caller (sp_writer_times_raw) */
+};
+
+/* A contiguous 1-D dataset of n values of type. Returns 0 or -EIO. */
+int sp_writer_make_dset(hid_t group, const char *name, hid_t type, uint64_t n);
+/* Write n values of buf at [first, first+n) of group/name. Returns 0 or -EIO. */
+int sp_writer_put_range(hid_t group, const char *name, uint64_t first, uint64_t n,
+			const void *buf);
+/* Create the rank_region_index / thread_table datasets of the layout. */
+int sp_writer_create_index(struct sp_writer *w);
+int sp_writer_create_threads(struct sp_writer *w);
+
+#endif /* SP_WRITER_INTERNAL_H */
