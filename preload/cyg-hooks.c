@@ -57,7 +57,7 @@ static inline int64_t tsc_ticks(void)
  * region (whose throttle counters no longer move). The cache fill sized
  * h->stats for every cached region because sp_fn_mode != 0.
  */
-static inline void push_throttled(struct sp_fn_thread *h, struct sp_thread *t, uint32_t region)
+static inline void push_throttled(struct sp_fn_thread *h, struct sp_rec_thread *t, uint32_t region)
 {
 	int64_t now = tsc_ticks();
 	t->stack[t->depth++] = (struct sp_frame){
@@ -66,7 +66,7 @@ static inline void push_throttled(struct sp_fn_thread *h, struct sp_thread *t, u
 	};
 }
 
-static inline bool pop_throttled(struct sp_fn_thread *h, struct sp_thread *t, uint32_t region)
+static inline bool pop_throttled(struct sp_fn_thread *h, struct sp_rec_thread *t, uint32_t region)
 {
 	uint32_t d = t->depth;
 	if (SP_UNLIKELY(!d || t->overflow))
@@ -161,7 +161,7 @@ static __attribute__((noinline)) void exit_slow(void *fn)
 /* The hooks' bodies once the thread's state is known: the exported hooks
  * and the start-up measurement of a counted-only call run this same code. */
 static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread *h,
-								struct sp_thread *t, void *fn)
+								struct sp_rec_thread *t, void *fn)
 {
 	if (SP_UNLIKELY(t->busy))
 		return;
@@ -202,7 +202,7 @@ static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread
 }
 
 static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread *h,
-							       struct sp_thread *t, void *fn)
+							       struct sp_rec_thread *t, void *fn)
 {
 	if (SP_UNLIKELY(t->busy))
 		return;
@@ -306,7 +306,7 @@ static void calibrate_count_cost(void)
 {
 	if (!(sp_fn_mode & SP_FN_COUNT_ONLY))
 		return;
-	struct sp_thread *t = calloc(1, sizeof *t);
+	struct sp_rec_thread *t = calloc(1, sizeof *t);
 	struct sp_fn_thread *h = calloc(1, sizeof *h);
 	struct sp_fn_stats *st = calloc(1, sizeof *st);
 	uint64_t *counts = calloc(1, sizeof *counts);

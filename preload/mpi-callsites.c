@@ -113,7 +113,7 @@ static uint32_t nby_index;
 
 static struct cs_thread *attach(void)
 {
-	struct sp_thread *t = sp_thread_get();
+	struct sp_rec_thread *t = sp_thread_get();
 	struct cs_thread *th = t ? calloc(1, sizeof *th) : NULL;
 	if (!th)
 		return NULL;

@@ -122,7 +122,7 @@ static inline __attribute__((always_inline)) bool sp_mpi_begin(struct sp_mpi_cal
 static inline __attribute__((always_inline)) void sp_mpi_enter(struct sp_mpi_call *c)
 {
 	if (c->active) {
-		struct sp_thread *t = sp_thread_get();
+		struct sp_rec_thread *t = sp_thread_get();
 		if (SP_LIKELY(t != NULL)) {
 			uint32_t depth = t->depth;
 			sp_rec_enter_thread(t, c->region);
@@ -138,7 +138,7 @@ static inline __attribute__((always_inline)) bool sp_mpi_leave(struct sp_mpi_cal
 {
 	c->err = errno;
 	if (c->active) {
-		struct sp_thread *t = sp_tls;
+		struct sp_rec_thread *t = sp_tls;
 		if (SP_LIKELY(t != NULL))
 			sp_rec_exit_thread(t, c->region);
 	}
@@ -274,7 +274,7 @@ static inline __attribute__((always_inline)) void sp_mpi_end(struct sp_mpi_call 
  * than the last one costs a PMPI_Type_size call, errno kept.)
  */
 struct sp_mpi_fast {
-	struct sp_thread *t;
+	struct sp_rec_thread *t;
 	struct sp_event *ev;   /* the closed event, NULL if it could not close */
 	uint32_t region;
 	uint32_t depth;        /* the frame's index on the thread's stack */
@@ -285,7 +285,7 @@ struct sp_mpi_fast {
 static inline __attribute__((always_inline)) bool sp_mpi_fast_begin(struct sp_mpi_fast *f,
 								     enum sp_mpi_fn fn, MPI_Comm comm)
 {
-	struct sp_thread *t = sp_tls;
+	struct sp_rec_thread *t = sp_tls;
 	uint32_t r = sp_mpi_region_ids[fn];
 	if (SP_UNLIKELY(!t || !r || sp_mpi_depth || !sp_mpi_on || sp_mpi_cs_frames ||
 			!atomic_load_explicit(&sp_recording, memory_order_relaxed) ||
@@ -324,7 +324,7 @@ static inline int32_t sp_mpi_fast_root(int root)
 /* Open the event: the timestamp is the last thing before the MPI call. */
 static inline __attribute__((always_inline)) void sp_mpi_fast_enter(struct sp_mpi_fast *f)
 {
-	struct sp_thread *t = f->t;
+	struct sp_rec_thread *t = f->t;
 	sp_mpi_depth = 1;
 	struct sp_event *e = t->pos++;
 	struct sp_frame *fr = &t->stack[t->depth];
@@ -344,7 +344,7 @@ static inline __attribute__((always_inline)) void sp_mpi_fast_enter(struct sp_mp
 static inline __attribute__((always_inline)) void sp_mpi_fast_leave(struct sp_mpi_fast *f)
 {
 	int64_t now = sp_ticks();
-	struct sp_thread *t = f->t;
+	struct sp_rec_thread *t = f->t;
 	struct sp_frame *fr = &t->stack[f->depth];
 	f->ev = NULL;
 	if (SP_LIKELY(t->depth == f->depth + 1 && !t->overflow && fr->region == f->region &&

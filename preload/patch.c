@@ -276,7 +276,7 @@ static int64_t now_ns(void)
 static int64_t trap_blocker(void)
 {
 	int64_t self = gettid();
-	for (struct sp_thread *t = sp_thread_first(); t; t = t->next) {
+	for (struct sp_rec_thread *t = sp_thread_first(); t; t = t->next) {
 		int64_t tid = t->native_id;
 		if (tid == self || __atomic_load_n(&t->end_ns, __ATOMIC_RELAXED))
 			continue;

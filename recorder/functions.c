@@ -238,7 +238,7 @@ uint64_t sp_fn_next_gap(struct sp_fn_thread *h)
 void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region)
 {
 	int saved = errno;
-	struct sp_thread *t = h->t;
+	struct sp_rec_thread *t = h->t;
 	h->countdown = sp_fn_next_gap(h);
 	int64_t now = sp_ticks();
 	if (SP_LIKELY(t->depth < SP_STACK_MAX)) {
@@ -289,7 +289,7 @@ struct sp_fn_thread *sp_fn_thread_attach(void)
 	attaching = 1;
 	int saved = errno;
 	pthread_once(&setup_once, setup_once_fn);
-	struct sp_thread *t = sp_thread_get();
+	struct sp_rec_thread *t = sp_thread_get();
 	struct sp_fn_thread *h = t ? calloc(1, sizeof *h) : NULL;
 	if (h) {
 		h->t = t;
@@ -397,7 +397,7 @@ static void throttle_account(struct sp_fn_thread *h, struct sp_fn_stats *st,
  * (a hook) relies on them to keep errno. */
 static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 {
-	struct sp_thread *t = h->t;
+	struct sp_rec_thread *t = h->t;
 	int64_t now = sp_ticks();
 	uint32_t d = t->depth;
 	if (SP_UNLIKELY(d >= SP_STACK_MAX)) {
@@ -463,7 +463,7 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
  */
 static void close_frame(struct sp_fn_thread *h, struct sp_frame *f, int64_t now)
 {
-	struct sp_thread *t = h->t;
+	struct sp_rec_thread *t = h->t;
 	if (!(f->flags & SP_FRAME_FUNCTION)) {
 		if (f->ev)
 			f->ev->end = now;
@@ -508,7 +508,7 @@ void sp_fn_enter_filtered(struct sp_fn_thread *h, uint32_t region)
 
 void sp_fn_exit_filtered(struct sp_fn_thread *h, uint32_t region)
 {
-	struct sp_thread *t = h->t;
+	struct sp_rec_thread *t = h->t;
 	int64_t now = sp_ticks();
 	if (SP_LIKELY(t->depth && !t->overflow && t->stack[t->depth - 1].region == region)) {
 		struct sp_frame *f = &t->stack[--t->depth];
@@ -531,7 +531,7 @@ void sp_fn_exit_filtered(struct sp_fn_thread *h, uint32_t region)
  */
 void sp_fn_exit_unwind(struct sp_fn_thread *h, uint32_t region, int64_t now)
 {
-	struct sp_thread *t = h->t;
+	struct sp_rec_thread *t = h->t;
 	if (t->overflow) {
 		t->overflow--;
 		return;

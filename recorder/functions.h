@@ -89,7 +89,7 @@ struct sp_fn_stats {
  * touches it while recording.
  */
 struct sp_fn_thread {
-	struct sp_thread *t;
+	struct sp_rec_thread *t;
 	/* Sampled timing: throttled count-only calls of any function left
 	 * before the next one is timed. Gaps are geometric (each call is timed
 	 * with probability 1/K, independently), so loops cannot alias with

@@ -30,7 +30,7 @@ static double event_cost_ns = -1;
 static void measure_event_cost(void)
 {
 	enum { EVENTS = 1024, ROUNDS = 8 };
-	struct sp_thread *t = calloc(1, sizeof *t);
+	struct sp_rec_thread *t = calloc(1, sizeof *t);
 	struct sp_event *buf = malloc(EVENTS * sizeof *buf);
 	if (!t || !buf)
 		goto out;

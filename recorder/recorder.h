@@ -60,7 +60,7 @@ struct sp_spill_slots;
  * a lock. The struct is never freed before the process flushes, so a thread
  * that exits early keeps its events (the global list owns it).
  */
-struct sp_thread {
+struct sp_rec_thread {
 	struct sp_event *pos;          /* next free slot in the current chunk */
 	struct sp_event *end;          /* one past the current chunk */
 	uint32_t depth;                /* frames in use on stack[] */
@@ -68,7 +68,7 @@ struct sp_thread {
 	int busy;                      /* re-entrancy guard for hooks */
 	uint32_t index;                /* thread index in this process (0 = first) */
 	struct sp_chunk *chunks;       /* newest first */
-	struct sp_thread *next;        /* global list, guarded by its mutex */
+	struct sp_rec_thread *next;        /* global list, guarded by its mutex */
 	int64_t native_id;             /* gettid() */
 	int64_t ident;                 /* pthread_self() */
 	int64_t start_ns, end_ns;      /* CLOCK_MONOTONIC; end 0 while alive */
@@ -87,17 +87,17 @@ struct sp_thread {
 
 /* 1 while events are recorded. Read with a relaxed load on the hot path. */
 SP_HIDDEN extern atomic_int sp_recording;
-SP_HIDDEN extern __thread struct sp_thread *sp_tls
+SP_HIDDEN extern __thread struct sp_rec_thread *sp_tls
 	__attribute__((tls_model("initial-exec")));
 
 /* Slow paths, out of line. */
-SP_HIDDEN struct sp_thread *sp_thread_attach(void);
-SP_HIDDEN void sp_thread_enter_slow(struct sp_thread *t, uint32_t region, int64_t now);
-SP_HIDDEN void sp_thread_exit_slow(struct sp_thread *t, uint32_t region, int64_t now);
+SP_HIDDEN struct sp_rec_thread *sp_thread_attach(void);
+SP_HIDDEN void sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region, int64_t now);
+SP_HIDDEN void sp_thread_exit_slow(struct sp_rec_thread *t, uint32_t region, int64_t now);
 
-static inline struct sp_thread *sp_thread_get(void)
+static inline struct sp_rec_thread *sp_thread_get(void)
 {
-	struct sp_thread *t = sp_tls;
+	struct sp_rec_thread *t = sp_tls;
 	if (SP_UNLIKELY(!t))
 		t = sp_thread_attach();
 	return t;
@@ -108,7 +108,7 @@ static inline struct sp_thread *sp_thread_get(void)
  * store of the event, one frame push. No locks, malloc or syscalls; a full
  * chunk or a full stack goes to the slow path.
  */
-static inline void sp_rec_enter_thread(struct sp_thread *t, uint32_t region)
+static inline void sp_rec_enter_thread(struct sp_rec_thread *t, uint32_t region)
 {
 	int64_t now = sp_ticks();
 	if (SP_UNLIKELY(t->pos == t->end || t->depth >= SP_STACK_MAX)) {
@@ -128,7 +128,7 @@ static inline void sp_rec_enter_thread(struct sp_thread *t, uint32_t region)
 }
 
 /* Hot path: close the innermost call if it is `region`, else slow path. */
-static inline void sp_rec_exit_thread(struct sp_thread *t, uint32_t region)
+static inline void sp_rec_exit_thread(struct sp_rec_thread *t, uint32_t region)
 {
 	int64_t now = sp_ticks();
 	if (SP_LIKELY(t->depth && !t->overflow)) {
@@ -146,7 +146,7 @@ static inline void sp_rec_enter(uint32_t region)
 {
 	if (SP_UNLIKELY(!atomic_load_explicit(&sp_recording, memory_order_relaxed)))
 		return;
-	struct sp_thread *t = sp_thread_get();
+	struct sp_rec_thread *t = sp_thread_get();
 	if (SP_LIKELY(t != NULL))
 		sp_rec_enter_thread(t, region);
 }
@@ -155,7 +155,7 @@ static inline void sp_rec_exit(uint32_t region)
 {
 	if (SP_UNLIKELY(!atomic_load_explicit(&sp_recording, memory_order_relaxed)))
 		return;
-	struct sp_thread *t = sp_tls;
+	struct sp_rec_thread *t = sp_tls;
 	if (SP_LIKELY(t != NULL))
 		sp_rec_exit_thread(t, region);
 }
@@ -166,11 +166,11 @@ static inline void sp_rec_exit(uint32_t region)
 SP_HIDDEN void sp_thread_set_cap(uint64_t bytes);
 /* Walk every thread that ever recorded, in index order. Recording must be
  * stopped (or the caller must accept a racy view of live threads). */
-SP_HIDDEN struct sp_thread *sp_thread_first(void);
+SP_HIDDEN struct sp_rec_thread *sp_thread_first(void);
 SP_HIDDEN uint32_t sp_thread_count(void);
 /* Iterate a thread's events oldest first: returns the number of events in
  * chunk *cursor and advances; *cursor starts NULL, returns 0 at the end. */
-SP_HIDDEN size_t sp_thread_next_chunk(const struct sp_thread *t, const struct sp_chunk **cursor,
+SP_HIDDEN size_t sp_thread_next_chunk(const struct sp_rec_thread *t, const struct sp_chunk **cursor,
 				       const struct sp_event **ret_events);
 /* Close every call still open on any thread at tick `now` (final flush:
  * `main` and its callers are open while MPI_Finalize or exit runs).

@@ -62,13 +62,13 @@ static int build_names(struct sp_snapshot *s, uint32_t nreg, uint32_t *map)
 }
 
 /* Threads in index order (the global list is newest first). */
-static struct sp_thread **threads_by_index(uint32_t *ret_n)
+static struct sp_rec_thread **threads_by_index(uint32_t *ret_n)
 {
 	uint32_t n = sp_thread_count();
-	struct sp_thread **v = calloc(n ? n : 1, sizeof *v);
+	struct sp_rec_thread **v = calloc(n ? n : 1, sizeof *v);
 	if (!v)
 		return NULL;
-	for (struct sp_thread *t = sp_thread_first(); t; t = t->next)
+	for (struct sp_rec_thread *t = sp_thread_first(); t; t = t->next)
 		if (t->index < n)
 			v[t->index] = t;
 	*ret_n = n;
@@ -126,7 +126,7 @@ static int sort_row(struct sp_snapshot *s, const struct sp_snap_row *row)
 }
 
 /* Pass 1: events per output name, and which names saw several threads. */
-static uint32_t count_events(struct sp_thread **th, uint32_t nth, uint32_t nreg,
+static uint32_t count_events(struct sp_rec_thread **th, uint32_t nth, uint32_t nreg,
 			     const uint32_t *map, uint64_t *count, uint32_t *last_thread,
 			     uint8_t *multi, bool *any_aux)
 {
@@ -167,7 +167,7 @@ static int alloc_columns(struct sp_snapshot *s, bool any_aux)
 }
 
 /* Pass 2: scatter events into their rows, converting ticks to ns. */
-static void scatter(struct sp_snapshot *s, struct sp_thread **th, uint32_t nth, uint32_t nreg,
+static void scatter(struct sp_snapshot *s, struct sp_rec_thread **th, uint32_t nth, uint32_t nreg,
 		    const uint32_t *map, uint64_t *fill, const struct sp_clock_map *cm)
 {
 	s->first_start_ns = INT64_MAX;
@@ -271,7 +271,7 @@ out:
 	return ret;
 }
 
-static void take_threads(struct sp_snapshot *s, struct sp_thread **th, uint32_t nth)
+static void take_threads(struct sp_snapshot *s, struct sp_rec_thread **th, uint32_t nth)
 {
 	s->threads = calloc(nth ? nth : 1, sizeof *s->threads);
 	if (!s->threads)
@@ -295,7 +295,7 @@ struct sp_snapshot_plan {
 	uint32_t *map, *last;
 	uint64_t *count, *fill;
 	uint8_t *multi;
-	struct sp_thread **th;
+	struct sp_rec_thread **th;
 	bool any_aux;
 };
 

@@ -258,7 +258,7 @@ static void sync_regions(bool may_lock)
 		;
 }
 
-static void put_thread(const struct sp_thread *t)
+static void put_thread(const struct sp_rec_thread *t)
 {
 	struct sp_spill_thread r = { t->index, t->ident, t->native_id, t->start_ns, t->end_ns };
 	put_rec(SP_SPILL_THREAD, t->index, &r, sizeof r, NULL, 0);
@@ -266,7 +266,8 @@ static void put_thread(const struct sp_thread *t)
 
 /* Events [seq, seq+n) of thread t, in records of at most 64 Ki events;
  * events_total counts those written. */
-static int put_events(const struct sp_thread *t, uint64_t seq, const struct sp_event *ev, size_t n)
+static int put_events(const struct sp_rec_thread *t, uint64_t seq, const struct sp_event *ev,
+		      size_t n)
 {
 	while (n) {
 		size_t k = n < 65536 ? n : 65536;
@@ -289,7 +290,7 @@ static int put_events(const struct sp_thread *t, uint64_t seq, const struct sp_e
  * could not be written stays, and sp_spill_load() applies it from memory. */
 #define NO_SLOT UINT16_MAX
 struct closes {
-	struct sp_thread *t;
+	struct sp_rec_thread *t;
 	uint32_t n;
 	struct sp_spill_close v[64];
 	uint16_t slot[64];
@@ -313,7 +314,7 @@ static void close_add(struct closes *c, uint64_t seq, int64_t end, uint32_t regi
 		close_flush(c);
 }
 
-static bool is_slot(const struct sp_thread *t, const struct sp_event *ev)
+static bool is_slot(const struct sp_rec_thread *t, const struct sp_event *ev)
 {
 	return t->slots && ev >= t->slots->ev && ev < t->slots->ev + SP_STACK_MAX;
 }
@@ -321,7 +322,7 @@ static bool is_slot(const struct sp_thread *t, const struct sp_event *ev)
 /* Write the slots whose call ended (or was deleted) and free them once
  * written. With now != SP_OPEN (signal), still-open ones are written as
  * ending at now and no slot is freed. */
-static void harvest(struct sp_thread *t, struct closes *c, int64_t now)
+static void harvest(struct sp_rec_thread *t, struct closes *c, int64_t now)
 {
 	struct sp_spill_slots *s = t->slots;
 	for (uint32_t i = 0; s && i < SP_STACK_MAX; i++) {
@@ -337,7 +338,7 @@ static void harvest(struct sp_thread *t, struct closes *c, int64_t now)
 
 /* Open frames whose event is in chunk c (events seq..seq+n-1, now in the
  * file) close into a slot from now on. */
-static void move_to_slots(struct sp_thread *t, struct sp_chunk *c, size_t n, uint64_t seq)
+static void move_to_slots(struct sp_rec_thread *t, struct sp_chunk *c, size_t n, uint64_t seq)
 {
 	for (uint32_t i = 0; i < t->depth && i < SP_STACK_MAX; i++) {
 		struct sp_frame *f = &t->stack[i];
@@ -361,7 +362,7 @@ static void move_to_slots(struct sp_thread *t, struct sp_chunk *c, size_t n, uin
  * the caller drops), and the records already written for it are beyond
  * t->spilled, which finalize ignores (the same events come from memory).
  */
-int sp_spill_thread(struct sp_thread *t)
+int sp_spill_thread(struct sp_rec_thread *t)
 {
 	if (!sp_spill_active() || getpid() != owner)
 		return -EBADF;
@@ -394,7 +395,7 @@ int sp_spill_thread(struct sp_thread *t)
 
 /* Event number of an open frame's event in thread t's memory, or
  * UINT64_MAX if it is not there. */
-static uint64_t seq_in_memory(const struct sp_thread *t, const struct sp_event *ev)
+static uint64_t seq_in_memory(const struct sp_rec_thread *t, const struct sp_event *ev)
 {
 	uint64_t seq = t->spilled;
 	for (struct sp_chunk *c = sp_chunk_oldest_after(t->chunks, NULL); c;
@@ -406,7 +407,7 @@ static uint64_t seq_in_memory(const struct sp_thread *t, const struct sp_event *
 	return UINT64_MAX;
 }
 
-static void dump_thread(struct sp_thread *t, int64_t now)
+static void dump_thread(struct sp_rec_thread *t, int64_t now)
 {
 	put_thread(t);
 	if (atomic_load(&t->spilling))
@@ -447,7 +448,7 @@ int sp_spill_dump(int signo)
 		return -err; /* the file holds what was written before it stopped */
 	int64_t tick = sp_ticks(), ns = sp_monotonic_ns();
 	sync_regions(false);
-	for (struct sp_thread *t = sp_thread_list_unlocked(); t; t = t->next)
+	for (struct sp_rec_thread *t = sp_thread_list_unlocked(); t; t = t->next)
 		dump_thread(t, tick);
 	struct sp_spill_drop d[64];
 	uint32_t nd = 0, nreg = sp_region_count();
@@ -470,7 +471,7 @@ int sp_spill_dump(int signo)
 /* Slots still in use hold ends the file may lack (their CLOSE record was
  * not written): apply them to the events read back, as the reader applies
  * CLOSE records. */
-static void apply_slots(const struct sp_thread *t, struct sp_spill_tdata *d)
+static void apply_slots(const struct sp_rec_thread *t, struct sp_spill_tdata *d)
 {
 	const struct sp_spill_slots *s = t->slots;
 	for (uint32_t i = 0; s && i < SP_STACK_MAX; i++) {
@@ -494,7 +495,7 @@ int sp_spill_load(void)
 	 * spill stopped nothing is written: the ends come from the slots. */
 	if (!atomic_load(&stopped)) {
 		sync_regions(true);
-		for (struct sp_thread *t = sp_thread_first(); t; t = t->next) {
+		for (struct sp_rec_thread *t = sp_thread_first(); t; t = t->next) {
 			struct closes cl = { .t = t };
 			harvest(t, &cl, SP_OPEN);
 			close_flush(&cl);
@@ -504,7 +505,7 @@ int sp_spill_load(void)
 	if (ret)
 		return ret;
 	have_loaded = true;
-	for (struct sp_thread *t = sp_thread_first(); t; t = t->next) {
+	for (struct sp_rec_thread *t = sp_thread_first(); t; t = t->next) {
 		for (uint32_t i = 0; i < loaded.nthreads; i++) {
 			struct sp_spill_tdata *d = &loaded.threads[i];
 			if (d->index != t->index || !t->spilled)
@@ -521,7 +522,7 @@ int sp_spill_load(void)
 
 void sp_spill_unload(void)
 {
-	for (struct sp_thread *t = sp_thread_first(); have_loaded && t; t = t->next) {
+	for (struct sp_rec_thread *t = sp_thread_first(); have_loaded && t; t = t->next) {
 		t->prefix = NULL;
 		t->nprefix = 0;
 	}

@@ -31,7 +31,7 @@ SP_HIDDEN const char *sp_spill_path(void);
  * first failed write stops the spill for good: one warning on stderr, no
  * write after it, sp_spill_active() false, so calls past the cap are
  * dropped and counted). */
-SP_HIDDEN int sp_spill_thread(struct sp_thread *t);
+SP_HIDDEN int sp_spill_thread(struct sp_rec_thread *t);
 
 /*
  * Async-signal-safe: stop recording, append every thread's events still in

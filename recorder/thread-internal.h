@@ -19,9 +19,9 @@ struct sp_chunk {
 /* Head of the thread list (newest first) without taking its lock: nodes are
  * never freed and `next` never changes once published, so a signal handler
  * may walk it. */
-SP_HIDDEN struct sp_thread *sp_thread_list_unlocked(void);
+SP_HIDDEN struct sp_rec_thread *sp_thread_list_unlocked(void);
 /* Events in a chunk: `used`, or up to pos for the thread's current chunk. */
-static inline size_t sp_chunk_count(const struct sp_thread *t, const struct sp_chunk *c,
+static inline size_t sp_chunk_count(const struct sp_rec_thread *t, const struct sp_chunk *c,
 				    const struct sp_event *pos)
 {
 	return c == t->chunks ? (size_t)(pos - c->events) : c->used;

@@ -24,10 +24,10 @@
 
 
 atomic_int sp_recording;
-__thread struct sp_thread *sp_tls __attribute__((tls_model("initial-exec")));
+__thread struct sp_rec_thread *sp_tls __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sp_thread *thread_list;   /* newest first */
+static struct sp_rec_thread *thread_list;   /* newest first */
 static uint32_t thread_total;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -51,7 +51,7 @@ void sp_thread_set_cap(uint64_t bytes)
 
 static void thread_exited(void *arg)
 {
-	struct sp_thread *t = arg;
+	struct sp_rec_thread *t = arg;
 	t->end_ns = sp_monotonic_ns();
 }
 
@@ -60,7 +60,7 @@ static void make_key(void)
 	pthread_key_create(&exit_key, thread_exited);
 }
 
-struct sp_thread *sp_thread_attach(void)
+struct sp_rec_thread *sp_thread_attach(void)
 {
 	/* sp_tls is set before anything else can re-enter (malloc hooks,
 	 * instrumented allocators), so a nested attach sees it. */
@@ -68,7 +68,7 @@ struct sp_thread *sp_thread_attach(void)
 	if (attaching)
 		return NULL;
 	attaching = 1;
-	struct sp_thread *t = calloc(1, sizeof *t);
+	struct sp_rec_thread *t = calloc(1, sizeof *t);
 	if (t) {
 		t->native_id = gettid();
 		t->ident = (int64_t)pthread_self();
@@ -106,7 +106,7 @@ void sp_chunk_release(struct sp_chunk *c)
  * its chunks and the caller drops; after a failed write sp_spill_active()
  * is false for good, so later calls drop without a write each.
  */
-static bool spill_and_reuse(struct sp_thread *t)
+static bool spill_and_reuse(struct sp_rec_thread *t)
 {
 	atomic_store(&t->spilling, 1);
 	bool ok = sp_spill_thread(t) == 0;
@@ -128,7 +128,7 @@ static bool spill_and_reuse(struct sp_thread *t)
 
 /* Seal the current chunk and start a new one (or, at the cap, spill and
  * reuse). Returns false when the call must be dropped. */
-static bool grow(struct sp_thread *t)
+static bool grow(struct sp_rec_thread *t)
 {
 	if (t->chunks)
 		t->chunks->used = (size_t)(t->pos - t->chunks->events);
@@ -186,7 +186,7 @@ static void count_drop(uint32_t region)
 	atomic_fetch_add_explicit(&dropped_total, 1, memory_order_relaxed);
 }
 
-void sp_thread_enter_slow(struct sp_thread *t, uint32_t region, int64_t now)
+void sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region, int64_t now)
 {
 	if (t->depth >= SP_STACK_MAX) {
 		t->overflow++;
@@ -212,7 +212,7 @@ void sp_thread_enter_slow(struct sp_thread *t, uint32_t region, int64_t now)
  * (manual API misuse) the innermost frame of that region, removed from the
  * middle of the stack. An end with no matching open call is ignored.
  */
-void sp_thread_exit_slow(struct sp_thread *t, uint32_t region, int64_t now)
+void sp_thread_exit_slow(struct sp_rec_thread *t, uint32_t region, int64_t now)
 {
 	if (t->overflow) {
 		t->overflow--;
@@ -231,10 +231,10 @@ void sp_thread_exit_slow(struct sp_thread *t, uint32_t region, int64_t now)
 	t->depth--;
 }
 
-struct sp_thread *sp_thread_first(void)
+struct sp_rec_thread *sp_thread_first(void)
 {
 	pthread_mutex_lock(&list_lock);
-	struct sp_thread *t = thread_list;
+	struct sp_rec_thread *t = thread_list;
 	pthread_mutex_unlock(&list_lock);
 	return t;
 }
@@ -247,7 +247,7 @@ uint32_t sp_thread_count(void)
 	return n;
 }
 
-struct sp_thread *sp_thread_list_unlocked(void)
+struct sp_rec_thread *sp_thread_list_unlocked(void)
 {
 	return __atomic_load_n(&thread_list, __ATOMIC_ACQUIRE);
 }
@@ -259,7 +259,7 @@ static const struct sp_chunk prefix_done;
  * the chunk whose successor is the previous cursor. Chunk lists are short
  * (one chunk per 64 Ki events), so this stays cheap. Events that were
  * spilled and read back at finalize (t->prefix) come first. */
-size_t sp_thread_next_chunk(const struct sp_thread *t, const struct sp_chunk **cursor,
+size_t sp_thread_next_chunk(const struct sp_rec_thread *t, const struct sp_chunk **cursor,
 			    const struct sp_event **ret_events)
 {
 	if (!*cursor && t->nprefix) {
@@ -279,7 +279,7 @@ size_t sp_thread_next_chunk(const struct sp_thread *t, const struct sp_chunk **c
 void sp_thread_close_open(int64_t now)
 {
 	pthread_mutex_lock(&list_lock);
-	for (struct sp_thread *t = thread_list; t; t = t->next)
+	for (struct sp_rec_thread *t = thread_list; t; t = t->next)
 		for (uint32_t i = 0; i < t->depth; i++)
 			if (t->stack[i].ev && t->stack[i].ev->end == SP_OPEN)
 				t->stack[i].ev->end = now;
@@ -302,7 +302,7 @@ void sp_thread_after_fork(void)
 void sp_thread_reset_all(void)
 {
 	pthread_mutex_lock(&list_lock);
-	for (struct sp_thread *t = thread_list; t; t = t->next) {
+	for (struct sp_rec_thread *t = thread_list; t; t = t->next) {
 		struct sp_chunk *c = t->chunks;
 		while (c) {
 			struct sp_chunk *next = c->next;
