@@ -36,4 +36,15 @@ run exit exit
 $py "$check" ranks exit/merged.h5 exit/out.h5.rank0000{0,1,2}
 # A rank's own file holds what the finalize merge writes for that rank.
 $py "$check" runs full/out.h5 exit/merged.h5
+
+# Groups that do not hold together are refused, not copied (hostile input).
+bad() {  # NAME PYTHON-EDIT
+  cp full/out.h5 "full/bad-$1.h5"
+  $py -c "import h5py, numpy as np; f = h5py.File('full/bad-$1.h5', 'r+'); $2"
+  set +e; "$cli" merge "full/bad-$1.h5" -o "full/bad-$1.out.h5" 2> "full/bad-$1.err"; rc=$?; set -e
+  [ $rc = 2 ] && grep -q "does not hold together" "full/bad-$1.err" && [ ! -e "full/bad-$1.out.h5" ] ||
+    { cat "full/bad-$1.err"; echo "FAIL: $1: exit $rc"; exit 1; }
+}
+bad frame-offset "o = f['callsites/frame_offsets']; v = o[:]; v[-1] = 1 << 40; o[...] = v"
+bad comm-length "g = f['mpi_communicators']; del g['sizes']; g['sizes'] = np.zeros(1, 'i4')"
 echo "groups round-trip: OK"
