@@ -148,17 +148,24 @@ static int commit_file(struct sp_assembly *a, const struct sp_groups *groups, in
 	return ret;
 }
 
+/* The file of one snapshot: its names, one part. */
+static int create_one(const char *path, const struct sp_snapshot *s, uint64_t nmpi,
+		      unsigned mpi_columns, int rank, struct sp_assembly **ret_a)
+{
+	struct sp_part_size part = sp_part_size_of(s, (uint32_t)rank);
+	part.nmpi = nmpi;
+	part.columns |= mpi_columns;
+	return sp_assembly_create(path, (const char *const *)s->names, s->nnames, &part, 1,
+				  (int)sp_config.compression, ret_a);
+}
+
 int sp_output_write_part(const char *path, const struct sp_snapshot *s, uint64_t nmpi,
 			 unsigned mpi_columns, const int64_t *mpi_offsets,
 			 const struct sp_part_mpi *mpi, const struct sp_groups *groups, int rank,
 			 int size)
 {
-	struct sp_part_size part = sp_part_size_of(s, (uint32_t)rank);
-	part.nmpi = nmpi;
-	part.columns |= mpi_columns;
 	struct sp_assembly *a = NULL;
-	int ret = sp_assembly_create(path, (const char *const *)s->names, s->nnames, &part, 1,
-				     (int)sp_config.compression, &a);
+	int ret = create_one(path, s, nmpi, mpi_columns, rank, &a);
 	if (!ret)
 		ret = sp_assembly_put_snapshot(a, 0, s, NULL, mpi_offsets, mpi);
 	if (ret) {
@@ -178,10 +185,8 @@ int sp_output_write_part(const char *path, const struct sp_snapshot *s, uint64_t
 static int write_planned(const char *path, struct sp_snapshot *s, struct sp_snapshot_plan *plan,
 			 int rank, int size)
 {
-	struct sp_part_size part = sp_part_size_of(s, (uint32_t)rank);
 	struct sp_assembly *a = NULL;
-	int ret = sp_assembly_create(path, (const char *const *)s->names, s->nnames, &part, 1,
-				     (int)sp_config.compression, &a);
+	int ret = create_one(path, s, 0, 0, rank, &a);
 	if (ret) {
 		sp_snapshot_plan_free(plan);
 		return ret;
