@@ -2,7 +2,7 @@
 /*
  * A snapshot: one process's completed calls arranged as the file wants them
  * (rows per region, events back to back in entry order, CLOCK_MONOTONIC
- * ns). Taken after recording stopped; the writer and the MPI merge read it.
+ * ns). Taken after recording stopped; written through assemble.h.
  */
 #ifndef SP_SNAPSHOT_H
 #define SP_SNAPSHOT_H
