@@ -123,11 +123,8 @@ static inline __attribute__((always_inline)) void sp_mpi_enter(struct sp_mpi_cal
 {
 	if (c->active) {
 		struct sp_thread *t = sp_thread_get();
-		if (SP_LIKELY(t != NULL)) {
-			uint32_t depth = t->depth;
-			sp_rec_enter_thread(t, c->region);
-			c->ev = t->depth == depth + 1 ? t->stack[depth].ev : NULL;
-		}
+		if (SP_LIKELY(t != NULL))
+			c->ev = sp_rec_enter_at(t, c->region, sp_ticks());
 	}
 	errno = c->err;
 }
@@ -277,7 +274,6 @@ struct sp_mpi_fast {
 	struct sp_thread *t;
 	struct sp_event *ev;   /* the closed event, NULL if it could not close */
 	uint32_t region;
-	uint32_t depth;        /* the frame's index on the thread's stack */
 	struct sp_mpi_rec rec;
 };
 
@@ -326,35 +322,18 @@ static inline __attribute__((always_inline)) void sp_mpi_fast_enter(struct sp_mp
 {
 	struct sp_thread *t = f->t;
 	sp_mpi_depth = 1;
-	struct sp_event *e = t->pos++;
-	struct sp_frame *fr = &t->stack[t->depth];
-	f->depth = t->depth++;
-	fr->ev = e;
-	fr->region = f->region;
-	fr->flags = 0;
-	e->region = f->region;
-	e->aux = 0;
-	e->end = SP_OPEN;
-	int64_t now = sp_ticks();
-	e->start = now;
-	fr->start = now;
+	struct sp_frame *fr = sp_event_push(t, f->region);
+	sp_event_start(fr, sp_ticks());
 }
 
 /* Close the event: the timestamp is the first thing after the MPI call. */
 static inline __attribute__((always_inline)) void sp_mpi_fast_leave(struct sp_mpi_fast *f)
 {
 	int64_t now = sp_ticks();
-	struct sp_thread *t = f->t;
-	struct sp_frame *fr = &t->stack[f->depth];
-	f->ev = NULL;
-	if (SP_LIKELY(t->depth == f->depth + 1 && !t->overflow && fr->region == f->region &&
-		      fr->ev)) {
-		f->ev = fr->ev;
-		f->ev->end = now;
-		t->depth = f->depth;
-	} else {
+	f->ev = sp_event_close(f->t, f->region, now);
+	if (SP_UNLIKELY(!f->ev)) {
 		int saved = errno;
-		sp_thread_exit_slow(t, f->region, now);
+		sp_thread_exit_slow(f->t, f->region, now);
 		errno = saved;
 	}
 }
