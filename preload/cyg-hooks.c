@@ -186,19 +186,9 @@ static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread
 			return push_throttled(h, t, region);
 		return sp_fn_enter_filtered(h, region);
 	}
-	/* sp_rec_enter_thread() with the TSC read inline. */
-	int64_t now = tsc_ticks();
-	struct sp_event *ev = t->pos;
-	uint32_t d = t->depth;
-	if (SP_UNLIKELY(ev == t->end || d >= SP_STACK_MAX))
-		return sp_thread_enter_slow(t, region, now);
-	t->pos = ev + 1;
-	ev->start = now;
-	ev->end = SP_OPEN;
-	ev->region = region;
-	ev->aux = 0;
-	t->depth = d + 1;
-	t->stack[d] = (struct sp_frame){ .ev = ev, .start = now, .region = region, .flags = 0 };
+	/* The recorder's open with the TSC read inline; its slow path is a
+	 * tail call. */
+	sp_rec_enter_at(t, region, tsc_ticks());
 }
 
 static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread *h,
@@ -224,15 +214,8 @@ static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread 
 		return sp_fn_exit_filtered(h, region);
 	}
 	int64_t now = tsc_ticks();
-	uint32_t d = t->depth;
-	if (SP_LIKELY(d && !t->overflow)) {
-		struct sp_frame *f = &t->stack[d - 1];
-		if (SP_LIKELY(f->region == region && f->ev)) {
-			f->ev->end = now;
-			t->depth = d - 1;
-			return;
-		}
-	}
+	if (SP_LIKELY(sp_event_close(t, region, now)))
+		return;
 	sp_fn_exit_unwind(h, region, now); /* longjmp'ed frames, stray exit */
 }
 

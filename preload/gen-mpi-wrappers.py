@@ -89,17 +89,44 @@ def post_bytes(fn, fortran):
     return e
 
 
-# ---- body ----------------------------------------------------------------
+# ---- what both paths record ---------------------------------------------
+#
+# One interpretation of the annotations for both paths of a wrapper: the
+# call's data as passed (struct sp_mpi_args, var.a) and the status of a
+# wildcard receive. The runtime builds the record from them with one builder
+# (sp_mpi_rec_build, mpi-record.h), on the general and on the fast path.
+
+def args_stmts(fn, fortran, var):
+    """Statements filling var.a from the arguments."""
+    a = fn['ann']
+    out = []
+    if 'bytes' in a:
+        out.append(f'{var}.a.bytes = {post_bytes(fn, fortran)};')
+    for key in ('peer', 'root', 'tag'):
+        if key in a:
+            out.append(f'{var}.a.{key} = {fval(fn, a[key], fortran)};')
+    return out
+
+
+def status_stmt(fn, fortran, var):
+    """The statement taking a wildcard receive's peer and tag from its
+    status, or None."""
+    a = fn['ann']
+    if 'status' not in a:
+        return None
+    st = f'sp_mpi_args_status(&{var}.a, {a["status"]}, {int(fortran)});'
+    if 'flag' in fn['pnames'] and 'test' not in a:  # Iprobe: no status without a match
+        flag = '(*(const MPI_Fint *)flag)' if fortran else '*flag'
+        st = f'if ({flag})\n\t\t\t{st}'
+    return st
+
+
+# ---- the general path -----------------------------------------------------
 
 def body(fn, fortran, call):
     a, F = fn['ann'], int(fortran)
     v = lambda p: fval(fn, p, fortran)
-    pre, post, always = [], [], []
-    if 'bytes' in a:
-        pre.append(f'c.bytes = {post_bytes(fn, fortran)};')
-    for key in ('peer', 'root', 'tag'):
-        if key in a:
-            pre.append(f'c.{key} = {v(a[key])};')
+    pre, post, always = args_stmts(fn, fortran, 'c'), [], []
     if 'comm' in a:
         pre.append(f'c.comm = {v(a["comm"])};')
     if 'win' in a:
@@ -122,6 +149,9 @@ def body(fn, fortran, call):
     if 'startall' in a:
         pre.append('sp_mpi_reqs_done(&c, -1, NULL, 0);')
     ival = lambda p: f'(*(const MPI_Fint *){p})' if fortran else f'*{p}'
+    st = status_stmt(fn, fortran, 'c')
+    if st:
+        post.append(st)
     test = ival(a['test']) if 'test' in a else None
     cond = (lambda stmt: f'if ({test})\n\t\t\t{stmt}') if test else (lambda stmt: stmt)
     if 'wait' in a or 'waitall' in a:
@@ -132,11 +162,6 @@ def body(fn, fortran, call):
     if 'waitsome' in a:
         _, _, outn, idx = a['waitsome'].split(':')
         post.append(f'sp_mpi_reqs_done(&c, {ival(outn)}, (const int *){idx}, {F});')
-    if 'status' in a:
-        st = f'sp_mpi_peer_from_status(&c, {a["status"]}, {F});'
-        if 'flag' in fn['pnames'] and 'test' not in a:  # Iprobe: no status without a match
-            st = f'if ({ival("flag")})\n\t\t\t{st}'
-        post.append(st)
     ok = '*ierr == MPI_SUCCESS' if fortran else 'ret == MPI_SUCCESS'
     if 'req' in a or 'preq' in a:
         r = a.get('req') or a.get('preq')
@@ -164,6 +189,8 @@ def body(fn, fortran, call):
     return out
 
 
+# ---- the fast path ----------------------------------------------------------
+
 # Annotations the fast path (sp_mpi_fast_*, mpi-record.h) can record.
 FAST_KEYS = {'bytes', 'inplace', 'peer', 'root', 'tag', 'comm', 'status', 'req', 'preq',
              'wait', 'waitall', 'test'}
@@ -185,7 +212,9 @@ def fast_body(fn, call):
         specs.append(a['inplace'].partition(':')[2])
     if any(':' in sp for sp in specs):
         return []
-    begin = f'sp_mpi_fast_begin(&f, SP_MPI_{fn["name"]}, {a.get("comm", "MPI_COMM_NULL")})'
+    fid = f'SP_MPI_{fn["name"]}'
+    begin = f'sp_mpi_fast_begin_comm(&f, {fid}, {a["comm"]})' if 'comm' in a else \
+        f'sp_mpi_fast_begin(&f, {fid})'
     out = ['\tstruct sp_mpi_fast f;']
     saved = None
     if 'wait' in a:  # the handles are copied: the call frees them
@@ -200,24 +229,26 @@ def fast_body(fn, call):
         saved = n
     else:
         out.append(f'\tif ({begin}) {{')
-    if 'bytes' in a:
-        out.append(f'\t\tf.rec.bytes = {post_bytes(fn, False)};')
-    if 'peer' in a:
-        out.append(f'\t\tf.rec.peer = sp_mpi_last_world({a["peer"]});')
-    if 'root' in a:
-        out.append(f'\t\tf.rec.root = sp_mpi_fast_root({a["root"]});')
-    if 'tag' in a:
-        out.append(f'\t\tf.rec.tag = {a["tag"]} < 0 ? -1 : {a["tag"]};')
+    out += ['\t\t' + s for s in args_stmts(fn, False, 'f')]
     out += ['\t\tsp_mpi_fast_enter(&f);', '\t\t' + call, '\t\tsp_mpi_fast_leave(&f);']
+    st = status_stmt(fn, False, 'f')
+    if st:
+        out.append('\t\t' + st)
+    # The record: the requests' for a completion, else the call's data.
+    out.append('\t\tstruct sp_mpi_rec rec;')
+    build = 'sp_mpi_fast_build(&f, &rec);'
     if saved:
-        done = f'sp_mpi_reqs_rec(&f.rec, sp_saved, {saved}, -1, NULL, 0);'
-        out.append(f'\t\tif (*{a["test"]})\n\t\t\t{done}' if 'test' in a else '\t\t' + done)
-    if 'status' in a and 'peer' in a:
-        out.append(f'\t\tsp_mpi_fast_status(&f, {a["peer"]}, {a.get("tag", "0")}, {a["status"]});')
+        done = f'sp_mpi_reqs_rec(&rec, sp_saved, {saved}, -1, NULL, 0);'
+        if 'test' in a:
+            out += [f'\t\tif (*{a["test"]})', f'\t\t\t{done}', '\t\telse', f'\t\t\t{build}']
+        else:
+            out.append('\t\t' + done)
+    else:
+        out.append('\t\t' + build)
     r = a.get('req') or a.get('preq')
     if r:
-        out.append(f'\t\tif (ret == MPI_SUCCESS)\n\t\t\tsp_mpi_req_put_fast(&f.rec, *{r});')
-    out += ['\t\tsp_mpi_fast_end(&f);', '\t\treturn ret;', '\t}']
+        out.append(f'\t\tif (ret == MPI_SUCCESS)\n\t\t\tsp_mpi_req_put_fast(&rec, *{r});')
+    out += ['\t\tsp_mpi_fast_end(&f, &rec);', '\t\treturn ret;', '\t}']
     return out
 
 

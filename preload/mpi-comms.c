@@ -190,6 +190,12 @@ out:
 	return e;
 }
 
+static struct sp_mpi_view entry_view(const struct comm_entry *e)
+{
+	return (struct sp_mpi_view){ .id = e->id, .nworld = e->nworld, .inter = e->inter,
+				     .world = e->world };
+}
+
 /* Last lookup of this thread: most code uses one communicator in a row.
  * Valid while no handle was forgotten since (generation). */
 atomic_uint sp_mpi_comm_gen;
@@ -206,12 +212,7 @@ static struct comm_entry *lookup(const void *key, int kind)
 	if (SP_UNLIKELY(!e))
 		e = insert(key, kind);
 	if (e && kind == KIND_COMM) {
-		sp_mpi_last.key = key;
-		sp_mpi_last.id = e->id;
-		sp_mpi_last.gen = gen;
-		sp_mpi_last.nworld = e->nworld;
-		sp_mpi_last.inter = e->inter;
-		sp_mpi_last.world = e->world;
+		sp_mpi_last = (struct sp_mpi_last){ .key = key, .gen = gen, .view = entry_view(e) };
 		last_entry = e;
 	}
 	return e;
@@ -274,15 +275,6 @@ int sp_mpi_comm_count_len(MPI_Comm comm)
 	return e->inter ? e->remote_size : e->size;
 }
 
-static int32_t to_world(const struct comm_entry *e, int rank)
-{
-	if (rank < 0 || !e)
-		return -1;
-	if (!e->world)
-		return e->kind == KIND_COMM && rank < e->nworld ? rank : -1;
-	return rank < e->nworld ? e->world[rank] : -1;
-}
-
 void sp_mpi_resolve(struct sp_mpi_call *c)
 {
 	if (c->resolved)
@@ -292,16 +284,8 @@ void sp_mpi_resolve(struct sp_mpi_call *c)
 		e = lookup(c->comm, KIND_COMM);
 	else if (c->win != MPI_WIN_NULL)
 		e = lookup(c->win, KIND_WIN);
-	c->rec.bytes = c->bytes;
-	c->rec.tag = c->tag == SP_MPI_UNSET || c->tag < 0 ? -1 : c->tag;
-	c->rec.comm = e ? e->id : -1;
-	c->rec.peer = c->peer == SP_MPI_UNSET ? -1 : to_world(e, c->peer);
-	if (c->root == SP_MPI_UNSET)
-		c->rec.root = -1;
-	else if (e && e->inter && c->root == MPI_ROOT)
-		c->rec.root = sp_mpi_world_rank;
-	else
-		c->rec.root = to_world(e, c->root);
+	struct sp_mpi_view v = e ? entry_view(e) : (struct sp_mpi_view){ 0 };
+	sp_mpi_rec_build(&c->rec, e ? &v : NULL, &c->a);
 	c->resolved = true;
 }
 

@@ -86,25 +86,6 @@ bool sp_mpi_f_in_place(const void *buf)
 	return &mpi_fortran_in_place_ && buf == (const void *)&mpi_fortran_in_place_;
 }
 
-void sp_mpi_peer_from_status(struct sp_mpi_call *c, const void *status, int fortran)
-{
-	if (c->peer != MPI_ANY_SOURCE || !status)
-		return;
-	MPI_Status st;
-	if (fortran) {
-		if (status == (const void *)MPI_F_STATUS_IGNORE ||
-		    PMPI_Status_f2c((const MPI_Fint *)status, &st) != MPI_SUCCESS)
-			return;
-	} else {
-		if (status == (const void *)MPI_STATUS_IGNORE)
-			return;
-		st = *(const MPI_Status *)status;
-	}
-	c->peer = st.MPI_SOURCE;
-	if (c->tag == MPI_ANY_TAG)
-		c->tag = st.MPI_TAG;
-}
-
 /* ---- per-thread records ------------------------------------------------- */
 
 __thread struct sp_mpi_thread *sp_mpi_my __attribute__((tls_model("initial-exec")));
@@ -175,7 +156,7 @@ static bool grow(struct sp_mpi_thread *th)
 	return true;
 }
 
-void sp_mpi_append_slow(struct sp_event *ev, const struct sp_mpi_rec *r, uint32_t site)
+void sp_mpi_append_slow(struct sp_event *ev, struct sp_mpi_rec r, uint32_t site)
 {
 	int saved = errno;
 	struct sp_mpi_thread *th = sp_mpi_my;
@@ -184,7 +165,7 @@ void sp_mpi_append_slow(struct sp_event *ev, const struct sp_mpi_rec *r, uint32_
 	if (th && grow(th)) {
 		if (th->sites)
 			th->sites[th->n] = site;
-		sp_mpi_rec_copy(th->pos++, r);
+		sp_mpi_rec_copy(th->pos++, &r);
 		ev->aux = ++th->n; /* 1 + index */
 	}
 	errno = saved;
@@ -204,17 +185,13 @@ void sp_mpi_store(struct sp_mpi_call *c)
 	errno = saved;
 	if (!c->ev || !sp_tls)
 		return;
-	const struct sp_mpi_rec *r = &c->rec;
-	if (r->bytes == -1 && r->peer == -1 && r->root == -1 && r->tag == -1 &&
-	    r->comm < 0x3fffffff && !c->site) {
-		/* No message data: the communicator id fits in aux itself. */
-		c->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(r->comm + 1);
-		return;
-	}
-	if (sp_mpi_cs_frames)
-		sp_mpi_append_slow(c->ev, r, c->site);
+	/* With call sites on, every record appended carries its site (even
+	 * none: the sites stay parallel to the records); a call with neither
+	 * data nor site keeps its id in aux. */
+	if (sp_mpi_cs_frames && (c->site || !sp_mpi_rec_inline(&c->rec)))
+		sp_mpi_append_slow(c->ev, c->rec, c->site);
 	else
-		sp_mpi_append(c->ev, r);
+		sp_mpi_rec_keep(c->ev, &c->rec);
 }
 
 uint32_t sp_mpi_rec_site(uint32_t thread, uint32_t aux)
@@ -225,26 +202,26 @@ uint32_t sp_mpi_rec_site(uint32_t thread, uint32_t aux)
 	return th->sites && aux <= th->n ? th->sites[aux - 1] : 0;
 }
 
+void sp_mpi_rec_of(uint32_t thread, uint32_t aux, struct sp_mpi_rec *ret_rec)
+{
+	*ret_rec = (struct sp_mpi_rec){ .bytes = -1, .peer = -1, .root = -1, .tag = -1, .comm = -1 };
+	if (aux & SP_MPI_AUX_INLINE)
+		ret_rec->comm = (int32_t)(aux & ~SP_MPI_AUX_INLINE) - 1;
+	else if (aux && thread < nby_index && by_index[thread] && aux <= by_index[thread]->n)
+		*ret_rec = *rec_at(by_index[thread], aux - 1);
+}
+
 void sp_mpi_columns(const struct sp_snapshot *s, uint64_t first, uint64_t n, int64_t *bytes,
 		    int32_t *peer, int32_t *root, int32_t *tag, int32_t *comm)
 {
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t e = first + i;
-		uint32_t aux = s->aux ? s->aux[e] : 0, t = s->thread[e];
-		const struct sp_mpi_rec *r = NULL;
-		if (aux & SP_MPI_AUX_INLINE) {
-			bytes[i] = -1;
-			peer[i] = root[i] = tag[i] = -1;
-			comm[i] = (int32_t)(aux & ~SP_MPI_AUX_INLINE) - 1;
-			continue;
-		}
-		if (aux && t < nby_index && by_index[t] && aux <= by_index[t]->n)
-			r = rec_at(by_index[t], aux - 1);
-		bytes[i] = r ? r->bytes : -1;
-		peer[i] = r ? r->peer : -1;
-		root[i] = r ? r->root : -1;
-		tag[i] = r ? r->tag : -1;
-		comm[i] = r ? r->comm : -1;
+		struct sp_mpi_rec r;
+		sp_mpi_rec_of(s->thread[first + i], s->aux ? s->aux[first + i] : 0, &r);
+		bytes[i] = r.bytes;
+		peer[i] = r.peer;
+		root[i] = r.root;
+		tag[i] = r.tag;
+		comm[i] = r.comm;
 	}
 }
 
@@ -283,10 +260,10 @@ void sp_mpi_req_put(struct sp_mpi_call *c, MPI_Request req)
 	if (!sp_mpi_reqs || req == MPI_REQUEST_NULL)
 		return;
 	sp_mpi_resolve_fast(c);
-	sp_mpi_req_put_rec(&c->rec, req);
+	sp_mpi_req_put_rec(c->rec, req);
 }
 
-void sp_mpi_req_put_rec(const struct sp_mpi_rec *rec, MPI_Request req)
+void sp_mpi_req_put_rec(struct sp_mpi_rec rec, MPI_Request req)
 {
 	uintptr_t k = (uintptr_t)req;
 	if (!sp_mpi_reqs || req == MPI_REQUEST_NULL)
@@ -297,7 +274,7 @@ void sp_mpi_req_put_rec(const struct sp_mpi_rec *rec, MPI_Request req)
 		uintptr_t cur = atomic_load_explicit(&s->key, memory_order_acquire), zero = 0;
 		if (cur == k || (cur == 0 && atomic_compare_exchange_strong(&s->key, &zero, k)) ||
 		    zero == k) {
-			sp_mpi_rec_copy(&s->rec, rec);
+			sp_mpi_rec_copy(&s->rec, &rec);
 			return;
 		}
 	}

@@ -37,14 +37,102 @@ struct sp_mpi_rec {
 
 #define SP_MPI_SAVED 16
 
+/* ---- the record builder ----------------------------------------------------
+ *
+ * Both paths of a wrapper (the general one, struct sp_mpi_call, and the fast
+ * one, struct sp_mpi_fast) collect a call's data as passed into a struct
+ * sp_mpi_args, the same statements generated from the same annotations, and
+ * turn it into the record with sp_mpi_rec_build() against the view of the
+ * call's communicator. Completions take their record from the requests
+ * (sp_mpi_reqs_rec); sp_mpi_rec_keep() stores either with the event.
+ */
+
+/* A call's data as passed: ranks in its communicator or window,
+ * SP_MPI_UNSET when the call has none; bytes -1 unknown. */
+struct sp_mpi_args {
+	int64_t bytes;
+	int peer, root, tag;
+};
+
+/* A communicator or window as the builder sees it: its id (-1 for a
+ * window) and its rank -> world rank table (world NULL: identity below
+ * nworld; remote ranks for an intercommunicator). */
+struct sp_mpi_view {
+	int32_t id;
+	int32_t nworld;
+	bool inter;
+	const int32_t *world;
+};
+
+static inline __attribute__((always_inline)) void sp_mpi_args_init(struct sp_mpi_args *a)
+{
+	*a = (struct sp_mpi_args){ .bytes = -1, .peer = SP_MPI_UNSET, .root = SP_MPI_UNSET,
+				   .tag = SP_MPI_UNSET };
+}
+
+/* World rank of `rank` in v (NULL: no communicator), -1 if none. */
+static inline __attribute__((always_inline)) int32_t sp_mpi_view_world(const struct sp_mpi_view *v,
+									int rank)
+{
+	if (!v || rank < 0 || rank >= v->nworld)
+		return -1;
+	return v->world ? v->world[rank] : rank;
+}
+
+SP_HIDDEN extern int sp_mpi_world_rank, sp_mpi_world_size;
+
+/* The record of a call from its data, v its communicator or window (NULL
+ * none). SP_MPI_UNSET and MPI's negative ranks and tags become -1;
+ * MPI_ROOT on an intercommunicator is this rank. */
+static inline __attribute__((always_inline)) void sp_mpi_rec_build(struct sp_mpi_rec *r,
+								    const struct sp_mpi_view *v,
+								    const struct sp_mpi_args *a)
+{
+	r->bytes = a->bytes;
+	r->peer = sp_mpi_view_world(v, a->peer);
+	r->root = v && v->inter && a->root == MPI_ROOT ? sp_mpi_world_rank
+						       : sp_mpi_view_world(v, a->root);
+	r->tag = a->tag < 0 ? -1 : a->tag;
+	r->comm = v ? v->id : -1;
+}
+
+/* A receive posted with MPI_ANY_SOURCE: the peer, and the tag if it was
+ * MPI_ANY_TAG, from its status (a Fortran status if fortran). */
+static inline __attribute__((always_inline)) void sp_mpi_args_status(struct sp_mpi_args *a,
+								      const void *status, int fortran)
+{
+	if (a->peer != MPI_ANY_SOURCE || !status)
+		return;
+	MPI_Status st;
+	if (fortran) {
+		if (status == (const void *)MPI_F_STATUS_IGNORE ||
+		    PMPI_Status_f2c((const MPI_Fint *)status, &st) != MPI_SUCCESS)
+			return;
+	} else {
+		if (status == (const void *)MPI_STATUS_IGNORE)
+			return;
+		st = *(const MPI_Status *)status;
+	}
+	a->peer = st.MPI_SOURCE;
+	if (a->tag == MPI_ANY_TAG)
+		a->tag = st.MPI_TAG;
+}
+
+/* True when a record has nothing but its communicator id, and the id fits
+ * in an event's aux (SP_MPI_AUX_INLINE). */
+static inline __attribute__((always_inline)) bool sp_mpi_rec_inline(const struct sp_mpi_rec *r)
+{
+	return r->bytes == -1 && r->peer == -1 && r->root == -1 && r->tag == -1 &&
+	       r->comm < 0x3fffffff;
+}
+
 /* State of one wrapped call, on the wrapper's stack. */
 struct sp_mpi_call {
 	int active;              /* recorded: outermost MPI call, recording on */
 	int err;                 /* errno kept for the application */
 	uint32_t region;
 	struct sp_event *ev;     /* the call's event, NULL if dropped */
-	int64_t bytes;
-	int peer, root, tag;     /* as passed (ranks in comm or win) */
+	struct sp_mpi_args a;
 	MPI_Comm comm;
 	MPI_Win win;
 	bool resolved;           /* rec below is final */
@@ -61,9 +149,9 @@ SP_HIDDEN extern __thread int sp_mpi_depth __attribute__((tls_model("initial-exe
 
 SP_HIDDEN uint32_t sp_mpi_region_slow(enum sp_mpi_fn fn);
 SP_HIDDEN void sp_mpi_store(struct sp_mpi_call *c);
-/* Fill c->rec from the call's data: ranks to world ranks, comm to its id. */
+/* Fill c->rec from the call's data with the builder, the communicator or
+ * window looked up in the cache. */
 SP_HIDDEN void sp_mpi_resolve(struct sp_mpi_call *c);
-SP_HIDDEN extern int sp_mpi_world_rank, sp_mpi_world_size;
 
 /* ---- call sites (mpi-callsites.c) ----------------------------------------- */
 
@@ -98,8 +186,7 @@ static inline __attribute__((always_inline)) bool sp_mpi_begin(struct sp_mpi_cal
 	if (SP_UNLIKELY(c->region == SP_NO_REGION))
 		return false;
 	c->active = 1;
-	c->bytes = -1;
-	c->peer = c->root = c->tag = SP_MPI_UNSET;
+	sp_mpi_args_init(&c->a);
 	c->comm = MPI_COMM_NULL;
 	c->win = MPI_WIN_NULL;
 	c->resolved = false;
@@ -123,11 +210,8 @@ static inline __attribute__((always_inline)) void sp_mpi_enter(struct sp_mpi_cal
 {
 	if (c->active) {
 		struct sp_rec_thread *t = sp_thread_get();
-		if (SP_LIKELY(t != NULL)) {
-			uint32_t depth = t->depth;
-			sp_rec_enter_thread(t, c->region);
-			c->ev = t->depth == depth + 1 ? t->stack[depth].ev : NULL;
-		}
+		if (SP_LIKELY(t != NULL))
+			c->ev = sp_rec_enter_at(t, c->region, sp_ticks());
 	}
 	errno = c->err;
 }
@@ -146,24 +230,20 @@ static inline __attribute__((always_inline)) bool sp_mpi_leave(struct sp_mpi_cal
 }
 
 /* The last communicator this thread resolved (mpi-comms.c), valid while
- * sp_mpi_comm_gen has not moved: its id and its rank -> world rank table
- * (world NULL: identity below nworld). */
+ * sp_mpi_comm_gen has not moved. */
 struct sp_mpi_last {
 	const void *key;
-	int32_t id;
 	unsigned gen;
-	int32_t nworld;
-	bool inter;
-	const int32_t *world;
+	struct sp_mpi_view view;
 };
 SP_HIDDEN extern __thread struct sp_mpi_last sp_mpi_last __attribute__((tls_model("initial-exec")));
 SP_HIDDEN extern atomic_uint sp_mpi_comm_gen;
 
-static inline int32_t sp_mpi_last_world(int rank)
+/* True when comm is the communicator this thread resolved last. */
+static inline __attribute__((always_inline)) bool sp_mpi_last_is(MPI_Comm comm)
 {
-	if (rank < 0 || rank >= sp_mpi_last.nworld)
-		return -1;
-	return sp_mpi_last.world ? sp_mpi_last.world[rank] : rank;
+	return sp_mpi_last.key == (const void *)comm &&
+	       sp_mpi_last.gen == atomic_load_explicit(&sp_mpi_comm_gen, memory_order_relaxed);
 }
 
 /* Fill c->rec (as sp_mpi_resolve), inline when the call's communicator is
@@ -172,19 +252,8 @@ static inline __attribute__((always_inline)) void sp_mpi_resolve_fast(struct sp_
 {
 	if (c->resolved)
 		return;
-	if (SP_LIKELY(c->comm != MPI_COMM_NULL && c->win == MPI_WIN_NULL &&
-		      sp_mpi_last.key == (const void *)c->comm &&
-		      sp_mpi_last.gen == atomic_load_explicit(&sp_mpi_comm_gen, memory_order_relaxed))) {
-		c->rec.bytes = c->bytes;
-		c->rec.tag = c->tag == SP_MPI_UNSET || c->tag < 0 ? -1 : c->tag;
-		c->rec.comm = sp_mpi_last.id;
-		c->rec.peer = c->peer == SP_MPI_UNSET ? -1 : sp_mpi_last_world(c->peer);
-		if (c->root == SP_MPI_UNSET)
-			c->rec.root = -1;
-		else if (sp_mpi_last.inter && c->root == MPI_ROOT)
-			c->rec.root = sp_mpi_world_rank;
-		else
-			c->rec.root = sp_mpi_last_world(c->root);
+	if (SP_LIKELY(c->comm != MPI_COMM_NULL && c->win == MPI_WIN_NULL && sp_mpi_last_is(c->comm))) {
+		sp_mpi_rec_build(&c->rec, &sp_mpi_last.view, &c->a);
 		c->resolved = true;
 		return;
 	}
@@ -211,7 +280,10 @@ struct sp_mpi_thread {
 SP_HIDDEN extern __thread struct sp_mpi_thread *sp_mpi_my __attribute__((tls_model("initial-exec")));
 /* Append with the chunk full or the thread not attached yet; with call
  * sites on, every append goes here (the site is stored beside the record). */
-SP_HIDDEN void sp_mpi_append_slow(struct sp_event *ev, const struct sp_mpi_rec *r, uint32_t site);
+/* Records go to the out-of-line functions by value: a caller's record whose
+ * address escapes would live in memory, and the fast path's checks on it
+ * would load what it just stored. */
+SP_HIDDEN void sp_mpi_append_slow(struct sp_event *ev, struct sp_mpi_rec r, uint32_t site);
 
 /* Field by field: the record was just written field by field, and a wide
  * load of narrow stores would miss store-to-load forwarding (a stall longer
@@ -234,27 +306,32 @@ static inline __attribute__((always_inline)) void sp_mpi_append(struct sp_event 
 {
 	struct sp_mpi_thread *th = sp_mpi_my;
 	if (SP_UNLIKELY(!th || th->pos == th->end)) {
-		sp_mpi_append_slow(ev, r, 0);
+		sp_mpi_append_slow(ev, *r, 0);
 		return;
 	}
 	sp_mpi_rec_copy(th->pos++, r);
 	ev->aux = ++th->n; /* 1 + index */
 }
 
-/* Store the call's data and restore errno. Calls without message data keep
- * their communicator id in aux itself (no record memory: Comm_rank,
- * Barrier, Type_*, ...); the others append a record. */
+/* Keep a call's record with its event (call sites off): a call without
+ * message data keeps its communicator id in aux itself (no record memory:
+ * Comm_rank, Barrier, Type_*, ...); the others append a record. */
+static inline __attribute__((always_inline)) void sp_mpi_rec_keep(struct sp_event *ev,
+								   const struct sp_mpi_rec *r)
+{
+	if (sp_mpi_rec_inline(r))
+		ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(r->comm + 1);
+	else
+		sp_mpi_append(ev, r);
+}
+
+/* Store the call's record and restore errno. */
 static inline __attribute__((always_inline)) void sp_mpi_end(struct sp_mpi_call *c)
 {
 	if (c->active) {
 		if (SP_LIKELY(c->ev && c->saved == c->small && !sp_mpi_cs_frames)) {
 			sp_mpi_resolve_fast(c);
-			const struct sp_mpi_rec *r = &c->rec;
-			if (r->bytes == -1 && r->peer == -1 && r->root == -1 && r->tag == -1 &&
-			    r->comm < 0x3fffffff)
-				c->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(r->comm + 1);
-			else
-				sp_mpi_append(c->ev, r);
+			sp_mpi_rec_keep(c->ev, &c->rec);
 		} else {
 			sp_mpi_store(c);
 		}
@@ -268,40 +345,49 @@ static inline __attribute__((always_inline)) void sp_mpi_end(struct sp_mpi_call 
  * Wrappers whose data is known at post time (bytes of one count x type,
  * peer, root, tag, communicator; a request to remember) try this first: no
  * call-state struct, no errno traffic (nothing here calls into libc), the
- * record built before the call. It applies when the thread is attached, its
- * buffers have room, the communicator is the one it resolved last and call
- * sites are off; anything else takes the general path. (A datatype other
- * than the last one costs a PMPI_Type_size call, errno kept.)
+ * record built by the same builder right after the call. It applies when
+ * the thread is attached, its buffers have room, the communicator is the
+ * one it resolved last and call sites are off; anything else takes the
+ * general path. (A datatype other than the last one costs a PMPI_Type_size
+ * call, errno kept.)
  */
 struct sp_mpi_fast {
 	struct sp_rec_thread *t;
 	struct sp_event *ev;   /* the closed event, NULL if it could not close */
 	uint32_t region;
-	uint32_t depth;        /* the frame's index on the thread's stack */
-	struct sp_mpi_rec rec;
+	const struct sp_mpi_view *view; /* the communicator's, NULL without one */
+	struct sp_mpi_args a;
 };
+/* The record is a separate local of the wrapper, built after the call:
+ * its address goes to out-of-line slow paths, and a struct whose address
+ * escapes is kept in memory, so f stays in registers and the data the call
+ * does not have (SP_MPI_UNSET) folds away. */
 
-/* comm: the call's communicator, or MPI_COMM_NULL for a call without one. */
+/* A call without a communicator (completions, file I/O). */
 static inline __attribute__((always_inline)) bool sp_mpi_fast_begin(struct sp_mpi_fast *f,
-								     enum sp_mpi_fn fn, MPI_Comm comm)
+								     enum sp_mpi_fn fn)
 {
 	struct sp_rec_thread *t = sp_tls;
 	uint32_t r = sp_mpi_region_ids[fn];
 	if (SP_UNLIKELY(!t || !r || sp_mpi_depth || !sp_mpi_on || sp_mpi_cs_frames ||
 			!atomic_load_explicit(&sp_recording, memory_order_relaxed) ||
-			t->pos == t->end || t->depth >= SP_STACK_MAX))
+			sp_event_full(t)))
 		return false;
-	int32_t id = -1;
-	if (comm != MPI_COMM_NULL) {
-		if (SP_UNLIKELY(sp_mpi_last.key != (const void *)comm ||
-				sp_mpi_last.gen != atomic_load_explicit(&sp_mpi_comm_gen,
-									memory_order_relaxed)))
-			return false;
-		id = sp_mpi_last.id;
-	}
 	f->t = t;
 	f->region = r - 1;
-	f->rec = (struct sp_mpi_rec){ .bytes = -1, .peer = -1, .root = -1, .tag = -1, .comm = id };
+	f->view = NULL;
+	sp_mpi_args_init(&f->a);
+	return true;
+}
+
+/* A call on comm: only when it is the communicator this thread resolved
+ * last (never MPI_COMM_NULL), whose view the record is built with. */
+static inline __attribute__((always_inline)) bool sp_mpi_fast_begin_comm(struct sp_mpi_fast *f,
+									  enum sp_mpi_fn fn, MPI_Comm comm)
+{
+	if (!sp_mpi_fast_begin(f, fn) || SP_UNLIKELY(!sp_mpi_last_is(comm)))
+		return false;
+	f->view = &sp_mpi_last.view;
 	return true;
 }
 
@@ -315,72 +401,41 @@ static inline __attribute__((always_inline)) void sp_mpi_copy_reqs(MPI_Request *
 		__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
 }
 
-/* Root as recorded (MPI_ROOT on an intercommunicator is this rank). */
-static inline int32_t sp_mpi_fast_root(int root)
-{
-	return sp_mpi_last.inter && root == MPI_ROOT ? sp_mpi_world_rank : sp_mpi_last_world(root);
-}
-
 /* Open the event: the timestamp is the last thing before the MPI call. */
 static inline __attribute__((always_inline)) void sp_mpi_fast_enter(struct sp_mpi_fast *f)
 {
 	struct sp_rec_thread *t = f->t;
 	sp_mpi_depth = 1;
-	struct sp_event *e = t->pos++;
-	struct sp_frame *fr = &t->stack[t->depth];
-	f->depth = t->depth++;
-	fr->ev = e;
-	fr->region = f->region;
-	fr->flags = 0;
-	e->region = f->region;
-	e->aux = 0;
-	e->end = SP_OPEN;
-	int64_t now = sp_ticks();
-	e->start = now;
-	fr->start = now;
+	struct sp_frame *fr = sp_event_push(t, f->region);
+	sp_event_start(fr, sp_ticks());
 }
 
 /* Close the event: the timestamp is the first thing after the MPI call. */
 static inline __attribute__((always_inline)) void sp_mpi_fast_leave(struct sp_mpi_fast *f)
 {
 	int64_t now = sp_ticks();
-	struct sp_rec_thread *t = f->t;
-	struct sp_frame *fr = &t->stack[f->depth];
-	f->ev = NULL;
-	if (SP_LIKELY(t->depth == f->depth + 1 && !t->overflow && fr->region == f->region &&
-		      fr->ev)) {
-		f->ev = fr->ev;
-		f->ev->end = now;
-		t->depth = f->depth;
-	} else {
+	f->ev = sp_event_close(f->t, f->region, now);
+	if (SP_UNLIKELY(!f->ev)) {
 		int saved = errno;
-		sp_thread_exit_slow(t, f->region, now);
+		sp_thread_exit_slow(f->t, f->region, now);
 		errno = saved;
 	}
 }
 
-/* Peer and tag from the status of a receive posted with wildcards. */
-static inline void sp_mpi_fast_status(struct sp_mpi_fast *f, int peer, int tag,
-				      const MPI_Status *status)
+/* The record from the call's data (the status applied), for a call that
+ * is not a completion (whose record comes from its requests). */
+static inline __attribute__((always_inline)) void sp_mpi_fast_build(const struct sp_mpi_fast *f,
+								     struct sp_mpi_rec *rec)
 {
-	if (peer != MPI_ANY_SOURCE || status == MPI_STATUS_IGNORE)
-		return;
-	f->rec.peer = sp_mpi_last_world(status->MPI_SOURCE);
-	if (tag == MPI_ANY_TAG)
-		f->rec.tag = status->MPI_TAG < 0 ? -1 : status->MPI_TAG;
+	sp_mpi_rec_build(rec, f->view, &f->a);
 }
 
 /* Store the record (or the communicator id alone, in aux). */
-static inline __attribute__((always_inline)) void sp_mpi_fast_end(struct sp_mpi_fast *f)
+static inline __attribute__((always_inline)) void sp_mpi_fast_end(struct sp_mpi_fast *f,
+								   const struct sp_mpi_rec *rec)
 {
-	const struct sp_mpi_rec *r = &f->rec;
-	if (SP_LIKELY(f->ev != NULL)) {
-		if (r->bytes == -1 && r->peer == -1 && r->root == -1 && r->tag == -1 &&
-		    r->comm < 0x3fffffff)
-			f->ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(r->comm + 1);
-		else
-			sp_mpi_append(f->ev, r);
-	}
+	if (SP_LIKELY(f->ev != NULL))
+		sp_mpi_rec_keep(f->ev, rec);
 	sp_mpi_depth = 0;
 }
 
@@ -417,8 +472,6 @@ SP_HIDDEN int64_t sp_mpi_bytes_sumw(const void *counts, const void *types, int f
 				    MPI_Comm comm);
 /* True if a Fortran buffer argument is MPI_IN_PLACE. */
 SP_HIDDEN bool sp_mpi_f_in_place(const void *buf);
-/* Peer from a status when the call named MPI_ANY_SOURCE. */
-SP_HIDDEN void sp_mpi_peer_from_status(struct sp_mpi_call *c, const void *status, int fortran);
 
 /* ---- requests: post-time data kept with the request ---------------------- */
 
@@ -444,7 +497,7 @@ static inline size_t sp_mpi_req_hash(uintptr_t k)
 
 SP_HIDDEN void sp_mpi_req_put(struct sp_mpi_call *c, MPI_Request req);
 /* Keep a resolved record with a request (any slot). */
-SP_HIDDEN void sp_mpi_req_put_rec(const struct sp_mpi_rec *rec, MPI_Request req);
+SP_HIDDEN void sp_mpi_req_put_rec(struct sp_mpi_rec rec, MPI_Request req);
 
 /* The same, inline when the request's home slot already holds it (a
  * recycled request object: the common case in a loop). */
@@ -460,7 +513,7 @@ static inline __attribute__((always_inline)) void sp_mpi_req_put_fast(const stru
 			return;
 		}
 	}
-	sp_mpi_req_put_rec(rec, req);
+	sp_mpi_req_put_rec(*rec, req);
 }
 
 static inline const struct sp_mpi_rec *sp_mpi_req_get(MPI_Request req)
@@ -487,7 +540,7 @@ SP_HIDDEN void sp_mpi_reqs_save(struct sp_mpi_call *c, const void *reqs, int n, 
  * peer/tag/comm when exactly one request completed. */
 SP_HIDDEN void sp_mpi_reqs_done(struct sp_mpi_call *c, int n, const int *idx, int fortran);
 /* The same for requests saved[0..nsaved) (the fast path's copy), into out. */
-static inline void sp_mpi_reqs_rec(struct sp_mpi_rec *out, const MPI_Request *saved, int nsaved,
+static inline __attribute__((always_inline)) void sp_mpi_reqs_rec(struct sp_mpi_rec *out, const MPI_Request *saved, int nsaved,
 				   int n, const int *idx, int fortran)
 {
 	int64_t bytes = 0;
@@ -553,6 +606,9 @@ struct sp_snapshot;
 SP_HIDDEN void sp_mpi_columns(const struct sp_snapshot *s, uint64_t first, uint64_t n,
 			      int64_t *bytes, int32_t *peer, int32_t *root, int32_t *tag,
 			      int32_t *comm);
+/* The record of an event (thread = recorder thread index, aux = the event's
+ * aux): all -1 when it has none. */
+SP_HIDDEN void sp_mpi_rec_of(uint32_t thread, uint32_t aux, struct sp_mpi_rec *ret_rec);
 /* The call site stored with an event's record: 1 + the thread's site id,
  * 0 if none (thread = recorder thread index, aux = the event's aux). */
 SP_HIDDEN uint32_t sp_mpi_rec_site(uint32_t thread, uint32_t aux);

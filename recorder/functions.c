@@ -443,12 +443,9 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 		}
 		return;
 	}
-	struct sp_event *e = t->pos++;
-	*e = (struct sp_event){ .start = now, .end = SP_OPEN, .region = region, .aux = 0 };
-	t->stack[t->depth++] = (struct sp_frame){
-		.ev = e, .start = now, .region = region, .flags = SP_FRAME_FUNCTION | probe,
-		.timed0 = timed0,
-	};
+	sp_event_open(t, region, now);
+	t->stack[d].flags = SP_FRAME_FUNCTION | probe;
+	t->stack[d].timed0 = timed0;
 	if (probe)
 		h->probe_ticks += sp_ticks() - now;
 }

@@ -3,7 +3,9 @@
  * Automatic function regions (-finstrument-functions): the global function
  * table, the per-thread address cache and counters, the filter and
  * overhead-control settings, and finalize-time symbol resolution. The hooks
- * themselves (preload/cyg-hooks.c) are thin inlines over this.
+ * (preload/cyg-hooks.c) probe the cache declared here, open and close
+ * events with the recorder's event primitive (recorder.h) and leave every
+ * other case to the out-of-line functions below.
  */
 #ifndef SP_FUNCTIONS_H
 #define SP_FUNCTIONS_H

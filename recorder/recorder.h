@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The recorder's internal API: per-thread event buffers and nesting stacks,
- * the hot-path enter/exit inlines, the region table and the flush entry
+ * the event primitive (open and close, always inlined), the region table and the flush entry
  * points. Everything here is hidden (-fvisibility=hidden); preload/ exports
  * the thin public shims.
  */
@@ -92,7 +92,9 @@ SP_HIDDEN extern __thread struct sp_rec_thread *sp_tls
 
 /* Slow paths, out of line. */
 SP_HIDDEN struct sp_rec_thread *sp_thread_attach(void);
-SP_HIDDEN void sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region, int64_t now);
+/* Open a call without room for its event: a new chunk, else a frame without
+ * event (dropped). Returns the event, NULL if none. */
+SP_HIDDEN struct sp_event *sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region, int64_t now);
 SP_HIDDEN void sp_thread_exit_slow(struct sp_rec_thread *t, uint32_t region, int64_t now);
 
 static inline struct sp_rec_thread *sp_thread_get(void)
@@ -104,42 +106,102 @@ static inline struct sp_rec_thread *sp_thread_get(void)
 }
 
 /*
- * Hot path: open a call of `region`. One TLS load, one timestamp, one
- * store of the event, one frame push. No locks, malloc or syscalls; a full
- * chunk or a full stack goes to the slow path.
+ * The event primitive: every recorded call is opened and closed by these
+ * (the hooks, the MPI wrappers' fast and general paths, the manual API and
+ * the filtered function paths). Open: the next slot of the thread's chunk
+ * and a frame pointing to it on the nesting stack, with no check: the
+ * caller tested sp_event_full() and sends that case to its slow path.
+ * Close: the innermost frame, when it is an event of the region.
  */
-static inline void sp_rec_enter_thread(struct sp_rec_thread *t, uint32_t region)
+static inline __attribute__((always_inline)) bool sp_event_full(const struct sp_rec_thread *t)
 {
-	int64_t now = sp_ticks();
-	if (SP_UNLIKELY(t->pos == t->end || t->depth >= SP_STACK_MAX)) {
-		sp_thread_enter_slow(t, region, now);
-		return;
-	}
-	struct sp_event *e = t->pos++;
-	e->start = now;
-	e->end = SP_OPEN;
-	e->region = region;
-	e->aux = 0;
-	struct sp_frame *f = &t->stack[t->depth++];
-	f->ev = e;
-	f->start = now;
-	f->region = region;
-	f->flags = 0;
+	return SP_UNLIKELY(t->pos == t->end) || SP_UNLIKELY(t->depth >= SP_STACK_MAX);
 }
 
-/* Hot path: close the innermost call if it is `region`, else slow path. */
-static inline void sp_rec_exit_thread(struct sp_rec_thread *t, uint32_t region)
+/* Open without a start time (sp_event_start() sets it): for a caller that
+ * reads the clock as the last thing before the call it times. Returns the
+ * frame. */
+static inline __attribute__((always_inline)) struct sp_frame *sp_event_push(struct sp_rec_thread *t,
+									     uint32_t region)
 {
-	int64_t now = sp_ticks();
-	if (SP_LIKELY(t->depth && !t->overflow)) {
-		struct sp_frame *f = &t->stack[t->depth - 1];
+	struct sp_event *ev = t->pos;
+	uint32_t d = t->depth;
+	t->pos = ev + 1;
+	ev->end = SP_OPEN;
+	ev->region = region;
+	ev->aux = 0;
+	t->depth = d + 1;
+	struct sp_frame *f = &t->stack[d];
+	f->ev = ev;
+	f->region = region;
+	f->flags = 0;
+	return f;
+}
+
+/* The start time of the event sp_event_push() opened with frame f. */
+static inline __attribute__((always_inline)) void sp_event_start(struct sp_frame *f, int64_t now)
+{
+	f->ev->start = now;
+	f->start = now;
+}
+
+/* Open an event of `region` started at `now`; returns it. The frame's
+ * flags are 0 and its timed0 is left to the caller. */
+static inline __attribute__((always_inline)) struct sp_event *sp_event_open(struct sp_rec_thread *t,
+									     uint32_t region, int64_t now)
+{
+	struct sp_frame *f = sp_event_push(t, region);
+	sp_event_start(f, now);
+	return f->ev;
+}
+
+/* Close the innermost call at `now` if it is an event of `region`: returns
+ * the event. NULL changes nothing (a mismatched or stray exit, a frame
+ * without event, a stack that overflowed): the caller's slow path decides. */
+static inline __attribute__((always_inline)) struct sp_event *sp_event_close(struct sp_rec_thread *t,
+									      uint32_t region, int64_t now)
+{
+	uint32_t d = t->depth;
+	if (SP_LIKELY(d && !t->overflow)) {
+		struct sp_frame *f = &t->stack[d - 1];
 		if (SP_LIKELY(f->region == region && f->ev)) {
-			f->ev->end = now;
-			t->depth--;
-			return;
+			struct sp_event *ev = f->ev;
+			ev->end = now;
+			t->depth = d - 1;
+			return ev;
 		}
 	}
+	return NULL;
+}
+
+/* Open a call of `region` at `now`: an event, or the slow path. Returns the
+ * event, NULL if the call has none. */
+static inline __attribute__((always_inline)) struct sp_event *sp_rec_enter_at(struct sp_rec_thread *t,
+									       uint32_t region, int64_t now)
+{
+	if (SP_UNLIKELY(sp_event_full(t)))
+		return sp_thread_enter_slow(t, region, now);
+	return sp_event_open(t, region, now);
+}
+
+/* Close a call of `region` at `now` (the slow path handles a mismatch). */
+static inline __attribute__((always_inline)) void sp_rec_exit_at(struct sp_rec_thread *t, uint32_t region,
+								  int64_t now)
+{
+	if (SP_LIKELY(sp_event_close(t, region, now)))
+		return;
 	sp_thread_exit_slow(t, region, now);
+}
+
+/* The same, reading the clock. */
+static inline void sp_rec_enter_thread(struct sp_rec_thread *t, uint32_t region)
+{
+	sp_rec_enter_at(t, region, sp_ticks());
+}
+
+static inline void sp_rec_exit_thread(struct sp_rec_thread *t, uint32_t region)
+{
+	sp_rec_exit_at(t, region, sp_ticks());
 }
 
 static inline void sp_rec_enter(uint32_t region)

@@ -186,25 +186,21 @@ static void count_drop(uint32_t region)
 	atomic_fetch_add_explicit(&dropped_total, 1, memory_order_relaxed);
 }
 
-void sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region, int64_t now)
+struct sp_event *sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region, int64_t now)
 {
 	if (t->depth >= SP_STACK_MAX) {
 		t->overflow++;
 		count_drop(region);
-		return;
+		return NULL;
 	}
 	if (t->pos == t->end && !grow(t)) {
 		struct sp_frame *f = &t->stack[t->depth++];
 		*f = (struct sp_frame){ .ev = NULL, .start = now, .region = region,
 					.flags = SP_FRAME_DROPPED };
 		count_drop(region);
-		return;
+		return NULL;
 	}
-	sp_rec_enter_thread(t, region);
-	/* The event's start is now a little later than `now`; keep `now` so the
-	 * slow path does not shift the call. */
-	t->stack[t->depth - 1].ev->start = now;
-	t->stack[t->depth - 1].start = now;
+	return sp_event_open(t, region, now);
 }
 
 /*
