@@ -27,7 +27,7 @@
 
 #define CHUNK (1u << 18) /* events or MPI values per message: 7 MiB at most */
 enum { TAG_HDR = 1, TAG_NAMES, TAG_MAP, TAG_GO, TAG_ROWS, TAG_FILES, TAG_EV, TAG_THR, TAG_COMM,
-       TAG_SITES, TAG_SMAP, TAG_MPI };
+       TAG_SITES, TAG_SMAP, TAG_MPI, TAG_KINDS };
 
 struct hdr {
 	uint64_t names_bytes, nrows, nevents, nthreads, dropped;
@@ -256,6 +256,8 @@ static int phase_a_send(struct local *l, MPI_Comm comm)
 	int ret = send_big(&l->h, sizeof l->h, TAG_HDR, comm);
 	if (!ret)
 		ret = send_big(l->names, l->h.names_bytes, TAG_NAMES, comm);
+	if (!ret)
+		ret = send_big(l->s.kinds ? (const void *)l->s.kinds : "", l->h.nnames, TAG_KINDS, comm);
 	if (!ret)
 		ret = PMPI_Recv(l->map, (int)l->h.nnames, MPI_UINT32_T, 0, TAG_MAP, comm,
 				MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
@@ -504,33 +506,56 @@ static int root_sites(struct local *l0, MPI_Comm comm, int r, const struct hdr *
 	return ret;
 }
 
-/* Phase A on rank 0: unify names, send maps, learn sizes. */
-static int root_names(struct local *l0, MPI_Comm comm, struct sp_mpi_names *t, struct rank_size *z,
-		      struct hdr *tot, struct sp_mpi_names *sites)
+/* Phase A on rank 0: the kinds of the global names a rank added (ids
+ * n_old .. t->n-1, given in first-seen order) from its kinds lk. */
+static int root_kinds(struct sp_mpi_names *t, uint8_t **kinds, uint32_t n_old, const uint32_t *map,
+		      const uint8_t *lk, uint32_t nl)
+{
+	uint8_t *k = realloc(*kinds, (size_t)t->n + 1);
+	if (!k)
+		return -ENOMEM;
+	*kinds = k;
+	memset(k + n_old, SP_KIND_FUNCTION, t->n - n_old); /* kept if lk holds no valid kind */
+	for (uint32_t i = 0; i < nl; i++)
+		if (map[i] >= n_old && map[i] < t->n && lk[i] < SP_KIND_COUNT)
+			k[map[i]] = lk[i];
+	return 0;
+}
+
+/* Phase A on rank 0: unify names and their kinds, send maps, learn sizes. */
+static int root_names(struct local *l0, MPI_Comm comm, struct sp_mpi_names *t, uint8_t **kinds,
+		      struct rank_size *z, struct hdr *tot, struct sp_mpi_names *sites)
 {
 	int ret = 0;
 	for (int r = 0; r < sp_mpi_world_size; r++) {
 		struct hdr h = l0->h;
 		char *blob = l0->names;
-		uint32_t *map = l0->map;
+		uint32_t *map = l0->map, n_old = t->n;
+		uint8_t *lk = l0->s.kinds;
 		if (r > 0) {
 			MPI_Status st;
 			if (PMPI_Recv(&h, sizeof h, MPI_BYTE, r, TAG_HDR, comm, &st) != MPI_SUCCESS)
 				return -EIO;
 			blob = malloc(h.names_bytes + 1);
 			map = calloc(h.nnames + 1, sizeof *map);
+			lk = malloc((size_t)h.nnames + 1);
 			PMPI_Recv(blob ? blob : (char *)&st, blob ? (int)h.names_bytes : 0, MPI_BYTE, r,
 				  TAG_NAMES, comm, &st);
-			if (!blob || !map)
+			PMPI_Recv(lk ? lk : (uint8_t *)&st, lk ? (int)h.nnames : 0, MPI_BYTE, r,
+				  TAG_KINDS, comm, &st);
+			if (!blob || !map || !lk)
 				ret = ret ? ret : -ENOMEM;
 		}
 		if (!ret)
 			ret = sp_mpi_names_map(t, blob, h.nnames, map);
+		if (!ret && h.nnames)
+			ret = root_kinds(t, kinds, n_old, map, lk, h.nnames);
 		if (r > 0) {
 			PMPI_Send(map ? map : (uint32_t *)&h, map ? (int)h.nnames : 0, MPI_UINT32_T, r,
 				  TAG_MAP, comm);
 			free(blob);
 			free(map);
+			free(lk);
 		}
 		int sret = root_sites(l0, comm, r, &h, sites);
 		ret = ret ? ret : sret;
@@ -617,6 +642,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 	int64_t t0 = sp_monotonic_ns();
 	int P = sp_mpi_world_size;
 	struct sp_mpi_names t = { 0 }, sites = { 0 };
+	uint8_t *kinds = NULL;
 	struct hdr tot = { 0 };
 	struct rank_size *z = calloc((size_t)P, sizeof *z);
 	struct root R = { .comm = comm };
@@ -624,9 +650,10 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 		fprintf(stderr, "scope-profiler: out of memory at MPI_Finalize\n");
 		return;
 	}
-	R.ret = root_names(l0, comm, &t, z, &tot, &sites);
+	R.ret = root_names(l0, comm, &t, &kinds, z, &tot, &sites);
 	R.cols = tot.columns;
 	struct sp_writer_layout layout = { .nnames = t.n, .names = (const char *const *)t.v,
+		.kinds = t.n ? kinds : NULL,
 		.nrows = tot.nrows, .nevents = tot.nevents, .nmpi = tot.nmpi,
 		.nthreads = (R.cols & SP_COL_THREAD_IDS) ? tot.nthreads : 0, .columns = R.cols,
 		.compression = (int)sp_config.compression };
@@ -661,6 +688,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 	free(R.comms);
 	free(R.comm_ranks);
 	free(z);
+	free(kinds);
 	sp_mpi_names_free(&t);
 	sp_mpi_names_free(&sites);
 }

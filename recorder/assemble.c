@@ -76,6 +76,31 @@ static void names_free(struct names *t)
 	free(t->slots);
 }
 
+/* The kind of each unified name: the first rank's that has a row of it.
+ * NULL (no region_table/kinds) when a rank's snapshot has no kinds or
+ * out of memory. */
+static uint8_t *unified_kinds(const struct sp_asm_rank *ranks, size_t n, uint32_t *const *maps,
+			      uint32_t nnames)
+{
+	uint8_t *k = malloc((size_t)nnames + 1);
+	for (size_t r = 0; k && r < n; r++)
+		if (!ranks[r].s->kinds) {
+			free(k);
+			return NULL;
+		}
+	if (k)
+		memset(k, 0xff, (size_t)nnames + 1);
+	for (size_t r = 0; k && r < n; r++) {
+		const struct sp_snapshot *s = ranks[r].s;
+		for (uint32_t i = 0; i < s->nrows; i++) {
+			uint32_t g = maps[r][s->rows[i].region];
+			if (k[g] == 0xff)
+				k[g] = s->kinds[s->rows[i].region];
+		}
+	}
+	return k;
+}
+
 static int to_meta(struct sp_meta *m, const struct sp_asm_meta *v, size_t n)
 {
 	int ret = 0;
@@ -201,6 +226,8 @@ int sp_assemble_write(const char *path, const struct sp_asm_rank *ranks, size_t 
 		layout.nthreads = 0;
 	layout.nnames = t.n;
 	layout.names = (const char *const *)t.v;
+	uint8_t *kinds = ret ? NULL : unified_kinds(ranks, n, maps, t.n);
+	layout.kinds = kinds;
 	struct sp_meta m = { 0 };
 	if (!ret)
 		ret = to_meta(&m, meta, nmeta);
@@ -228,6 +255,7 @@ int sp_assemble_write(const char *path, const struct sp_asm_rank *ranks, size_t 
 	for (size_t r = 0; maps && r < n; r++)
 		free(maps[r]);
 	free(maps);
+	free(kinds);
 	names_free(&t);
 	return ret;
 }

@@ -209,7 +209,7 @@ static int write_file(const char *path, struct sp_snapshot *s, struct sp_snapsho
 		      int rank, int size)
 {
 	struct sp_writer_layout layout = {
-		.nnames = s->nnames, .names = (const char *const *)s->names,
+		.nnames = s->nnames, .names = (const char *const *)s->names, .kinds = s->kinds,
 		.nrows = s->nrows, .nevents = s->nevents, .nthreads = s->nthreads,
 		.columns = sp_output_columns(s), .compression = (int)sp_config.compression,
 	};

@@ -146,12 +146,15 @@ static int take_rank(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
 	const int64_t *en = sp_reader_column(r, SP_COL_END_TIMES);
 	const int64_t *th = sp_reader_column(r, SP_COL_THREAD_IDS);
 	s->names = calloc(nreg + 1, sizeof *s->names);
+	s->kinds = calloc(nreg + 1, sizeof *s->kinds);
 	s->rows = calloc(nrows + 1, sizeof *s->rows);
-	if (!s->names || !s->rows || !st || !en)
+	if (!s->names || !s->kinds || !s->rows || !st || !en)
 		return -ENOMEM;
-	for (size_t i = 0; i < nreg; i++, s->nnames++)
+	for (size_t i = 0; i < nreg; i++, s->nnames++) {
 		if (!(s->names[i] = strdup(sp_reader_region_name(r, (uint32_t)i))))
 			return -ENOMEM;
+		s->kinds[i] = (uint8_t)sp_reader_region_kind(r, (uint32_t)i); /* = SP_KIND_* */
+	}
 	uint64_t n = 0;
 	for (size_t i = 0; i < nrows; i++)
 		if (sp_reader_row(r, i)->rank == rank)
