@@ -7,7 +7,6 @@
  * sender row, receiver column).
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli-common.h"
 #include "commands.h"

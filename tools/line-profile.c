@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Rows of the line profile (line-profile.h): MPI events grouped by
- * (source location of their call site, MPI function), with per-rank totals
+ * Rows of the line profile (line-profile.h): events of the MPI-kind regions
+ * grouped by (source location of their call site, MPI function), with per-rank totals
  * for the variation across ranks; regions with a source location after
  * them; and a small cache of source files for the source text.
  */
