@@ -30,6 +30,25 @@
 
 /* /region_table */
 #define SP_DSET_REGION_NAMES "names"              /* [R] vlen UTF-8 */
+#define SP_DSET_REGION_KINDS "kinds"              /* [R] uint8 SP_KIND_* (ours) */
+
+/*
+ * Region kinds, region_table/kinds: how the region was recorded, known when
+ * it was created. An MPI region carries its operation class from
+ * preload/mpi-functions.def (class=); a code >= SP_KIND_MPI_OTHER is MPI.
+ * The recorder, the spill records and the file use these values.
+ */
+#define SP_KIND_MANUAL 0           /* the begin/end API */
+#define SP_KIND_FUNCTION 1         /* compiled function (-finstrument-functions) */
+#define SP_KIND_MPI_OTHER 2        /* MPI, class=other */
+#define SP_KIND_MPI_SEND 3         /* class=send */
+#define SP_KIND_MPI_RECV 4         /* class=recv */
+#define SP_KIND_MPI_SENDRECV 5     /* class=sendrecv */
+#define SP_KIND_MPI_COLLECTIVE 6   /* class=collective */
+#define SP_KIND_MPI_ONE_SIDED 7    /* class=one_sided */
+#define SP_KIND_MPI_IO 8           /* class=io */
+#define SP_KIND_MPI_REQUEST 9      /* class=request */
+#define SP_KIND_COUNT 10
 
 /* /rank_region_index: one row per (rank, region). Upstream columns. */
 #define SP_IDX_REGION_IDS "region_ids"            /* uint32 */

@@ -35,7 +35,7 @@ SP_EXPORT int sp_region(const char *name)
 {
 	if (!name)
 		return -EINVAL;
-	uint32_t id = sp_region_intern(name, SP_REGION_MANUAL);
+	uint32_t id = sp_region_intern(name, SP_KIND_MANUAL);
 	return id == SP_NO_REGION ? -ENOMEM : (int)id;
 }
 
@@ -59,13 +59,13 @@ SP_EXPORT void sp_end(int handle)
 SP_EXPORT void sp_begin_name(const char *name)
 {
 	if (name && atomic_load_explicit(&sp_recording, memory_order_relaxed))
-		sp_rec_enter(sp_region_intern(name, SP_REGION_MANUAL));
+		sp_rec_enter(sp_region_intern(name, SP_KIND_MANUAL));
 }
 
 SP_EXPORT void sp_end_name(const char *name)
 {
 	if (name && atomic_load_explicit(&sp_recording, memory_order_relaxed))
-		sp_rec_exit(sp_region_intern(name, SP_REGION_MANUAL));
+		sp_rec_exit(sp_region_intern(name, SP_KIND_MANUAL));
 }
 
 SP_EXPORT int sp_flush(void)

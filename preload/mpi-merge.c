@@ -27,7 +27,7 @@
 
 #define CHUNK (1u << 18) /* events or MPI values per message: 7 MiB at most */
 enum { TAG_HDR = 1, TAG_NAMES, TAG_MAP, TAG_GO, TAG_ROWS, TAG_FILES, TAG_EV, TAG_THR, TAG_COMM,
-       TAG_SITES, TAG_SMAP, TAG_MPI };
+       TAG_SITES, TAG_SMAP, TAG_MPI, TAG_KINDS };
 
 struct hdr {
 	uint64_t names_bytes, nrows, nevents, nthreads, dropped;
@@ -252,6 +252,8 @@ static int phase_a_send(struct local *l, MPI_Comm comm)
 	int ret = send_big(&l->h, sizeof l->h, TAG_HDR, comm);
 	if (!ret)
 		ret = send_big(l->names, l->h.names_bytes, TAG_NAMES, comm);
+	if (!ret)
+		ret = send_big(l->s.kinds ? (const void *)l->s.kinds : "", l->h.nnames, TAG_KINDS, comm);
 	if (!ret)
 		ret = PMPI_Recv(l->map, (int)l->h.nnames, MPI_UINT32_T, 0, TAG_MAP, comm,
 				MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
@@ -481,8 +483,9 @@ static int root_sites(struct local *l0, MPI_Comm comm, int r, const struct hdr *
 	return ret;
 }
 
-/* Phase A on rank 0: unify names, send maps, learn every part's size. */
-static int root_names(struct local *l0, MPI_Comm comm, struct sp_names *t,
+/* Phase A on rank 0: unify names and their kinds, send maps, learn every
+ * part's size. */
+static int root_names(struct local *l0, MPI_Comm comm, struct sp_names *t, uint8_t **kinds,
 		      struct sp_part_size *z, uint32_t *ncomms, struct hdr *tot,
 		      struct sp_names *sites)
 {
@@ -490,25 +493,32 @@ static int root_names(struct local *l0, MPI_Comm comm, struct sp_names *t,
 	for (int r = 0; r < sp_mpi_world_size; r++) {
 		struct hdr h = l0->h;
 		char *blob = l0->names;
-		uint32_t *map = l0->map;
+		uint32_t *map = l0->map, n_old = t->n;
+		uint8_t *lk = l0->s.kinds;
 		if (r > 0) {
 			MPI_Status st;
 			if (PMPI_Recv(&h, sizeof h, MPI_BYTE, r, TAG_HDR, comm, &st) != MPI_SUCCESS)
 				return -EIO;
 			blob = malloc(h.names_bytes + 1);
 			map = calloc(h.nnames + 1, sizeof *map);
+			lk = malloc((size_t)h.nnames + 1);
 			PMPI_Recv(blob ? blob : (char *)&st, blob ? (int)h.names_bytes : 0, MPI_BYTE, r,
 				  TAG_NAMES, comm, &st);
-			if (!blob || !map)
+			PMPI_Recv(lk ? lk : (uint8_t *)&st, lk ? (int)h.nnames : 0, MPI_BYTE, r,
+				  TAG_KINDS, comm, &st);
+			if (!blob || !map || !lk)
 				ret = ret ? ret : -ENOMEM;
 		}
 		if (!ret)
 			ret = sp_names_map(t, blob, h.nnames, map);
+		if (!ret)
+			ret = sp_names_kinds(t, kinds, n_old, map, lk, h.nnames);
 		if (r > 0) {
 			PMPI_Send(map ? map : (uint32_t *)&h, map ? (int)h.nnames : 0, MPI_UINT32_T, r,
 				  TAG_MAP, comm);
 			free(blob);
 			free(map);
+			free(lk);
 		}
 		int sret = root_sites(l0, comm, r, &h, sites);
 		ret = ret ? ret : sret;
@@ -548,6 +558,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 	int64_t t0 = sp_monotonic_ns();
 	int P = sp_mpi_world_size;
 	struct sp_names t = { 0 };
+	uint8_t *kinds = NULL;
 	struct hdr tot = { 0 };
 	struct sp_part_size *z = calloc((size_t)P, sizeof *z);
 	uint32_t *ncomms = calloc((size_t)P, sizeof *ncomms);
@@ -559,7 +570,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 		return;
 	}
 	R.groups.comms_present = true;
-	R.ret = root_names(l0, comm, &t, z, ncomms, &tot, &R.groups.sites);
+	R.ret = root_names(l0, comm, &t, &kinds, z, ncomms, &tot, &R.groups.sites);
 	R.cols = tot.columns;
 	R.groups.sites_present = (R.cols & SP_WCOL_CALLSITE) != 0;
 	R.groups.sites_depth = sp_mpi_sites_depth();
@@ -568,7 +579,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 	if (!R.chunk || !R.comms)
 		fail(&R, -ENOMEM);
 	if (!R.ret)
-		R.ret = sp_assembly_create(sp_config.output, (const char *const *)t.v, t.n, z,
+		R.ret = sp_assembly_create(sp_config.output, (const char *const *)t.v, kinds, t.n, z,
 					   (size_t)P, (int)sp_config.compression, &R.a);
 	for (int r = 0; r < P; r++) {
 		if (r == 0 && !R.ret)
@@ -590,6 +601,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 	sp_groups_free(&R.groups);
 	free(z);
 	free(ncomms);
+	free(kinds);
 	sp_names_free(&t);
 }
 

@@ -20,7 +20,7 @@ __thread int sp_mpi_depth __attribute__((tls_model("initial-exec")));
 
 uint32_t sp_mpi_region_slow(enum sp_mpi_fn fn)
 {
-	uint32_t id = sp_region_intern(sp_mpi_fn_names[fn], SP_REGION_MPI);
+	uint32_t id = sp_region_intern(sp_mpi_fn_names[fn], sp_mpi_fn_kinds[fn]);
 	if (id != SP_NO_REGION)
 		__atomic_store_n(&sp_mpi_region_ids[fn], id + 1, __ATOMIC_RELAXED);
 	return id;

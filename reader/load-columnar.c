@@ -14,6 +14,7 @@
 
 #include "hdf5-util.h"
 #include "mpi-layout.h"
+#include "region-kinds.h"
 #include "sp-format.h"
 
 static const struct {
@@ -478,16 +479,20 @@ int sp_load_columnar(struct sp_reader *r, hid_t file)
 				r->path, SP_GROUP_REGION_TABLE);
 	rt = H5Gopen2(file, SP_GROUP_REGION_TABLE, H5P_DEFAULT);
 	n = h5_read_strings(r, rt, SP_DSET_REGION_NAMES, &names);
-	H5Gclose(rt);
 	if (n == -ENOENT)
-		return sp_error(SP_E_NOT_PROFILE,
-				"%s: not a scope-profiler file: '/%s/%s' is missing",
-				r->path, SP_GROUP_REGION_TABLE, SP_DSET_REGION_NAMES);
-	if (n < 0)
-		return (int)n;
-	for (long i = 0; i < n; i++)
+		rc = sp_error(SP_E_NOT_PROFILE,
+			      "%s: not a scope-profiler file: '/%s/%s' is missing",
+			      r->path, SP_GROUP_REGION_TABLE, SP_DSET_REGION_NAMES);
+	else
+		rc = n < 0 ? (int)n : 0;
+	for (long i = 0; rc == 0 && i < n; i++)
 		if (reader_add_region(r, names[i], NULL) < 0)
-			return -ENOMEM;
+			rc = -ENOMEM;
+	if (rc == 0)
+		rc = reader_load_kinds(r, rt);
+	H5Gclose(rt);
+	if (rc < 0)
+		return rc;
 	rc = load_index(r, file);
 	if (rc == 0)
 		rc = load_events(r, file);

@@ -53,6 +53,8 @@ struct sp_reader {
 
 	char **names;             /* region names, id order */
 	size_t n_regions, cap_regions;
+	uint8_t *kinds;           /* enum sp_region_kind per region: from the file
+				   * or derived (region-kinds.c), NULL until then */
 
 	struct sp_row *rows;
 	size_t n_rows, cap_rows;
@@ -139,6 +141,9 @@ int row_set_tags_json(struct sp_reader *r, struct sp_row *row,
 		      const char *json);
 /* Validate rows against the event columns and build lookups. */
 int reader_finish(struct sp_reader *r);
+/* Give every region a kind: the file's, else derived from the exact name
+ * (region-kinds.c). Returns 0 or -ENOMEM. */
+int reader_finish_kinds(struct sp_reader *r);
 /* Largest rank a file may name (MPI ranks are C ints). */
 #define SP_RANK_MAX 0x7fffffffu
 /*

@@ -442,6 +442,9 @@ int reader_finish(struct sp_reader *r)
 	rc = check_partition(r);
 	if (rc < 0)
 		return rc;
+	rc = reader_finish_kinds(r);
+	if (rc < 0)
+		return rc;
 	rc = build_lookups(r);
 	if (rc < 0)
 		return rc;
@@ -597,6 +600,7 @@ void sp_reader_destroy(struct sp_reader *r)
 			free(r->col[c]);
 	}
 	free(r->names);
+	free(r->kinds);
 	free(r->meta);
 	free(r->rows);
 	free(r->threads);

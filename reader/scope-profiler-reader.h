@@ -261,6 +261,36 @@ const char *sp_reader_region_name(const struct sp_reader *reader, uint32_t id);
 /** @return region id, or -ENOENT. */
 int sp_reader_region_find(const struct sp_reader *reader, const char *name);
 
+/**
+ * How a region was recorded: a compiled function, the begin/end API, or an
+ * MPI call with its operation class (class= in the project's
+ * mpi-functions.def). The values are those of region_table/kinds
+ * (docs/FORMAT.md). A file without that dataset (the Python project's,
+ * older ones) gives the MPI kind of a region whose name is exactly a
+ * wrapped MPI function, and SP_REGION_FUNCTION to every other.
+ */
+enum sp_region_kind {
+	SP_REGION_MANUAL = 0,
+	SP_REGION_FUNCTION = 1,
+	SP_REGION_MPI_OTHER = 2,      /* set-up, communicators, types, ... */
+	SP_REGION_MPI_SEND = 3,       /* point-to-point send */
+	SP_REGION_MPI_RECV = 4,       /* point-to-point receive, probe */
+	SP_REGION_MPI_SENDRECV = 5,   /* both; bytes and peer are the send half */
+	SP_REGION_MPI_COLLECTIVE = 6,
+	SP_REGION_MPI_ONE_SIDED = 7,  /* RMA and MPI_Win_* */
+	SP_REGION_MPI_IO = 8,         /* MPI_File_* */
+	SP_REGION_MPI_REQUEST = 9,    /* wait, test, start, cancel, free requests */
+};
+/** Kind of region id; SP_REGION_FUNCTION if out of range. */
+enum sp_region_kind sp_reader_region_kind(const struct sp_reader *reader, uint32_t id);
+/** Whether the kind is an MPI call (any class). */
+bool sp_region_kind_is_mpi(enum sp_region_kind kind);
+/** "manual", "function" or "mpi" (static string). */
+const char *sp_region_kind_name(enum sp_region_kind kind);
+/** The MPI class, "send", "recv", "sendrecv", "collective", "one_sided",
+ * "io", "request" or "other", or NULL when the kind is not MPI. */
+const char *sp_region_kind_mpi_class(enum sp_region_kind kind);
+
 size_t sp_reader_num_rows(const struct sp_reader *reader);
 /** Row by index (rank order, then region order), NULL if out of range. */
 const struct sp_row *sp_reader_row(const struct sp_reader *reader, size_t i);

@@ -50,7 +50,8 @@ struct sp_part_size sp_part_size_of(const struct sp_snapshot *s, uint32_t rank)
 				      .columns = sp_part_columns(s) };
 }
 
-int sp_assembly_create(const char *path, const char *const *names, uint32_t nnames,
+int sp_assembly_create(const char *path, const char *const *names,
+		       const uint8_t *kinds, uint32_t nnames,
 		       const struct sp_part_size *parts, size_t nparts, int compression,
 		       struct sp_assembly **ret_a)
 {
@@ -64,7 +65,7 @@ int sp_assembly_create(const char *path, const char *const *names, uint32_t nnam
 		sp_assembly_destroy(a);
 		return -ENOMEM;
 	}
-	struct sp_writer_layout l = { .nnames = nnames, .names = names,
+	struct sp_writer_layout l = { .nnames = nnames, .names = names, .kinds = kinds,
 				      .compression = compression };
 	for (size_t p = 0; p < nparts; p++)
 		l.columns |= parts[p].columns;

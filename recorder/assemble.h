@@ -47,10 +47,12 @@ struct sp_assembly;
 
 /*
  * Create the file for parts[0..nparts) in that order, with names (the
- * file's region ids; copied by the writer) and gzip level compression.
+ * file's region ids; copied by the writer), their kinds (SP_KIND_*, NULL:
+ * region_table/kinds not written) and gzip level compression.
  * Returns 0 or -errno (as sp_writer_create).
  */
-SP_ASM_HIDDEN int sp_assembly_create(const char *path, const char *const *names, uint32_t nnames,
+SP_ASM_HIDDEN int sp_assembly_create(const char *path, const char *const *names,
+				     const uint8_t *kinds, uint32_t nnames,
 				     const struct sp_part_size *parts, size_t nparts,
 				     int compression, struct sp_assembly **ret_a);
 /* The file's optional columns (the union of the parts'). */

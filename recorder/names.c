@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "names.h"
 
+#include "sp-format.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,5 +85,20 @@ int sp_names_add(struct sp_names *t, const char *name, uint32_t *ret_id)
 	if (id == UINT32_MAX)
 		return -ENOMEM;
 	*ret_id = id;
+	return 0;
+}
+
+int sp_names_kinds(const struct sp_names *t, uint8_t **kinds, uint32_t n_old, const uint32_t *map,
+		   const uint8_t *local, uint32_t nlocal)
+{
+	uint8_t *k = realloc(*kinds, (size_t)t->n + 1);
+	if (!k)
+		return -ENOMEM;
+	*kinds = k;
+	if (t->n > n_old)
+		memset(k + n_old, SP_KIND_FUNCTION, t->n - n_old);
+	for (uint32_t i = 0; local && i < nlocal; i++)
+		if (map[i] >= n_old && map[i] < t->n && local[i] < SP_KIND_COUNT)
+			k[map[i]] = local[i];
 	return 0;
 }

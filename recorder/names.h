@@ -25,6 +25,16 @@ __attribute__((visibility("hidden"))) int sp_names_map(struct sp_names *t,
 /* Add one name (or find it). Returns 0 or -ENOMEM. */
 __attribute__((visibility("hidden"))) int sp_names_add(struct sp_names *t, const char *name,
 						       uint32_t *ret_id);
+/*
+ * The kinds (SP_KIND_*) of the unified names, grown to t->n: the names a
+ * rank added since n_old (ids n_old..t->n-1) take that rank's kind through
+ * its map (the first rank with a name decides); a name without a valid
+ * kind is a function. Returns 0 or -ENOMEM.
+ */
+__attribute__((visibility("hidden"))) int sp_names_kinds(const struct sp_names *t,
+							     uint8_t **kinds, uint32_t n_old,
+							     const uint32_t *map,
+							     const uint8_t *local, uint32_t nlocal);
 __attribute__((visibility("hidden"))) void sp_names_free(struct sp_names *t);
 
 #endif

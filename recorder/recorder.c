@@ -155,7 +155,7 @@ static int create_one(const char *path, const struct sp_snapshot *s, uint64_t nm
 	struct sp_part_size part = sp_part_size_of(s, (uint32_t)rank);
 	part.nmpi = nmpi;
 	part.columns |= mpi_columns;
-	return sp_assembly_create(path, (const char *const *)s->names, s->nnames, &part, 1,
+	return sp_assembly_create(path, (const char *const *)s->names, s->kinds, s->nnames, &part, 1,
 				  (int)sp_config.compression, ret_a);
 }
 

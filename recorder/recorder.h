@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "sp-format.h"
 
 #define SP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SP_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -250,12 +251,6 @@ SP_HIDDEN void sp_thread_after_fork(void);
 
 /* ---- region table (regions.c) ------------------------------------------ */
 
-enum sp_region_kind {
-	SP_REGION_MANUAL = 0,
-	SP_REGION_FUNCTION = 1,
-	SP_REGION_MPI = 2,
-};
-
 /*
  * A region. Created once, never moved or freed while the process records,
  * so a pointer or id obtained once stays valid. name is NULL for a function
@@ -267,7 +262,7 @@ struct sp_region {
 	const char *source_file;       /* NULL if unknown */
 	int64_t source_line;           /* -1 if unknown */
 	uint32_t id;
-	uint32_t kind;                 /* enum sp_region_kind */
+	uint32_t kind;                 /* SP_KIND_* (sp-format.h), fixed at creation */
 	atomic_uint_least64_t dropped; /* calls lost (cap, depth) */
 	atomic_uint_least64_t throttled_calls;
 	atomic_int_least64_t throttled_ns;
@@ -282,9 +277,11 @@ struct sp_region {
 	atomic_uint flags;             /* feature-specific (hooks: SP_REGION_THROTTLED) */
 };
 
-/* Id for `name`, creating the region if needed. Thread-safe; the lookup of
- * an existing name takes no lock. Returns SP_NO_REGION on allocation failure. */
-SP_HIDDEN uint32_t sp_region_intern(const char *name, enum sp_region_kind kind);
+/* Id for `name`, creating the region of kind `kind` (SP_KIND_MANUAL or an
+ * MPI kind) if needed: a name keeps the kind it was created with. Thread-safe;
+ * the lookup of an existing name takes no lock. Returns SP_NO_REGION on
+ * allocation failure. */
+SP_HIDDEN uint32_t sp_region_intern(const char *name, unsigned kind);
 /* Id for a function address, creating an unnamed region if needed. */
 SP_HIDDEN uint32_t sp_region_for_addr(uintptr_t addr);
 /* The region with this id, or NULL if the id is out of range. Lock-free. */

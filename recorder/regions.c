@@ -138,7 +138,7 @@ static struct sp_region *region_new(void)
 	return r;
 }
 
-static uint32_t intern(const char *name, uintptr_t addr, enum sp_region_kind kind)
+static uint32_t intern(const char *name, uintptr_t addr, unsigned kind)
 {
 	struct idmap *_Atomic *slot = name ? &name_map : &addr_map;
 	uint64_t h = name ? hash_bytes(name) : hash_addr(addr);
@@ -168,7 +168,7 @@ static uint32_t intern(const char *name, uintptr_t addr, enum sp_region_kind kin
 	return id;
 }
 
-uint32_t sp_region_intern(const char *name, enum sp_region_kind kind)
+uint32_t sp_region_intern(const char *name, unsigned kind)
 {
 	if (!name)
 		return SP_NO_REGION;
@@ -179,7 +179,7 @@ uint32_t sp_region_for_addr(uintptr_t addr)
 {
 	if (!addr)
 		return SP_NO_REGION;
-	return intern(NULL, addr, SP_REGION_FUNCTION);
+	return intern(NULL, addr, SP_KIND_FUNCTION);
 }
 
 /* Names and sources are set before the flush reads them, by the thread

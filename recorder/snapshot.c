@@ -27,7 +27,8 @@ static int build_names(struct sp_snapshot *s, uint32_t nreg, uint32_t *map)
 		cap *= 2;
 	uint32_t *slots = malloc(cap * sizeof *slots);
 	s->names = calloc(nreg ? nreg : 1, sizeof *s->names);
-	if (!slots || !s->names) {
+	s->kinds = calloc(nreg ? nreg : 1, sizeof *s->kinds);
+	if (!slots || !s->names || !s->kinds) {
 		free(slots);
 		return -ENOMEM;
 	}
@@ -48,6 +49,7 @@ static int build_names(struct sp_snapshot *s, uint32_t nreg, uint32_t *map)
 			i = (i + 1) & (cap - 1);
 		if (slots[i] == UINT32_MAX) {
 			slots[i] = s->nnames;
+			s->kinds[s->nnames] = (uint8_t)r->kind;
 			s->names[s->nnames] = strdup(name);
 			if (!s->names[s->nnames]) {
 				free(slots);

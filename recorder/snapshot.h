@@ -34,6 +34,7 @@ struct sp_snap_thread {
 struct sp_snapshot {
 	uint32_t nnames;
 	char **names;             /* unique region names, first-seen order */
+	uint8_t *kinds;           /* SP_KIND_* per name: its first region's */
 	uint32_t nrows;
 	struct sp_snap_row *rows; /* one per name with data, in name order */
 	uint64_t nevents;

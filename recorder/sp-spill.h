@@ -72,7 +72,8 @@ enum sp_spill_type {
 
 struct sp_spill_region {
 	uint32_t id;
-	uint32_t kind;          /* 0 manual, 1 function, 2 MPI */
+	uint32_t kind;          /* SP_KIND_* (sp-format.h); version 1 wrote every
+				 * MPI region as 2, read as SP_KIND_MPI_OTHER */
 	uint64_t addr;          /* function address, else 0 */
 	int32_t module;         /* MODULE record index for a function, else -1 */
 	uint32_t name_bytes;

@@ -94,7 +94,7 @@ static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const c
 		if (h->bytes < sizeof r)
 			return -EBADMSG;
 		memcpy(&r, p, sizeof r);
-		if (r.name_bytes != h->bytes - sizeof r)
+		if (r.name_bytes != h->bytes - sizeof r || r.kind >= SP_KIND_COUNT)
 			return -EBADMSG;
 		struct sp_spill_rdata *o = region_of(d, r.id);
 		if (!o)

@@ -69,7 +69,8 @@ static int build_names(struct sp_snapshot *s, const struct sp_spill_data *d, sp_
 	char **raw = calloc(R + 1, sizeof *raw);
 	uint32_t *ord = calloc(R + 1, sizeof *ord), n = 0;
 	s->names = calloc(R + 1, sizeof *s->names);
-	int ret = raw && ord && s->names ? 0 : -ENOMEM;
+	s->kinds = calloc(R + 1, sizeof *s->kinds);
+	int ret = raw && ord && s->names && s->kinds ? 0 : -ENOMEM;
 	for (uint32_t id = 0; !ret && id < R; id++) {
 		map[id] = UINT32_MAX;
 		if (!d->regions[id].present)
@@ -92,6 +93,7 @@ static int build_names(struct sp_snapshot *s, const struct sp_spill_data *d, sp_
 				continue;
 			if (first[id] == id) {
 				map[id] = s->nnames;
+				s->kinds[s->nnames] = (uint8_t)d->regions[id].kind;
 				s->names[s->nnames++] = raw[id];
 				raw[id] = NULL;
 			} else {

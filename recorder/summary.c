@@ -46,6 +46,7 @@ void sp_snapshot_free(struct sp_snapshot *s)
 	for (uint32_t i = 0; i < s->nnames; i++)
 		free(s->names[i]);
 	free(s->names);
+	free(s->kinds);
 	free(s->rows);
 	free(s->start);
 	free(s->end);

@@ -55,6 +55,8 @@ static hid_t mem_type(hid_t file_type)
 		return H5T_NATIVE_INT32;
 	if (H5Tequal(file_type, H5T_STD_I8LE) > 0)
 		return H5T_NATIVE_INT8;
+	if (H5Tequal(file_type, H5T_STD_U8LE) > 0)
+		return H5T_NATIVE_UINT8;
 	return file_type; /* strings and the compound use the same type */
 }
 
@@ -192,6 +194,11 @@ static int write_region_names(struct sp_writer *w, hid_t g)
 	int ret = sp_writer_make_dset(g, SP_DSET_REGION_NAMES, w->str_type, w->layout.nnames);
 	if (!ret)
 		ret = sp_writer_put_range(g, SP_DSET_REGION_NAMES, 0, w->layout.nnames, w->layout.names);
+	if (!ret && w->layout.kinds)
+		ret = sp_writer_make_dset(g, SP_DSET_REGION_KINDS, H5T_STD_U8LE, w->layout.nnames);
+	if (!ret && w->layout.kinds)
+		ret = sp_writer_put_range(g, SP_DSET_REGION_KINDS, 0, w->layout.nnames,
+					  w->layout.kinds);
 	return ret;
 }
 

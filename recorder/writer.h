@@ -29,6 +29,7 @@ enum {
 struct sp_writer_layout {
 	uint32_t nnames;
 	const char *const *names;
+	const uint8_t *kinds; /* SP_KIND_* per name (region_table/kinds), NULL: not written */
 	uint64_t nrows;
 	uint64_t nevents;
 	uint64_t nthreads; /* thread_table rows, with SP_WCOL_THREAD_IDS */

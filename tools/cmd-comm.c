@@ -2,11 +2,11 @@
 /*
  * scope-profiler comm: MPI message statistics from the optional event
  * columns events/mpi_*: bytes per MPI function (calls, total, min, mean,
- * max) and the rank x rank matrix of point-to-point sends (bytes and
- * messages, sender row, receiver column).
+ * max) of the regions whose kind is MPI, and the rank x rank matrix of
+ * point-to-point sends (the send and sendrecv classes: bytes and messages,
+ * sender row, receiver column).
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli-common.h"
 #include "commands.h"
@@ -14,11 +14,8 @@
 static const char usage[] =
 	"FILE... [--json] [--include RE]... [--exclude RE]... [--ranks 0,2,4-7]";
 
-/* Calls whose bytes go from the calling rank to its peer: the matrix. */
-static const char *const send_calls[] = {
-	"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Isend", "MPI_Ibsend",
-	"MPI_Issend", "MPI_Irsend", "MPI_Sendrecv", "MPI_Sendrecv_replace", NULL,
-};
+/* Kinds whose bytes go from the calling rank to its peer: the matrix. */
+static const enum sp_region_kind send_kinds[] = { SP_REGION_MPI_SEND, SP_REGION_MPI_SENDRECV };
 
 struct fn_stats {
 	uint32_t region;
@@ -34,10 +31,10 @@ struct comm_result {
 	uint64_t *messages;
 };
 
-static bool is_send(const char *name)
+static bool is_send(enum sp_region_kind kind)
 {
-	for (size_t i = 0; send_calls[i]; i++)
-		if (strcmp(name, send_calls[i]) == 0)
+	for (size_t i = 0; i < sizeof send_kinds / sizeof *send_kinds; i++)
+		if (kind == send_kinds[i])
 			return true;
 	return false;
 }
@@ -60,7 +57,8 @@ static int collect(const struct cli_common *c, struct sp_reader *r, struct comm_
 	for (size_t i = 0; i < nrows; i++) {
 		const struct sp_row *row = sp_reader_row(r, i);
 		const char *name = sp_reader_region_name(r, row->region);
-		if (strncmp(name, "MPI_", 4) != 0 || !sp_selection_match_name(c->sel, name) ||
+		enum sp_region_kind kind = sp_reader_region_kind(r, row->region);
+		if (!sp_region_kind_is_mpi(kind) || !sp_selection_match_name(c->sel, name) ||
 		    !sp_selection_match_rank(c->sel, row->rank))
 			continue;
 		if (slot[row->region] < 0) {
@@ -69,7 +67,7 @@ static int collect(const struct cli_common *c, struct sp_reader *r, struct comm_
 				.min = INT64_MAX, .max = INT64_MIN };
 		}
 		struct fn_stats *f = &res->fns[slot[row->region]];
-		bool send = is_send(name);
+		bool send = is_send(kind);
 		f->calls += row->count;
 		/* The row's values only (no full-length column is built). */
 		const int64_t *bytes = sp_reader_row_column(r, i, SP_COL_MPI_BYTES);
@@ -107,6 +105,8 @@ static void print_json(struct json_writer *w, struct sp_reader *r, const struct 
 		jw_begin_object(w);
 		jw_key(w, "name");
 		jw_string(w, sp_reader_region_name(r, f->region));
+		jw_key(w, "mpi_class");
+		jw_string(w, sp_region_kind_mpi_class(sp_reader_region_kind(r, f->region)));
 		jw_key(w, "num_calls");
 		jw_int(w, (long long)f->calls);
 		jw_key(w, "num_calls_with_bytes");
@@ -127,8 +127,8 @@ static void print_json(struct json_writer *w, struct sp_reader *r, const struct 
 	jw_begin_object(w);
 	jw_key(w, "sent_by");
 	jw_begin_array(w);
-	for (size_t i = 0; send_calls[i]; i++)
-		jw_string(w, send_calls[i]);
+	for (size_t i = 0; i < sizeof send_kinds / sizeof *send_kinds; i++)
+		jw_string(w, sp_region_kind_mpi_class(send_kinds[i]));
 	jw_end_array(w);
 	for (int k = 0; k < 2; k++) {
 		jw_key(w, keys[k]);

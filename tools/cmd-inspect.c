@@ -291,8 +291,12 @@ static void json_region(struct json_writer *w, struct sp_reader *r, uint32_t id,
 	for (size_t i = 0; i < sp_reader_num_rows(r) && !src; i++)
 		if (sp_reader_row(r, i)->region == id)
 			src = sp_reader_row(r, i);
+	enum sp_region_kind kind = sp_reader_region_kind(r, id);
 	jw_begin_object(w);
 	jw_key(w, "name"); jw_string(w, sp_reader_region_name(r, id));
+	jw_key(w, "kind"); jw_string(w, sp_region_kind_name(kind));
+	jw_key(w, "mpi_class");
+	sp_region_kind_is_mpi(kind) ? jw_string(w, sp_region_kind_mpi_class(kind)) : jw_null(w);
 	jw_key(w, "num_ranks"); jw_int(w, st->num_ranks);
 	jw_key(w, "num_calls"); jw_int(w, (long long)st->num_calls);
 	jw_key(w, "total_duration"); jw_double(w, st->total);

@@ -84,14 +84,19 @@ static char *put_micros(char *p, int64_t ns)
 	return p;
 }
 
-/* "cat": the region's tags joined by ',', else "region". */
-static void category(FILE *out, const struct sp_row *row)
+/* "cat": the region's tags joined by ',', else "mpi,CLASS" for an MPI
+ * region (its kind), else "region". */
+static void category(FILE *out, const struct sp_reader *r, const struct sp_row *row)
 {
 	size_t len = 0;
 	char *buf;
 
 	if (!row || row->num_tags == 0) {
-		fputs("\"region\"", out);
+		enum sp_region_kind kind = row ? sp_reader_region_kind(r, row->region) : SP_REGION_FUNCTION;
+		if (sp_region_kind_is_mpi(kind))
+			fprintf(out, "\"mpi,%s\"", sp_region_kind_mpi_class(kind));
+		else
+			fputs("\"region\"", out);
 		return;
 	}
 	for (size_t t = 0; t < row->num_tags; t++)
@@ -176,7 +181,7 @@ static char *row_prefix(struct rank_ctx *c, const struct sp_row *row)
 	fputs("\"name\":", m);
 	ex_json_string(m, sp_reader_region_name(c->f->r, row->region));
 	fputs(",\"cat\":", m);
-	category(m, row);
+	category(m, c->f->r, row);
 	fputs(",\"ph\":\"X\",\"ts\":", m);
 	if (fclose(m) != 0) {
 		free(buf);
@@ -207,7 +212,7 @@ static void complete_event(struct rank_ctx *c, uint64_t k, size_t ri,
 		fputs("\"name\":", out);
 		ex_json_string(out, sp_reader_region_name(c->f->r, row->region));
 		fputs(",\"cat\":", out);
-		category(out, row);
+		category(out, c->f->r, row);
 		fputs(",\"ph\":\"X\",\"ts\":", out);
 	}
 	p = put_micros(p, s - c->f->origin_ns);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Rows of the line profile (line-profile.h): MPI events grouped by
- * (source location of their call site, MPI function), with per-rank totals
+ * Rows of the line profile (line-profile.h): events of the MPI-kind regions
+ * grouped by (source location of their call site, MPI function), with per-rank totals
  * for the variation across ranks; regions with a source location after
  * them; and a small cache of source files for the source text.
  */
@@ -148,9 +148,9 @@ static int cmp_row(const void *x, const void *y)
 	return strcmp(a->region, b->region);
 }
 
-static bool is_mpi(const char *name)
+static bool is_mpi(const struct sp_reader *r, uint32_t region)
 {
-	return strncmp(name, "MPI_", 4) == 0;
+	return sp_region_kind_is_mpi(sp_reader_region_kind(r, region));
 }
 
 /* Location id of every call site: sites with the same innermost frame
@@ -211,7 +211,7 @@ static int collect_mpi(struct sp_reader *r, const struct lp_filter *f, struct lp
 	for (size_t i = 0; !rc && st && en && i < sp_reader_num_rows(r); i++) {
 		const struct sp_row *row = sp_reader_row(r, i);
 		const char *name = sp_reader_region_name(r, row->region);
-		if (!is_mpi(name) || !sp_selection_match_rank(f->ranks, row->rank) ||
+		if (!is_mpi(r, row->region) || !sp_selection_match_rank(f->ranks, row->rank) ||
 		    row->rank >= g->nranks)
 			continue;
 		/* The row's values only (no full-length column is built). */
@@ -238,7 +238,7 @@ static int collect_regions(struct sp_reader *r, const struct lp_filter *f, struc
 		const struct sp_row *row = sp_reader_row(r, i);
 		const char *name = sp_reader_region_name(r, row->region);
 		struct sp_stats st;
-		if (is_mpi(name) || !row->source_file[0] || row->source_lineno < 0 ||
+		if (is_mpi(r, row->region) || !row->source_file[0] || row->source_lineno < 0 ||
 		    !sp_selection_match_rank(f->ranks, row->rank) || row->rank >= g->nranks ||
 		    !sp_selection_match_name(f->regions, name) ||
 		    !sp_selection_match_name(f->ranks, name) ||

@@ -153,12 +153,15 @@ static int take_rank(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
 	const int64_t *en = sp_reader_column(r, SP_COL_END_TIMES);
 	const int64_t *th = sp_reader_column(r, SP_COL_THREAD_IDS);
 	s->names = calloc(nreg + 1, sizeof *s->names);
+	s->kinds = calloc(nreg + 1, sizeof *s->kinds);
 	s->rows = calloc(nrows + 1, sizeof *s->rows);
-	if (!s->names || !s->rows || !st || !en)
+	if (!s->names || !s->kinds || !s->rows || !st || !en)
 		return -ENOMEM;
-	for (size_t i = 0; i < nreg; i++, s->nnames++)
+	for (size_t i = 0; i < nreg; i++, s->nnames++) {
 		if (!(s->names[i] = strdup(sp_reader_region_name(r, (uint32_t)i))))
 			return -ENOMEM;
+		s->kinds[i] = (uint8_t)sp_reader_region_kind(r, (uint32_t)i); /* = SP_KIND_* */
+	}
 	uint64_t n = 0;
 	for (size_t i = 0; i < nrows; i++)
 		if (sp_reader_row(r, i)->rank == rank)
@@ -374,8 +377,11 @@ static int input_part(struct rank_inputs *in, size_t i, struct sp_part_size *z, 
 	if (!map)
 		return -ENOMEM;
 	int ret = 0;
+	uint32_t n_old = in->names.n;
 	for (uint32_t k = 0; !ret && k < ri->s.nnames; k++)
 		ret = sp_names_add(&in->names, ri->s.names[k], &map[k]);
+	if (!ret)
+		ret = sp_names_kinds(&in->names, &in->kinds, n_old, map, ri->s.kinds, ri->s.nnames);
 	*z = sp_part_size_of(&ri->s, ri->rank);
 	z->nmpi = ri->nmpi;
 	if (ri->mpi_offsets)
@@ -395,8 +401,8 @@ static int write_parts(struct rank_inputs *in, const char *out, struct sp_run_me
 		ret = input_part(in, i, &z[i], &maps[i]);
 	struct sp_assembly *a = NULL;
 	if (!ret)
-		ret = sp_assembly_create(out, (const char *const *)in->names.v, in->names.n, z, in->n,
-					 0, &a);
+		ret = sp_assembly_create(out, (const char *const *)in->names.v, in->kinds, in->names.n, z,
+					 in->n, 0, &a);
 	for (size_t i = 0; !ret && i < in->n; i++) {
 		struct rank_input *ri = &in->v[i];
 		uint64_t n = ri->nmpi;
@@ -460,6 +466,7 @@ void rank_inputs_free(struct rank_inputs *in)
 		free(in->v[i].mpi_i32);
 	}
 	sp_names_free(&in->names);
+	free(in->kinds);
 	sp_groups_free(&in->groups);
 	for (size_t i = 0; i < in->n; i++)
 		sp_reader_destroy(in->v[i].reader);

@@ -40,6 +40,7 @@ struct rank_inputs {
 	size_t n;
 	struct sp_reader *first_h5; /* metadata source for the merged file */
 	struct sp_names names;      /* the merged region table */
+	uint8_t *kinds;             /* its SP_KIND_* per name */
 	struct sp_groups groups;    /* the HDF5 inputs' groups, merged */
 };
 

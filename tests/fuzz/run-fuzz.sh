@@ -29,10 +29,13 @@ if ! "$cc" -fsanitize=fuzzer "$work/probe.c" -o "$work/probe" 2>/dev/null; then
   echo "SKIP: $cc has no libFuzzer runtime"; exit 77
 fi
 bin="$work/fuzz-reader"
+# The reader's generated MPI name -> kind table (meson makes it in a build).
+python3 "$src/preload/gen-mpi-wrappers.py" --reader-kinds "$src/preload/mpi-functions.def" \
+  "$work/mpi-kinds.h" || exit 1
 # shellcheck disable=SC2046
 "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -fno-omit-frame-pointer -std=gnu11 \
-  -I"$src/reader" -I"$src/format" \
+  -I"$src/reader" -I"$src/format" -I"$work" \
   "$here/fuzz-reader.c" "$src"/reader/*.c \
   $(pkg-config --cflags --libs hdf5-serial libpcre2-8) -lm -lpthread -o "$bin" || exit 1
 cp "$fixtures"/* "$work/seeds/" 2>/dev/null

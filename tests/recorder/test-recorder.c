@@ -34,9 +34,9 @@ static const struct sp_snap_row *row_named(const struct sp_snapshot *s, const ch
 START_TEST(test_nesting)
 {
 	start(NULL);
-	uint32_t a = sp_region_intern("outer", SP_REGION_MANUAL);
-	uint32_t b = sp_region_intern("inner", SP_REGION_MANUAL);
-	ck_assert_uint_eq(sp_region_intern("outer", SP_REGION_MANUAL), a);
+	uint32_t a = sp_region_intern("outer", SP_KIND_MANUAL);
+	uint32_t b = sp_region_intern("inner", SP_KIND_MANUAL);
+	ck_assert_uint_eq(sp_region_intern("outer", SP_KIND_MANUAL), a);
 	sp_rec_enter(a);
 	for (int i = 0; i < 3; i++) {
 		sp_rec_enter(b);
@@ -72,7 +72,7 @@ END_TEST
 START_TEST(test_recursion_entry_order)
 {
 	start(NULL);
-	uint32_t f = sp_region_intern("fib", SP_REGION_MANUAL);
+	uint32_t f = sp_region_intern("fib", SP_KIND_MANUAL);
 	for (int i = 0; i < 4; i++)
 		sp_rec_enter(f);
 	for (int i = 0; i < 4; i++)
@@ -94,9 +94,9 @@ END_TEST
 START_TEST(test_mismatched_end_and_stray_exit)
 {
 	start(NULL);
-	uint32_t a = sp_region_intern("a", SP_REGION_MANUAL);
-	uint32_t b = sp_region_intern("b", SP_REGION_MANUAL);
-	uint32_t c = sp_region_intern("c", SP_REGION_MANUAL);
+	uint32_t a = sp_region_intern("a", SP_KIND_MANUAL);
+	uint32_t b = sp_region_intern("b", SP_KIND_MANUAL);
+	uint32_t c = sp_region_intern("c", SP_KIND_MANUAL);
 	sp_rec_exit(c); /* no open call: ignored */
 	sp_rec_enter(a);
 	sp_rec_enter(b);
@@ -121,8 +121,8 @@ static void *worker(void *arg)
 {
 	char name[32];
 	snprintf(name, sizeof name, "worker_%d", (int)(intptr_t)arg);
-	uint32_t own = sp_region_intern(name, SP_REGION_MANUAL);
-	uint32_t shared = sp_region_intern("shared", SP_REGION_MANUAL);
+	uint32_t own = sp_region_intern(name, SP_KIND_MANUAL);
+	uint32_t shared = sp_region_intern("shared", SP_KIND_MANUAL);
 	for (int i = 0; i < PER_THREAD; i++) {
 		sp_rec_enter(shared);
 		sp_rec_enter(own);
@@ -163,7 +163,7 @@ START_TEST(test_memory_cap_counts_drops)
 {
 	/* Room for the first chunk (4096 events) and not for a second. */
 	start("200K");
-	uint32_t r = sp_region_intern("tick", SP_REGION_MANUAL);
+	uint32_t r = sp_region_intern("tick", SP_KIND_MANUAL);
 	const int calls = 10000;
 	for (int i = 0; i < calls; i++) {
 		sp_rec_enter(r);
@@ -184,7 +184,7 @@ END_TEST
 START_TEST(test_depth_overflow_is_counted)
 {
 	start(NULL);
-	uint32_t r = sp_region_intern("deep", SP_REGION_MANUAL);
+	uint32_t r = sp_region_intern("deep", SP_KIND_MANUAL);
 	const int depth = SP_STACK_MAX + 10;
 	for (int i = 0; i < depth; i++)
 		sp_rec_enter(r);
@@ -203,7 +203,7 @@ END_TEST
 START_TEST(test_not_recording_is_noop)
 {
 	/* Before start: nothing is recorded, nothing crashes. */
-	uint32_t r = sp_region_intern("early", SP_REGION_MANUAL);
+	uint32_t r = sp_region_intern("early", SP_KIND_MANUAL);
 	sp_rec_enter(r);
 	sp_rec_exit(r);
 	ck_assert_ptr_null(sp_tls);
@@ -217,7 +217,7 @@ END_TEST
 START_TEST(test_timeline_is_clock_monotonic)
 {
 	start(NULL);
-	uint32_t r = sp_region_intern("timed", SP_REGION_MANUAL);
+	uint32_t r = sp_region_intern("timed", SP_KIND_MANUAL);
 	int64_t b0 = sp_monotonic_ns();
 	sp_rec_enter(r);
 	int64_t a0 = sp_monotonic_ns();

@@ -81,9 +81,9 @@ static void write_snapshot(void)
 
 START_TEST(test_round_trip_layout)
 {
-	uint32_t setup_r = sp_region_intern("setup", SP_REGION_MANUAL);
-	uint32_t step = sp_region_intern("timestep", SP_REGION_MANUAL);
-	uint32_t solve = sp_region_intern("solve / odd name > x", SP_REGION_MANUAL);
+	uint32_t setup_r = sp_region_intern("setup", SP_KIND_MANUAL);
+	uint32_t step = sp_region_intern("timestep", SP_KIND_MANUAL);
+	uint32_t solve = sp_region_intern("solve / odd name > x", SP_KIND_MANUAL);
 	sp_rec_enter(setup_r);
 	sp_rec_exit(setup_r);
 	for (int i = 0; i < 5; i++) {
@@ -190,7 +190,7 @@ static void *thread_body(void *arg)
 
 START_TEST(test_threads_column_and_table)
 {
-	uint32_t r = sp_region_intern("work", SP_REGION_MANUAL);
+	uint32_t r = sp_region_intern("work", SP_KIND_MANUAL);
 	pthread_t th[3];
 	for (int i = 0; i < 3; i++)
 		pthread_create(&th[i], NULL, thread_body, &r);
@@ -220,7 +220,7 @@ START_TEST(test_dropped_column)
 	sp_config_load();
 	sp_thread_set_cap(sp_config.max_memory);
 	atomic_store(&sp_recording, 1);
-	uint32_t r = sp_region_intern("busy", SP_REGION_MANUAL);
+	uint32_t r = sp_region_intern("busy", SP_KIND_MANUAL);
 	for (int i = 0; i < 5000; i++) {
 		sp_rec_enter(r);
 		sp_rec_exit(r);

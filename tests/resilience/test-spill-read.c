@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sp-spill.h"
+#include "snapshot.h"
 #include "spill-read.h"
 
 static char path[256];
@@ -160,6 +161,44 @@ START_TEST(test_header_only)
 }
 END_TEST
 
+/* REGION record of kind `kind` named `name`, with one event of it. */
+static void put_kind_region(uint32_t id, uint32_t kind, const char *name)
+{
+	struct sp_spill_region r = { .id = id, .kind = kind, .module = -1,
+				     .name_bytes = (uint32_t)strlen(name) };
+	put(SP_SPILL_REGION, 0, &r, sizeof r, name, r.name_bytes, true);
+	struct sp_spill_events h = { .first_seq = id, .n = 1, .tick = 1000, .ns = 1000 };
+	struct sp_spill_event ev = { (int64_t)id * 10, (int64_t)id * 10 + 5, id, 0 };
+	put(SP_SPILL_EVENTS, 0, &h, sizeof h, &ev, sizeof ev, true);
+}
+
+/* recover's snapshot keeps each region's kind; a REGION record with a kind
+ * that does not exist is skipped as malformed. */
+START_TEST(test_region_kinds)
+{
+	put_kind_region(0, SP_KIND_MANUAL, "MPI_x");
+	put_kind_region(1, SP_KIND_MPI_SEND, "MPI_Send");
+	put_kind_region(2, SP_KIND_FUNCTION, "solve");
+	put_kind_region(3, SP_KIND_MPI_REQUEST, "MPI_Waitall");
+	put_kind_region(4, SP_KIND_COUNT, "bogus");
+	struct sp_spill_data d;
+	ck_assert_int_eq(read_back(len, &d), 0);
+	struct sp_snapshot snap;
+	uint64_t unclosed = 0;
+	ck_assert_int_eq(sp_spill_to_snapshot(&d, NULL, NULL, &snap, &unclosed), 0);
+	static const char *const names[] = { "MPI_x", "MPI_Send", "solve", "MPI_Waitall" };
+	static const uint8_t kinds[] = { SP_KIND_MANUAL, SP_KIND_MPI_SEND, SP_KIND_FUNCTION,
+					 SP_KIND_MPI_REQUEST };
+	ck_assert_uint_eq(snap.nnames, 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		ck_assert_str_eq(snap.names[i], names[i]);
+		ck_assert_uint_eq(snap.kinds[i], kinds[i]);
+	}
+	sp_snapshot_free(&snap);
+	sp_spill_data_free(&d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("spill-read");
@@ -169,6 +208,7 @@ int main(void)
 	tcase_add_test(tc, test_file_ends_inside_a_record);
 	tcase_add_test(tc, test_record_after_the_cut);
 	tcase_add_test(tc, test_header_only);
+	tcase_add_test(tc, test_region_kinds);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
