@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Final goal table of issue #8 from the benchmarks' output: reads the JSON
 lines of every benchmark (stdin or files), prints one row per goal (metric,

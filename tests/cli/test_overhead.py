@@ -71,7 +71,7 @@ class Overhead(CliTestCase):
 
     def test_recorded_profile(self):
         if not os.access(EXAMPLE, os.X_OK):
-            self.skipTest(f"{EXAMPLE} not built")
+            self.fail(f"{EXAMPLE} not built")
         path = self.path("run.h5")
         subprocess.run([EXAMPLE, "5"], env=dict(os.environ, SCOPE_PROFILER_OUTPUT=path),
                        check=True, capture_output=True)

@@ -8,11 +8,10 @@
 set -euo pipefail
 build=${SP_BUILD_DIR:?}
 src=${SP_SOURCE_DIR:?}
-py=/usr/bin/python3
+py=${SP_PYTHON:?}
 here="$src/tests/report"
 chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$chrome" ] || { echo "SKIP: chromium not installed (apt-get install chromium)"; exit 77; }
-$py -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
 cli="$build/tools/scope-profiler"
 [ -x "$cli" ] || { echo "FAIL: CLI not built ($cli)"; exit 1; }
 work=$(mktemp -d)

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Cost of one instrumented call (enter + exit) of a tiny function, in ns:
 uninstrumented build, glibc's empty __cyg_profile_func_* hooks, our preload

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Real-workload overhead (issue #8): the README's MPI example (2-D Jacobi,
 examples/jacobi, compiled with -finstrument-functions) on 4 ranks, wall time
