@@ -39,7 +39,7 @@ hits() { # hits WHAT PATTERN FILES...: every match of an extended regex
 }
 hits "reads outside the tree" "\.\./shared|'shared' */ *'fixtures'" "${build_files[@]}"
 hits "fetches from the network" \
-  'npm (install|pack|view)\b|pip3? install|\bcurl |\bwget |urllib\.request|requests\.get|git clone|http\.client' \
+  'npm (install|pack|view)\b|pip3? install|\bcurl |\bwget |urllib\.request|requests\.get|http\.client|git (clone|fetch|pull) .*(://|@)' \
   "${build_files[@]}"
 hits "names a Python by path" '/usr/(local/)?bin/python' "${all[@]}"
 

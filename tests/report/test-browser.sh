@@ -54,7 +54,7 @@ grep -qE ':CONSOLE[:(].*Content Security Policy' network.log ||
   { cat network.log; echo "FAIL: a network load is not reported"; exit 1; }
 echo "harness: an injected error and a network load are both caught"
 
-# The MPI example (done criterion of issue #7); manual-regions without MPI.
+# The MPI example; manual-regions without MPI.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 jacobi="$build/examples/jacobi/jacobi"
 lib="$build/preload/libscope-profiler.so"

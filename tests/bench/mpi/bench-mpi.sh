@@ -102,7 +102,7 @@ Reference (reference/hpc-tracers.md section 2b, same machine class, a throwaway 
 wrapper on Open MPI 4.1.4): unw_backtrace of 3 frames took the wrapper from 146 to
 275 ns (+129 ns), glibc backtrace of 3 frames to 1430 ns (+1284 ns). mpiP is not
 installed here and the reference holds no per-call mpiP figures (default -k 1 or
--k 0): there is no mpiP row. Budget (issue #10): <= +150 ns per call at depth 3.
+-k 0): there is no mpiP row. Budget: <= +150 ns per call at depth 3.
 
 EOF
 # (4) Bytes per event on disk of a 2-rank run whose events are mostly

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Reader speed (issue #8): on a 10 M-event schema-2 file (4 ranks,
+"""Reader speed: on a 10 M-event schema-2 file (4 ranks,
 properly nested; make_bench_file.py), time `summary FILE` (the table,
 which builds the call tree), `summary --json FILE` and
 `tree FILE --rank 0 --max-depth 1` (the call-stack build, one line out)
