@@ -5,9 +5,8 @@
  * corrupt-index and schema-version cases). Every on-disk name comes from the
  * format header. The Python tests write theirs with tests/lib/profile_builder.py;
  * this C twin stays because each Check case builds its input next to its
- * assertions, with HDF5 storage the case controls (chunking, deflate, a
- * user block, unallocated datasets), and the unit suites run under the
- * ASan and TSan builds without Python.
+ * assertions (about 40 small files, each read back in the same Check case),
+ * with HDF5 storage the case controls (chunking and deflate, a user block).
  */
 #ifndef SP_TEST_H5_BUILD_H
 #define SP_TEST_H5_BUILD_H
