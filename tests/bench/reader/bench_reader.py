@@ -8,8 +8,7 @@ and the full `tree FILE --rank 0 > /dev/null` (build + 2.5 M lines), against the
 same statistics in h5py + numpy (numpy_stats.py). Median of RUNS (>= 5),
 min-max, ratio vs numpy, one JSON line per metric, and the goals.
 Usage: bench_reader.py SCOPE_PROFILER [EVENTS]
-Env: SP_BENCH_FILE=path reuses (or creates) that file; SP_BENCH_RUNS=N.
-Exit 77 without h5py/numpy."""
+Env: SP_BENCH_FILE=path reuses (or creates) that file; SP_BENCH_RUNS=N."""
 import json
 import os
 import statistics

@@ -32,6 +32,8 @@ Exits 77 when the compiler is missing; fails without seccomp filters.
 """
 import json, os, shutil, signal, subprocess, sys, tempfile
 
+import h5py
+
 BUILD = os.environ.get("SP_BUILD_DIR", "build")
 SRC = os.environ.get("SP_SOURCE_DIR", ".")
 CLI = os.path.join(BUILD, "tools", "scope-profiler")
@@ -51,9 +53,6 @@ def check(cond, what):
     print(("ok   " if cond else "FAIL ") + what)
     if not cond:
         FAILS.append(what)
-
-
-import h5py
 
 
 def run(cmd, env=None, want_rc=0):

@@ -21,6 +21,8 @@ cannot pass vacuously. Fails when mpirun is missing.
 """
 import json, os, re, shutil, subprocess, sys, tempfile
 
+import h5py
+
 BUILD = os.environ.get("SP_BUILD_DIR", "build")
 CLI = os.path.join(BUILD, "tools", "scope-profiler")
 PLAIN = os.path.join(BUILD, "examples", "proxy", "proxy-plain")
@@ -36,7 +38,6 @@ def check(cond, what):
         FAILS.append(what)
 
 
-import h5py
 if not shutil.which("mpirun"):
     sys.exit("FAIL: mpirun not found (openmpi-bin)")
 for exe in (CLI, PLAIN, PROXY):
