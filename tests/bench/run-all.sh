@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Run every benchmark (meson suite 'bench') and print the goal table of
-# issue #8: metric, measured, goal, met yes/no, floor. Each benchmark prints
+# Run every benchmark (meson suite 'bench') and print the table
+# of goals: metric, measured, goal, met yes/no, floor. Each benchmark prints
 # its own table and one JSON line per metric (median of >= 5 runs, min-max,
 # ratio to its reference measured in the same run); the full log is kept.
 #   tests/bench/run-all.sh [BUILD_DIR] [BENCHMARK...]     (default: build, all)
@@ -17,6 +17,6 @@ ninja -C "$build" >/dev/null || exit 1
 meson test -C "$build" --benchmark --suite bench --verbose --no-rebuild "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 echo
-echo "== issue #8 goals (log: $log) =="
+echo "== goals (log: $log) =="
 "$here/summarize-goals.py" "$log"
 exit "$status"

@@ -1,6 +1,6 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Final goal table of issue #8 from the benchmarks' output: reads the JSON
+"""Final goal table from the benchmarks' output: reads the JSON
 lines of every benchmark (stdin or files), prints one row per goal (metric,
 measured, goal, met yes/no, floor or note) and one JSON line per goal. A goal
 whose benchmark did not run says "not run"; a goal not met says "no" and,
@@ -67,7 +67,7 @@ def main():
          "counted; 1 in 64 calls timed at random")
     goal("throttled fn over empty hook, THROTTLE_TIMING=exact",
          val(hook("scope_profiler_throttled"), "over_empty_hooks"), 3,
-         "ns", "floor: 2 timestamps (exact total time, issue #3) + frame, %.1f ns over empty hooks; "
+         "ns", "floor: 2 timestamps (exact total time) + frame, %.1f ns over empty hooks; "
          "two rdtsc alone %.1f ns" % (two_ts, tsc) if two_ts and tsc else "")
     mpi = [r for r in recs if r.get("metric") == "mpi_added_ns" and r.get("ranks") == 2]
     worst = max(mpi, key=lambda r: float(val(r, "added_per_call_ns", "added_ns"))) if mpi else None

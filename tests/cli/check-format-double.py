@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The CLI prints floats exactly as Python's repr() does (shortest digits
 that round-trip, same notation), so JSON/CSV values compare equal."""
 import random

@@ -1,20 +1,17 @@
 # SPDX-License-Identifier: MIT
-"""Shared helpers of the CLI tests: build schema-1 profiles with h5py, run
+"""Shared helpers of the CLI tests: build schema-1 profiles, run
 the scope-profiler binary, parse its --json output."""
 
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
-try:
-    import h5py
-    import numpy as np
-except ImportError:  # pragma: no cover - reported as a skip
-    print("SKIP: /usr/bin/python3 lacks h5py or numpy")
-    sys.exit(77)
+import h5py
+import numpy as np
+
+import profile_builder as B
 
 NS = 1_000_000_000
 CLI = os.environ.get("SP_CLI") or os.path.join(
@@ -24,22 +21,7 @@ CLI = os.environ.get("SP_CLI") or os.path.join(
 def write_schema1(path, ranks, metadata=None, extra=None):
     """ranks: {rank: {region: (starts_ns, ends_ns)}}; extra: {(rank, region):
     {dataset: values}} for optional per-region datasets (gpu_durations...)."""
-    with h5py.File(path, "w") as f:
-        meta = f.create_group("metadata")
-        for key, value in (metadata or {}).items():
-            if isinstance(value, list):
-                meta.attrs.create(key, value, dtype=h5py.string_dtype())
-            else:
-                meta.attrs[key] = value
-        for rank, regions in ranks.items():
-            group = f.create_group(f"rank{rank}/regions")
-            for name, (starts, ends) in regions.items():
-                region = group.create_group(name)
-                region["start_times"] = np.asarray(starts, dtype=np.int64)
-                region["end_times"] = np.asarray(ends, dtype=np.int64)
-                for dset, values in (extra or {}).get((rank, name), {}).items():
-                    region[dset] = np.asarray(values, dtype=np.int64)
-    return path
+    return B.schema1(path, ranks, metadata or {}, datasets=extra)
 
 
 def run(*args, check=True):

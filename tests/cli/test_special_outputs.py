@@ -30,7 +30,7 @@ class SpecialOutputs(CliTestCase):
     def setUp(self):
         super().setUp()
         if not os.access(EXAMPLE, os.X_OK):
-            self.skipTest(f"{EXAMPLE} not built")
+            self.fail(f"{EXAMPLE} not built")
         self.file = self.path("profile.h5")
         env = dict(os.environ, SCOPE_PROFILER_OUTPUT=self.file)
         subprocess.run([EXAMPLE, "3"], env=env, check=True, capture_output=True)

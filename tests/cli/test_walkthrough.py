@@ -23,7 +23,7 @@ class Walkthrough(CliTestCase):
     def setUp(self):
         super().setUp()
         if not os.access(EXAMPLE, os.X_OK):
-            self.skipTest(f"{EXAMPLE} not built")
+            self.fail(f"{EXAMPLE} not built")
         self.file = self.path("profiling_data.h5")
         env = dict(os.environ, SCOPE_PROFILER_OUTPUT=self.file)
         subprocess.run([EXAMPLE, "5"], env=env, check=True, capture_output=True)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Helpers of the comparison tests: hand-built schema-1 profiles (h5py) and
+"""Helpers of the comparison tests: hand-built schema-1 profiles and
 running the CLI. Durations are given in seconds and stored as int64 ns."""
 import atexit
 import json
@@ -9,34 +9,17 @@ import subprocess
 import sys
 import tempfile
 
+import profile_builder as B
+
 NS = 1_000_000_000
 
 
 def write_profile(path, ranks, metadata=None):
     """ranks: {rank: {region: [(start_s, end_s), ...]}} -> schema-1 file."""
-    import h5py
-    import numpy as np
-
-    with h5py.File(path, "w") as f:
-        meta = f.create_group("metadata")
-        for key, value in (metadata or {}).items():
-            meta.attrs[key] = value
-        for rank, regions in ranks.items():
-            group = f.create_group(f"rank{rank}/regions")
-            for name, calls in regions.items():
-                g = group.create_group(name)
-                g["start_times"] = np.array([round(s * NS) for s, _ in calls], dtype=np.int64)
-                g["end_times"] = np.array([round(e * NS) for _, e in calls], dtype=np.int64)
-
-
-def require_h5py():
-    """Skip (exit 77) when h5py is missing: the profiles are built with it."""
-    try:
-        import h5py  # noqa: F401
-        import numpy  # noqa: F401
-    except ImportError:
-        print("SKIP: h5py/numpy missing for /usr/bin/python3")
-        sys.exit(77)
+    B.schema1(path, {rank: {name: ([round(s * NS) for s, _ in calls],
+                                   [round(e * NS) for _, e in calls])
+                            for name, calls in regions.items()}
+                     for rank, regions in ranks.items()}, metadata or {})
 
 
 def workdir(prefix):

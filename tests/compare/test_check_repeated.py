@@ -5,9 +5,8 @@ region whose apparent slowdown is not significant, new, gone and rare
 regions, reproducibility of the bootstrap, and the usage errors."""
 import os
 
-from profiles import Cli, require_h5py, workdir, write_profile
+from profiles import Cli, workdir, write_profile
 
-require_h5py()
 
 cli = Cli()
 work = workdir("sp-repeated-")

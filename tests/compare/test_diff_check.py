@@ -6,9 +6,8 @@ for the documented strings, the text output."""
 import os
 import sys
 
-from profiles import Cli, require_h5py, workdir, write_profile
+from profiles import Cli, workdir, write_profile
 
-require_h5py()
 
 cli = Cli()
 work = workdir("sp-compare-")

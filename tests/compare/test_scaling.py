@@ -5,9 +5,8 @@ x axis (num_ranks, omp_num_threads, total_cores, a metadata key), the
 baseline and duplicate-x rules, globs, rank selection and errors."""
 import os
 
-from profiles import Cli, require_h5py, workdir, write_profile
+from profiles import Cli, workdir, write_profile
 
-require_h5py()
 
 cli = Cli()
 work = workdir("sp-scaling-")

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Independent check of a file written by examples/manual-regions: the exact
 schema-2 layout and dtypes of reference §1.4/§1.5/§1.9, the call counts the
 example's source fixes, and consistency of every stored value."""

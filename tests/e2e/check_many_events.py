@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Independent check of a file written by tests/e2e/many-events: per row the
 exact counts, rows back to back, entry order, every summary_statistics field
 against numpy (mean and m2 to 1e-9 relative), nesting of inner/tail in

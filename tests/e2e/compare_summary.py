@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Compare `scope-profiler summary --json` with statistics computed here by
 h5py + numpy from the raw events (reference §3.1-3.3 definitions)."""
 import json

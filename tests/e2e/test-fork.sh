@@ -1,8 +1,7 @@
 #!/bin/bash
 # fork without exec: only the parent writes, with only its own calls.
 set -euo pipefail
-py=/usr/bin/python3
-$py -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
+py=${SP_PYTHON:?}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 SCOPE_PROFILER_OUTPUT="$work/fork.h5" "${SP_BUILD_DIR:?}/tests/e2e/fork-child"
 $py - "$work/fork.h5" <<'PY'

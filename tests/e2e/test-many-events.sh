@@ -7,10 +7,7 @@
 set -euo pipefail
 build=${SP_BUILD_DIR:?}
 src=${SP_SOURCE_DIR:?}
-py=/usr/bin/python3
-if ! $py -c 'import h5py, numpy' 2>/dev/null; then
-  echo "SKIP: python3-h5py/numpy missing"; exit 77
-fi
+py=${SP_PYTHON:?}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"

@@ -2,8 +2,9 @@
 """Profiles with known contents for the export tests, written with h5py as
 schema-2 files (the layout of docs/FORMAT.md), plus a reference call-stack
 reconstruction (containment, start asc / end desc) to compute expectations."""
-import h5py
 import numpy as np
+
+import profile_builder as B
 
 BASE = 1_000_000_000  # absolute CLOCK_MONOTONIC-like offset, ns
 
@@ -30,62 +31,39 @@ NAMES = ["main", "solve", "assemble", "io", "mpi:send", "odd;name"]
 def write_nested(path, mpi_size=2, data=NESTED, names=NAMES, lanes=None,
                  thread_names=None):
     """Write `data` as a schema-2 file. lanes: rank -> region -> thread ids."""
-    rows = {k: [] for k in ("region_ids", "ranks", "event_offsets", "event_counts",
-                            "source_lines", "source_files", "source_texts", "tags")}
-    cols = {k: [] for k in ("start_times", "end_times", "mpi_bytes", "mpi_peers",
-                            "mpi_roots", "mpi_tags", "mpi_comms", "thread_ids")}
+    rows, per_row = [], {"source_lines": [], "source_files": [], "source_texts": [],
+                         "tags": []}
+    mpi = {k: [] for k in ("mpi_bytes", "mpi_peers", "mpi_roots", "mpi_tags", "mpi_comms")}
+    tids = []
     for rank in sorted(data):
         for rid, name in enumerate(names):
             calls = data[rank].get(name)
             if not calls:
                 continue
-            rows["region_ids"].append(rid)
-            rows["ranks"].append(rank)
-            rows["event_offsets"].append(len(cols["start_times"]))
-            rows["event_counts"].append(len(calls))
-            rows["source_lines"].append(10 + rid if name == "solve" else -1)
-            rows["source_files"].append("solver.c" if name == "solve" else "")
-            rows["source_texts"].append("")
-            rows["tags"].append('["mpi.p2p"]' if name.startswith("mpi:") else "[]")
+            rows.append((rid, rank, [BASE + c[0] for c in calls], [BASE + c[1] for c in calls]))
+            per_row["source_lines"].append(10 + rid if name == "solve" else -1)
+            per_row["source_files"].append("solver.c" if name == "solve" else "")
+            per_row["source_texts"].append("")
+            per_row["tags"].append('["mpi.p2p"]' if name.startswith("mpi:") else "[]")
             for k, call in enumerate(calls):
                 extra = call[2] if len(call) > 2 else {}
-                cols["start_times"].append(BASE + call[0])
-                cols["end_times"].append(BASE + call[1])
-                cols["mpi_bytes"].append(extra.get("bytes", -1))
-                cols["mpi_peers"].append(extra.get("peer", -1))
-                cols["mpi_roots"].append(-1)
-                cols["mpi_tags"].append(extra.get("tag", -1))
-                cols["mpi_comms"].append(extra.get("comm", -1))
-                cols["thread_ids"].append(lanes[rank][name][k] if lanes else -1)
-    with h5py.File(path, "w") as f:
-        f.attrs["scope_profiler_schema"] = 2
-        f.attrs["storage_layout"] = "columnar"
-        md = f.create_group("metadata")
-        md.attrs["mpi_size"] = mpi_size
-        md.attrs["label"] = "export-test"
-        md.attrs["omp_num_threads"] = 1
-        f.create_dataset("region_table/names", data=names, dtype=h5py.string_dtype())
-        idx = f.create_group("rank_region_index")
-        dt = {"region_ids": np.uint32, "ranks": np.uint32, "event_offsets": np.uint64,
-              "event_counts": np.uint64, "source_lines": np.int64}
-        for k, v in rows.items():
-            idx.create_dataset(k, data=np.array(v, dtype=dt.get(k, h5py.string_dtype())))
-        ev = f.create_group("events")
-        i32 = ("mpi_peers", "mpi_roots", "mpi_tags", "mpi_comms")
-        for k, v in cols.items():
-            if k == "thread_ids" and not lanes:
-                continue
-            ev.create_dataset(k, data=np.array(v, dtype=np.int32 if k in i32 else np.int64))
-        if lanes:
-            tids = sorted({(r, t) for r in lanes for ts in lanes[r].values() for t in ts})
-            tt = f.create_group("thread_table")
-            tt.create_dataset("ranks", data=np.array([r for r, _ in tids], dtype=np.uint32))
-            tt.create_dataset("index", data=np.array([t for _, t in tids], dtype=np.int64))
-            for k in ("ident", "native_id", "start_ns", "end_ns", "cpu_ns"):
-                tt.create_dataset(k, data=np.zeros(len(tids), dtype=np.int64))
-            tt.create_dataset("daemon", data=np.zeros(len(tids), dtype=np.int8))
-            tt.create_dataset("name", data=[thread_names[t] for _, t in tids],
-                              dtype=h5py.string_dtype())
+                mpi["mpi_bytes"].append(extra.get("bytes", -1))
+                mpi["mpi_peers"].append(extra.get("peer", -1))
+                mpi["mpi_roots"].append(-1)
+                mpi["mpi_tags"].append(extra.get("tag", -1))
+                mpi["mpi_comms"].append(extra.get("comm", -1))
+                tids.append(lanes[rank][name][k] if lanes else -1)
+    threads = None
+    if lanes:
+        mpi["thread_ids"] = tids
+        lane_ids = sorted({(r, t) for r in lanes for ts in lanes[r].values() for t in ts})
+        zeros = np.zeros(len(lane_ids), dtype=np.int64)
+        threads = {"ranks": [r for r, _ in lane_ids], "index": [t for _, t in lane_ids],
+                   "ident": zeros, "native_id": zeros, "start_ns": zeros, "end_ns": zeros,
+                   "cpu_ns": zeros, "daemon": zeros,
+                   "name": [thread_names[t] for _, t in lane_ids]}
+    B.columnar(path, names, rows, index=per_row, events=mpi, threads=threads,
+               metadata={"mpi_size": mpi_size, "label": "export-test", "omp_num_threads": 1})
 
 
 def calls_of(data, names=NAMES, rank=0, lanes=None):

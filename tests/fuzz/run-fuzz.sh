@@ -1,19 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Build the reader's libFuzzer target with clang (fuzzer + ASan + UBSan) from
-# the reader sources, seed it with the shared fixtures and a few generated
+# the reader sources, seed it with tests/fixtures and a few generated
 # profiles, and fuzz for N seconds.
 #   run-fuzz.sh SECONDS [WORKDIR]     (default 40 s, a temporary WORKDIR)
-# Env: SP_SOURCE_DIR (default: two levels up), SP_FIXTURES, FUZZ_FORK=N
+# Env: SP_SOURCE_DIR (default: two levels up), SP_FIXTURES, SP_PYTHON (with
+# h5py, for the generated seeds), FUZZ_FORK=N
 # (libFuzzer -fork=N mode: N worker processes, keeps going after a crash
 # and collects every finding; for long runs).
 # Exit 0 clean, 1 on a finding (crash-*/leak-*/timeout-*/oom-* files kept
-# in WORKDIR), 77 when clang/libFuzzer/pkg-config deps are missing.
+# in WORKDIR), 77 when clang or its libFuzzer runtime is missing.
 set -u
 secs=${1:-40}
 here=$(cd "$(dirname "$0")" && pwd)
 src=${SP_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
-fixtures=${SP_FIXTURES:-$src/../shared/fixtures/scope-profiler}
+fixtures=${SP_FIXTURES:-$src/tests/fixtures}
+py=${SP_PYTHON:-python3}
 work=${2:-}
 if [ -z "$work" ]; then
   work=$(mktemp -d /tmp/sp-fuzz.XXXXXX)
@@ -21,9 +23,9 @@ if [ -z "$work" ]; then
 fi
 mkdir -p "$work/corpus" "$work/seeds" "$work/findings"
 cc=${CLANG:-clang}
-if ! command -v "$cc" >/dev/null || ! pkg-config --exists hdf5-serial libpcre2-8; then
-  echo "SKIP: needs clang and pkg-config hdf5-serial, libpcre2-8"; exit 77
-fi
+command -v "$cc" >/dev/null || { echo "SKIP: $cc not installed"; exit 77; }
+pkg-config --exists hdf5-serial libpcre2-8 ||
+  { echo "FAIL: pkg-config finds no hdf5-serial, libpcre2-8"; exit 1; }
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return 0; }' > "$work/probe.c"
 if ! "$cc" -fsanitize=fuzzer "$work/probe.c" -o "$work/probe" 2>/dev/null; then
   echo "SKIP: $cc has no libFuzzer runtime"; exit 77
@@ -38,11 +40,9 @@ python3 "$src/preload/gen-mpi-wrappers.py" --reader-kinds "$src/preload/mpi-func
   -I"$src/reader" -I"$src/format" -I"$work" \
   "$here/fuzz-reader.c" "$src"/reader/*.c \
   $(pkg-config --cflags --libs hdf5-serial libpcre2-8) -lm -lpthread -o "$bin" || exit 1
-cp "$fixtures"/* "$work/seeds/" 2>/dev/null
-if /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null; then
-  /usr/bin/python3 -c "import sys; sys.path.insert(0, '$src/tests/hostile'); \
-import hostile_files; hostile_files.make_seeds('$work/seeds')"
-fi
+cp "$fixtures"/*.{h5,spt,json} "$work/seeds/" || exit 1
+PYTHONPATH="$src/tests/lib:$src/tests/hostile" "$py" -c \
+  "import sys, hostile_files; hostile_files.make_seeds(sys.argv[1])" "$work/seeds" || exit 1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 fork=${FUZZ_FORK:-0}

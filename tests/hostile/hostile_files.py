@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Generators of hostile inputs for the reader and the CLI (issue #9 item 7).
+"""Generators of hostile inputs for the reader and the CLI.
 
 make_all(outdir, fixtures, extra_bases) writes every file and returns a list
 of (path, strict) pairs: strict files are invalid by construction and every
@@ -8,7 +8,6 @@ happen to stay readable, so for those only "no crash, and a failure is one
 line naming the file" is required.
 
 make_seeds(outdir) writes a few small valid profiles (fuzzing seed corpus).
-Needs /usr/bin/python3 with h5py and numpy.
 """
 import json
 import os
@@ -18,6 +17,8 @@ import struct
 
 import h5py
 import numpy as np
+
+import profile_builder as B
 
 STR = h5py.string_dtype()
 
@@ -53,78 +54,42 @@ def write_columnar(path, schema=2, ranks=2, depth=3, reps=4, threads=False,
     region 1 only, rank_region_index/mpi_offsets), else full-length."""
     rows = nested_events(ranks, depth, reps, threads=threads)
     names = names or [f"region_{d}" for d in range(depth)]
-    starts, ends, tids, idx = [], [], [], []
-    for region, rank, s, e, t in rows:
-        idx.append((region, rank, len(starts), len(s)))
-        starts += s
-        ends += e
-        tids += t
-    with h5py.File(path, "w") as f:
-        f.attrs["scope_profiler_schema"] = schema
-        f.attrs["storage_layout"] = layout
-        md = f.create_group("metadata")
-        md.attrs["mpi_size"] = ranks
-        md.attrs["start_time_ns"] = 999_000
-        md.attrs["hostname"] = "fuzz"
-        md.attrs["argv"] = ["prog", "--x"]
-        f.create_dataset("region_table/names", data=names, dtype=STR)
-        g = f.create_group("rank_region_index")
-        g["region_ids"] = np.array([i[0] for i in idx], dtype=np.uint32)
-        g["ranks"] = np.array([i[1] for i in idx], dtype=np.uint32)
-        g["event_offsets"] = np.array([i[2] for i in idx], dtype=np.uint64)
-        g["event_counts"] = np.array([i[3] for i in idx], dtype=np.uint64)
-        if extras:
-            g["source_lines"] = np.arange(len(idx), dtype=np.int64)
-            g.create_dataset("source_files", data=["f.c"] * len(idx), dtype=STR)
-            g.create_dataset("source_texts", data=["x"] * len(idx), dtype=STR)
-            g.create_dataset("tags", data=['["a", "b\\"c"]'] * len(idx), dtype=STR)
-        s = np.array(starts, dtype=np.int64)
-        e = np.array(ends, dtype=np.int64)
-        if schema == 3:
-            deltas = s.copy()
-            for _, _, off, cnt in idx:
-                seg = s[off:off + cnt]
-                deltas[off:off + cnt] = np.diff(seg, prepend=0)
-            f["events/start_deltas"] = deltas
-            f["events/durations"] = e - s
-        else:
-            f["events/start_times"] = s
-            f["events/end_times"] = e
-        if threads:
-            f["events/thread_ids"] = np.array(tids, dtype=np.int64)
-            tt = f.create_group("thread_table")
-            tt["ranks"] = np.arange(ranks, dtype=np.uint32)
-            tt["ident"] = np.arange(ranks, dtype=np.int64) + 1000
-            tt.create_dataset("name", data=["MainThread"] * ranks, dtype=STR)
-        if extras and mpi_rows:
-            mo, m = [], 0
-            for region, _, _, cnt in idx:
-                mo.append(m if region == 1 else -1)
-                m += cnt if region == 1 else 0
-            g["mpi_offsets"] = np.array(mo, dtype=np.int64)
-            f["events"].attrs["mpi_layout"] = "rows"
-            f["events/mpi_bytes"] = np.arange(m, dtype=np.int64) * 8
-            f["events/mpi_peers"] = np.array([(i % ranks) for i in range(m)], dtype=np.int32)
-        elif extras:
-            n = len(starts)
-            f["events/mpi_bytes"] = np.full(n, 64, dtype=np.int64)
-            f["events/mpi_peers"] = np.array([(i % ranks) for i in range(n)], dtype=np.int32)
-    return path
+    n_rows, n_events = len(rows), sum(len(r[2]) for r in rows)
+    index, events, thread_table, events_attrs = {}, {}, None, None
+    if extras:
+        index = {"source_lines": np.arange(n_rows, dtype=np.int64),
+                 "source_files": ["f.c"] * n_rows, "source_texts": ["x"] * n_rows,
+                 "tags": ['["a", "b\\"c"]'] * n_rows}
+    if threads:
+        events["thread_ids"] = np.concatenate([r[4] for r in rows])
+        thread_table = {"ranks": np.arange(ranks), "ident": np.arange(ranks) + 1000,
+                        "name": ["MainThread"] * ranks}
+    if extras and mpi_rows:
+        mo, m = [], 0
+        for region, _, s, _, _ in rows:
+            mo.append(m if region == 1 else -1)
+            m += len(s) if region == 1 else 0
+        index["mpi_offsets"] = mo
+        events_attrs = {B.EVENTS_ATTR_MPI_LAYOUT: "rows"}
+        events["mpi_bytes"] = np.arange(m, dtype=np.int64) * 8
+        events["mpi_peers"] = [i % ranks for i in range(m)]
+    elif extras:
+        events["mpi_bytes"] = np.full(n_events, 64, dtype=np.int64)
+        events["mpi_peers"] = [i % ranks for i in range(n_events)]
+    return B.columnar(path, names, [r[:4] for r in rows], schema=schema, layout=layout,
+                      metadata={"mpi_size": ranks, "start_time_ns": 999_000,
+                                "hostname": "fuzz", "argv": ["prog", "--x"]},
+                      index=index, events=events, threads=thread_table,
+                      events_attrs=events_attrs)
 
 
 def write_schema1(path, ranks=2):
-    with h5py.File(path, "w") as f:
-        f.create_group("metadata").attrs["mpi_size"] = ranks
-        for rank in range(ranks):
-            g = f.create_group(f"rank{rank}/regions/solve")
-            g["start_times"] = np.array([10, 20, 40], dtype=np.int64) + rank
-            g["end_times"] = np.array([15, 33, 55], dtype=np.int64) + rank
-            g.attrs["source_file"] = "solver.py"
-            g.attrs["source_lineno"] = 7
-            h = f.create_group(f"rank{rank}/regions/inner")
-            h["start_times"] = np.array([11, 21], dtype=np.int64) + rank
-            h["end_times"] = np.array([12, 30], dtype=np.int64) + rank
-    return path
+    regions, attrs = {}, {}
+    for rank in range(ranks):
+        regions[rank] = {"solve": (np.array([10, 20, 40]) + rank, np.array([15, 33, 55]) + rank),
+                         "inner": (np.array([11, 21]) + rank, np.array([12, 30]) + rank)}
+        attrs[(rank, "solve")] = {"source_file": "solver.py", "source_lineno": 7}
+    return B.schema1(path, regions, {"mpi_size": ranks}, attrs=attrs)
 
 
 def json_profile(regions=None):
@@ -174,29 +139,14 @@ def columnar_raw(path, *, schema=2, names=("a", "b"), region_ids=(0, 1),
                  starts=(1, 3, 5, 7), ends=(2, 4, 6, 8), dtypes=None,
                  drop=(), attrs=None):
     """A tiny schema-2 file with every column under the caller's control."""
-    dt = {"region_ids": np.uint32, "ranks": np.uint32, "event_offsets": np.uint64,
-          "event_counts": np.uint64, "start_times": np.int64, "end_times": np.int64}
-    dt.update(dtypes or {})
-    cols = {"region_ids": region_ids, "ranks": ranks, "event_offsets": offsets,
-            "event_counts": counts}
-    with h5py.File(path, "w") as f:
-        if schema is not None:
-            f.attrs["scope_profiler_schema"] = schema
-        f.attrs["storage_layout"] = "columnar"
-        for k, v in (attrs or {}).items():
-            f.attrs[k] = v
-        if "names" not in drop:
-            f.create_dataset("region_table/names", data=list(names), dtype=STR)
-        else:
-            f.create_group("region_table")
-        g = f.create_group("rank_region_index")
-        for k, v in cols.items():
-            if k not in drop:
-                g.create_dataset(k, data=np.array(v, dtype=dt[k]))
-        ev = f.create_group("events")
-        for k, v in (("start_times", starts), ("end_times", ends)):
-            if k not in drop:
-                ev.create_dataset(k, data=np.array(v, dtype=dt[k]))
+    index = {"region_ids": region_ids, "ranks": ranks, "event_offsets": offsets,
+             "event_counts": counts}
+    events = {"start_times": starts, "end_times": ends}
+    B.write_file(path, schema=schema, root_attrs=attrs,
+                 names=None if "names" in drop else names,
+                 index={k: v for k, v in index.items() if k not in drop},
+                 events={k: v for k, v in events.items() if k not in drop},
+                 dtypes=dtypes)
 
 
 def hostile_h5(d):
@@ -253,8 +203,8 @@ def hostile_h5(d):
     p = os.path.join(d, "column-scalar.h5")
     columnar_raw(p)
     with h5py.File(p, "a") as f:
-        del f["rank_region_index/ranks"]
-        f["rank_region_index/ranks"] = np.uint32(0)
+        del f[f"{B.INDEX}/ranks"]
+        f[f"{B.INDEX}/ranks"] = np.uint32(0)
     out.append(p)
     p = os.path.join(d, "column-compound.h5")
     columnar_raw(p)
@@ -289,12 +239,12 @@ def hostile_h5(d):
     p = os.path.join(d, "summary-bad.h5")
     columnar_raw(p)
     with h5py.File(p, "a") as f:
-        f["rank_region_index/summary_statistics"] = np.zeros(5, dtype=[("x", "i8")])
+        f[f"{B.INDEX}/summary_statistics"] = np.zeros(5, dtype=[("x", "i8")])
     out.append(p)
     p = os.path.join(d, "strings-bad-len.h5")
     columnar_raw(p)
     with h5py.File(p, "a") as f:
-        f.create_dataset("rank_region_index/source_files", data=["a"] * 5, dtype=STR)
+        f.create_dataset(f"{B.INDEX}/source_files", data=["a"] * 5, dtype=STR)
     out.append(p)
     p = os.path.join(d, "thread-table-mismatch.h5")
     columnar_raw(p)
@@ -312,11 +262,7 @@ def hostile_h5(d):
         f.attrs["unrelated"] = 1
     out.append(p)
     p = os.path.join(d, "schema1-bad-region.h5")
-    with h5py.File(p, "w") as f:
-        f.create_group("metadata")
-        g = f.create_group("rank0/regions/solve")
-        g["start_times"] = np.array([1, 2, 3], dtype=np.int64)
-        g["end_times"] = np.array([2, 3], dtype=np.int64)
+    B.schema1(p, {0: {"solve": ([1, 2, 3], [2, 3])}}, {})
     out.append(p)
     p = os.path.join(d, "schema1-no-starts.h5")
     with h5py.File(p, "w") as f:
@@ -466,8 +412,8 @@ def make_all(d, fixtures, extra_bases=(), flips_per_base=8):
     strict = hostile_h5(d) + hostile_text(d)
     loose = []
     bases = []
-    if fixtures and os.path.isdir(fixtures):
-        bases += [os.path.join(fixtures, f) for f in sorted(os.listdir(fixtures))]
+    if fixtures:
+        bases += B.fixture_paths(fixtures)
     rich = write_columnar(os.path.join(d, "base-rich.h5.src"), threads=True)
     bases.append(rich)
     bases += list(extra_bases)

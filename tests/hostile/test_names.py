@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Hostile region names round-trip: recorder -> HDF5 -> h5py and -> CLI JSON.
 names-writer (linked with the recorder) records names with '/', spaces,
@@ -6,18 +6,14 @@ quotes, " > ", a backslash, control characters, invalid UTF-8 and 10 kB.
 h5py must read back the exact bytes. Every JSON output of the CLI must be
 valid UTF-8 JSON whose names equal bytes.decode('utf-8', 'replace') (one
 U+FFFD per maximal invalid subpart), with the right call counts.
-Usage: test_names.py NAMES_WRITER SCOPE_PROFILER. Exit 77 without h5py."""
+Usage: test_names.py NAMES_WRITER SCOPE_PROFILER."""
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-try:
-    import h5py
-except ImportError as exc:
-    print(f"SKIP: {exc}")
-    sys.exit(77)
+import h5py
 
 LONG = b"long-" + b"L" * (10240 - 5)
 NAMES = [

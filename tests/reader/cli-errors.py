@@ -1,34 +1,21 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """CLI error paths: schema 4, schema "one", corrupt offsets, overlapping and
 duplicate rows, a missing file, a non-profile file and usage errors must exit
 2 with exactly one line on stderr naming the file. Also --version/--help.
-Usage: cli-errors.py SCOPE_PROFILER_BINARY. Exit 77 when h5py is missing."""
+Usage: cli-errors.py SCOPE_PROFILER_BINARY."""
 import os
 import subprocess
 import sys
 import tempfile
 
-try:
-    import h5py
-    import numpy as np
-except ImportError as exc:
-    print(f"skip: {exc}")
-    sys.exit(77)
+import profile_builder as B
 
 
 def columnar(path, schema=2, offsets=(0, 2), counts=(2, 2), regions=(0, 1), ranks=(0, 0)):
-    with h5py.File(path, "w") as f:
-        f.attrs["scope_profiler_schema"] = schema
-        f.attrs["storage_layout"] = "columnar"
-        f.create_dataset("region_table/names", data=["a", "b"], dtype=h5py.string_dtype())
-        idx = f.create_group("rank_region_index")
-        idx["region_ids"] = np.array(regions, dtype=np.uint32)
-        idx["ranks"] = np.array(ranks, dtype=np.uint32)
-        idx["event_offsets"] = np.array(offsets, dtype=np.uint64)
-        idx["event_counts"] = np.array(counts, dtype=np.uint64)
-        f["events/start_times"] = np.array([1, 3, 5, 7], dtype=np.int64)
-        f["events/end_times"] = np.array([2, 4, 6, 8], dtype=np.int64)
+    B.write_file(path, schema=schema, names=["a", "b"],
+                 index={"region_ids": regions, "ranks": ranks, "event_offsets": offsets,
+                        "event_counts": counts},
+                 events={"start_times": [1, 3, 5, 7], "end_times": [2, 4, 6, 8]})
 
 
 def run(binary, *args):

@@ -66,9 +66,9 @@ void h5b_root_str(hid_t file, const char *name, const char *v) { attr_str(file, 
 
 static hid_t meta_group(hid_t file)
 {
-	if (H5Lexists(file, "metadata", H5P_DEFAULT) > 0)
-		return H5Gopen2(file, "metadata", H5P_DEFAULT);
-	return H5Gcreate2(file, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (H5Lexists(file, SP_GROUP_METADATA, H5P_DEFAULT) > 0)
+		return H5Gopen2(file, SP_GROUP_METADATA, H5P_DEFAULT);
+	return H5Gcreate2(file, SP_GROUP_METADATA, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 }
 
 void h5b_meta_int(hid_t file, const char *key, int64_t v)
@@ -159,8 +159,8 @@ void h5b_region(hid_t file, unsigned rank, const char *name,
 
 	snprintf(path, sizeof(path), "rank%u/regions/%s", rank, name);
 	g = group_path(file, path);
-	dset(g, "start_times", H5T_STD_I64LE, H5T_NATIVE_INT64, starts, n);
-	dset(g, "end_times", H5T_STD_I64LE, H5T_NATIVE_INT64, ends, n);
+	dset(g, SP_EV_START_TIMES, H5T_STD_I64LE, H5T_NATIVE_INT64, starts, n);
+	dset(g, SP_EV_END_TIMES, H5T_STD_I64LE, H5T_NATIVE_INT64, ends, n);
 	H5Gclose(g);
 }
 
@@ -169,23 +169,23 @@ void h5b_columnar(hid_t file, const char *const *names, size_t n_names,
 		  const uint64_t *offsets, const uint64_t *counts, size_t n_rows,
 		  const int64_t *starts, const int64_t *ends, size_t n_events)
 {
-	hid_t g = group_path(file, "region_table"), t = vlen_str_type();
+	hid_t g = group_path(file, SP_GROUP_REGION_TABLE), t = vlen_str_type();
 
-	dset(g, "names", t, t, names, n_names);
+	dset(g, SP_DSET_REGION_NAMES, t, t, names, n_names);
 	H5Gclose(g);
-	g = group_path(file, "rank_region_index");
-	dset(g, "region_ids", H5T_STD_U32LE, H5T_NATIVE_UINT32, region_ids, n_rows);
-	dset(g, "ranks", H5T_STD_U32LE, H5T_NATIVE_UINT32, ranks, n_rows);
-	dset(g, "event_offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, offsets, n_rows);
-	dset(g, "event_counts", H5T_STD_U64LE, H5T_NATIVE_UINT64, counts, n_rows);
+	g = group_path(file, SP_GROUP_INDEX);
+	dset(g, SP_IDX_REGION_IDS, H5T_STD_U32LE, H5T_NATIVE_UINT32, region_ids, n_rows);
+	dset(g, SP_IDX_RANKS, H5T_STD_U32LE, H5T_NATIVE_UINT32, ranks, n_rows);
+	dset(g, SP_IDX_EVENT_OFFSETS, H5T_STD_U64LE, H5T_NATIVE_UINT64, offsets, n_rows);
+	dset(g, SP_IDX_EVENT_COUNTS, H5T_STD_U64LE, H5T_NATIVE_UINT64, counts, n_rows);
 	H5Gclose(g);
-	g = group_path(file, "events");
+	g = group_path(file, SP_GROUP_EVENTS);
 	if (h5b_events_chunk) {
-		dset_chunked(g, "start_times", starts, n_events);
-		dset_chunked(g, "end_times", ends, n_events);
+		dset_chunked(g, SP_EV_START_TIMES, starts, n_events);
+		dset_chunked(g, SP_EV_END_TIMES, ends, n_events);
 	} else {
-		dset(g, "start_times", H5T_STD_I64LE, H5T_NATIVE_INT64, starts, n_events);
-		dset(g, "end_times", H5T_STD_I64LE, H5T_NATIVE_INT64, ends, n_events);
+		dset(g, SP_EV_START_TIMES, H5T_STD_I64LE, H5T_NATIVE_INT64, starts, n_events);
+		dset(g, SP_EV_END_TIMES, H5T_STD_I64LE, H5T_NATIVE_INT64, ends, n_events);
 	}
 	H5Gclose(g);
 	H5Tclose(t);

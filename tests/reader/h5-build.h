@@ -2,7 +2,11 @@
 /*
  * Test helper: write small hand-built profiles with the HDF5 C API, in the
  * schema-1 layout upstream's tests use and in the columnar layout (for the
- * corrupt-index and schema-version cases).
+ * corrupt-index and schema-version cases). Every on-disk name comes from the
+ * format header. The Python tests write theirs with tests/lib/profile_builder.py;
+ * this C twin stays because each Check case builds its input next to its
+ * assertions (about 40 small files, each read back in the same Check case),
+ * with HDF5 storage the case controls (chunking and deflate, a user block).
  */
 #ifndef SP_TEST_H5_BUILD_H
 #define SP_TEST_H5_BUILD_H
@@ -10,6 +14,8 @@
 #include <hdf5.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sp-format.h"
 
 hid_t h5b_create(const char *path);
 void h5b_close(hid_t file);

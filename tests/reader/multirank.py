@@ -1,21 +1,17 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Multi-rank check: write random 3-rank profiles (schema 2 and 3, and a
-schema-1 copy) with h5py, compute every summary statistic with numpy, and
+schema-1 copy), compute every summary statistic with numpy, and
 compare with `scope-profiler summary --json` (rel. 1e-12, integers exact).
-Usage: multirank.py SCOPE_PROFILER_BINARY. Exit 77 when h5py is missing."""
+Usage: multirank.py SCOPE_PROFILER_BINARY."""
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-try:
-    import h5py
-    import numpy as np
-except ImportError as exc:  # pragma: no cover
-    print(f"skip: {exc}")
-    sys.exit(77)
+import numpy as np
+
+import profile_builder as B
 
 RANKS = 3
 NAMES = ["outer", "inner", "io"]
@@ -51,58 +47,17 @@ def generate(seed):
 
 
 def write_columnar(path, events, schema):
-    with h5py.File(path, "w") as f:
-        f.attrs["scope_profiler_schema"] = schema
-        f.attrs["storage_layout"] = "columnar"
-        f.create_group("metadata").attrs["mpi_size"] = RANKS
-        str_t = h5py.string_dtype()
-        f.create_dataset("region_table/names", data=NAMES, dtype=str_t)
-        rows = {k: [] for k in ["region_ids", "ranks", "event_offsets", "event_counts"]}
-        starts, ends = [], []
-        off = 0
-        for rank in range(RANKS):
-            for rid, name in enumerate(NAMES):
-                s, e = events[rank][name]
-                rows["region_ids"].append(rid)
-                rows["ranks"].append(rank)
-                rows["event_offsets"].append(off)
-                rows["event_counts"].append(len(s))
-                off += len(s)
-                if schema == 3:
-                    starts.append(np.diff(s, prepend=0))
-                    ends.append(e - s)
-                else:
-                    starts.append(s)
-                    ends.append(e)
-        idx = f.create_group("rank_region_index")
-        idx["region_ids"] = np.array(rows["region_ids"], dtype=np.uint32)
-        idx["ranks"] = np.array(rows["ranks"], dtype=np.uint32)
-        idx["event_offsets"] = np.array(rows["event_offsets"], dtype=np.uint64)
-        idx["event_counts"] = np.array(rows["event_counts"], dtype=np.uint64)
-        n = len(rows["ranks"])
-        idx["source_lines"] = np.full(n, -1, dtype=np.int64)
-        idx.create_dataset("source_files", data=[""] * n, dtype=str_t)
-        idx.create_dataset("source_texts", data=[""] * n, dtype=str_t)
-        idx.create_dataset("tags", data=['["t1", "t2"]'] * n, dtype=str_t)
-        idx["exclusive_totals"] = np.full(n, -1, dtype=np.int64)
-        ev = f.create_group("events")
-        if schema == 3:
-            ev["start_deltas"] = np.concatenate(starts)
-            ev["durations"] = np.concatenate(ends)
-        else:
-            ev["start_times"] = np.concatenate(starts)
-            ev["end_times"] = np.concatenate(ends)
+    rows = [(rid, rank, *events[rank][name])
+            for rank in range(RANKS) for rid, name in enumerate(NAMES)]
+    B.columnar(path, NAMES, rows, schema=schema, metadata={"mpi_size": RANKS},
+               index=B.row_columns(len(rows), tags='["t1", "t2"]', exclusive=-1))
 
 
 def write_schema1(path, events):
-    with h5py.File(path, "w") as f:
-        for rank in range(RANKS):
-            for name in NAMES:
-                s, e = events[rank][name]
-                g = f.create_group(f"rank{rank}/regions/{name}")
-                g["start_times"] = s
-                g["end_times"] = e
-                g.attrs["tags"] = np.array(["t1", "t2"], dtype=h5py.string_dtype())
+    B.schema1(path, {rank: {name: events[rank][name] for name in NAMES}
+                     for rank in range(RANKS)},
+              attrs={(rank, name): {"tags": ["t1", "t2"]}
+                     for rank in range(RANKS) for name in NAMES})
 
 
 def expected(events, ranks):

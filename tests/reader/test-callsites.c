@@ -58,28 +58,28 @@ static const char *build(const char *stem, bool table, bool bad_offset)
 	const char *path = h5b_tmp(stem);
 	hid_t f = h5b_create(path);
 
-	h5b_root_int(f, "scope_profiler_schema", 2);
-	h5b_root_str(f, "storage_layout", "columnar");
+	h5b_root_int(f, SP_ATTR_SCHEMA, 2);
+	h5b_root_str(f, SP_ATTR_STORAGE_LAYOUT, SP_STORAGE_COLUMNAR);
 	h5b_columnar(f, names, 2, reg, rank, off, cnt, 2, s, e, 3);
-	hid_t ev = H5Gopen2(f, "events", H5P_DEFAULT);
-	dset(ev, "callsite_ids", H5T_STD_I32LE, H5T_NATIVE_INT32, 3, ids);
+	hid_t ev = H5Gopen2(f, SP_GROUP_EVENTS, H5P_DEFAULT);
+	dset(ev, SP_EV_CALLSITE_IDS, H5T_STD_I32LE, H5T_NATIVE_INT32, 3, ids);
 	H5Gclose(ev);
 	if (table) {
-		hid_t g = H5Gcreate2(f, "callsites", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+		hid_t g = H5Gcreate2(f, SP_GROUP_CALLSITES, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 		hid_t sp = H5Screate(H5S_SCALAR);
-		hid_t a = H5Acreate2(g, "depth", H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+		hid_t a = H5Acreate2(g, SP_CS_ATTR_DEPTH, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
 		int64_t depth = 2;
 		H5Awrite(a, H5T_NATIVE_INT64, &depth);
 		H5Aclose(a);
 		H5Sclose(sp);
-		strings(g, "functions", 2, fn);
-		strings(g, "files", 2, file);
-		dset(g, "lines", H5T_STD_I64LE, H5T_NATIVE_INT64, 2, line);
-		dset(g, "frame_offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, 2, foff);
-		dset(g, "frame_counts", H5T_STD_U32LE, H5T_NATIVE_UINT32, 2, fcnt);
-		strings(g, "frame_functions", 3, ffn);
-		strings(g, "frame_files", 3, ffile);
-		dset(g, "frame_lines", H5T_STD_I64LE, H5T_NATIVE_INT64, 3, fline);
+		strings(g, SP_CS_FUNCTIONS, 2, fn);
+		strings(g, SP_CS_FILES, 2, file);
+		dset(g, SP_CS_LINES, H5T_STD_I64LE, H5T_NATIVE_INT64, 2, line);
+		dset(g, SP_CS_FRAME_OFFSETS, H5T_STD_U64LE, H5T_NATIVE_UINT64, 2, foff);
+		dset(g, SP_CS_FRAME_COUNTS, H5T_STD_U32LE, H5T_NATIVE_UINT32, 2, fcnt);
+		strings(g, SP_CS_FRAME_FUNCTIONS, 3, ffn);
+		strings(g, SP_CS_FRAME_FILES, 3, ffile);
+		dset(g, SP_CS_FRAME_LINES, H5T_STD_I64LE, H5T_NATIVE_INT64, 3, fline);
 		H5Gclose(g);
 	}
 	h5b_close(f);

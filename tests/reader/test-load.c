@@ -87,10 +87,10 @@ static int columnar(const char *stem, int64_t schema, const char *schema_str,
 	hid_t f = h5b_create(path);
 
 	if (schema_str)
-		h5b_root_str(f, "scope_profiler_schema", schema_str);
+		h5b_root_str(f, SP_ATTR_SCHEMA, schema_str);
 	else
-		h5b_root_int(f, "scope_profiler_schema", schema);
-	h5b_root_str(f, "storage_layout", "columnar");
+		h5b_root_int(f, SP_ATTR_SCHEMA, schema);
+	h5b_root_str(f, SP_ATTR_STORAGE_LAYOUT, SP_STORAGE_COLUMNAR);
 	if (mpi_size)
 		h5b_meta_int(f, "mpi_size", mpi_size);
 	h5b_columnar(f, names, 2, regions, ranks, offsets, counts, rows, s, e, 4);

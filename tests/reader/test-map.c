@@ -45,8 +45,8 @@ static const char *write_nested(const char *stem)
 	const char *path = h5b_tmp(stem);
 	hid_t f = h5b_create(path);
 
-	h5b_root_int(f, "scope_profiler_schema", 2);
-	h5b_root_str(f, "storage_layout", "columnar");
+	h5b_root_int(f, SP_ATTR_SCHEMA, 2);
+	h5b_root_str(f, SP_ATTR_STORAGE_LAYOUT, SP_STORAGE_COLUMNAR);
 	h5b_columnar(f, names2, 2, nest_reg, nest_rank, nest_off, nest_cnt, 4,
 		     nest_s, nest_e, 5);
 	h5b_close(f);
@@ -113,8 +113,8 @@ START_TEST(user_block)
 	H5Pset_userblock(fcpl, 512);
 	f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
 	H5Pclose(fcpl);
-	h5b_root_int(f, "scope_profiler_schema", 2);
-	h5b_root_str(f, "storage_layout", "columnar");
+	h5b_root_int(f, SP_ATTR_SCHEMA, 2);
+	h5b_root_str(f, SP_ATTR_STORAGE_LAYOUT, SP_STORAGE_COLUMNAR);
 	h5b_columnar(f, names2, 2, nest_reg, nest_rank, nest_off, nest_cnt, 4,
 		     nest_s, nest_e, 5);
 	h5b_close(f);
@@ -233,8 +233,8 @@ static struct sp_reader *open_threads_file(bool crossing)
 			e[(2 * k + 1) * CALLS + CALLS - 1] = (int64_t)(CALLS - 1) * 100 + 95;
 	}
 	f = h5b_create(path);
-	h5b_root_int(f, "scope_profiler_schema", 2);
-	h5b_root_str(f, "storage_layout", "columnar");
+	h5b_root_int(f, SP_ATTR_SCHEMA, 2);
+	h5b_root_str(f, SP_ATTR_STORAGE_LAYOUT, SP_STORAGE_COLUMNAR);
 	h5b_columnar(f, names2, 2, reg, rank, off, cnt, 2 * RANKS, s, e, n);
 	h5b_close(f);
 	free(s);

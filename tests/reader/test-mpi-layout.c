@@ -48,30 +48,30 @@ static const char *write_file(const char *stem, bool rows, const int64_t *mpi_of
 {
 	const char *path = h5b_tmp(stem);
 	hid_t f = h5b_create(path);
-	h5b_root_int(f, "scope_profiler_schema", 2);
-	h5b_root_str(f, "storage_layout", "columnar");
+	h5b_root_int(f, SP_ATTR_SCHEMA, 2);
+	h5b_root_str(f, SP_ATTR_STORAGE_LAYOUT, SP_STORAGE_COLUMNAR);
 	h5b_columnar(f, names, 2, reg, rnk, off, cnt, 3, st, en, 6);
-	hid_t ev = H5Gopen2(f, "events", H5P_DEFAULT);
+	hid_t ev = H5Gopen2(f, SP_GROUP_EVENTS, H5P_DEFAULT);
 	if (rows) {
 		int64_t none[2] = { -1, -1 }, zero[2] = { 0, 0 };
-		put_i64(ev, "mpi_bytes", H5T_STD_I64LE, bytes, 2);
-		put_i64(ev, "mpi_peers", H5T_STD_I32LE, peers, 2);
-		put_i64(ev, "mpi_roots", H5T_STD_I32LE, none, 2);
-		put_i64(ev, "mpi_tags", H5T_STD_I32LE, tags, 2);
-		put_i64(ev, "mpi_comms", H5T_STD_I32LE, zero, 2);
-		put_str_attr(ev, "mpi_layout", "rows");
-		hid_t idx = H5Gopen2(f, "rank_region_index", H5P_DEFAULT);
-		put_i64(idx, "mpi_offsets", H5T_STD_I64LE, mpi_off, 3);
+		put_i64(ev, SP_EV_MPI_BYTES, H5T_STD_I64LE, bytes, 2);
+		put_i64(ev, SP_EV_MPI_PEERS, H5T_STD_I32LE, peers, 2);
+		put_i64(ev, SP_EV_MPI_ROOTS, H5T_STD_I32LE, none, 2);
+		put_i64(ev, SP_EV_MPI_TAGS, H5T_STD_I32LE, tags, 2);
+		put_i64(ev, SP_EV_MPI_COMMS, H5T_STD_I32LE, zero, 2);
+		put_str_attr(ev, SP_EV_ATTR_MPI_LAYOUT, SP_MPI_LAYOUT_ROWS);
+		hid_t idx = H5Gopen2(f, SP_GROUP_INDEX, H5P_DEFAULT);
+		put_i64(idx, SP_IDX_MPI_OFFSETS, H5T_STD_I64LE, mpi_off, 3);
 		H5Gclose(idx);
 	} else {
 		int64_t b[6] = { -1, -1, -1, 64, 128, -1 }, p[6] = { -1, -1, -1, 1, 1, -1 },
 			n[6] = { -1, -1, -1, -1, -1, -1 }, t[6] = { -1, -1, -1, 7, 8, -1 },
 			c[6] = { -1, -1, -1, 0, 0, -1 };
-		put_i64(ev, "mpi_bytes", H5T_STD_I64LE, b, 6);
-		put_i64(ev, "mpi_peers", H5T_STD_I32LE, p, 6);
-		put_i64(ev, "mpi_roots", H5T_STD_I32LE, n, 6);
-		put_i64(ev, "mpi_tags", H5T_STD_I32LE, t, 6);
-		put_i64(ev, "mpi_comms", H5T_STD_I32LE, c, 6);
+		put_i64(ev, SP_EV_MPI_BYTES, H5T_STD_I64LE, b, 6);
+		put_i64(ev, SP_EV_MPI_PEERS, H5T_STD_I32LE, p, 6);
+		put_i64(ev, SP_EV_MPI_ROOTS, H5T_STD_I32LE, n, 6);
+		put_i64(ev, SP_EV_MPI_TAGS, H5T_STD_I32LE, t, 6);
+		put_i64(ev, SP_EV_MPI_COMMS, H5T_STD_I32LE, c, 6);
 	}
 	H5Gclose(ev);
 	h5b_close(f);

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Check the DOM that headless Chromium dumped after running the report's
 script (chromium --dump-dom).
 

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Write profiles with known contents for the chart and report tests.
 
 usage: make_profiles.py DIR [--big N]
@@ -12,67 +11,33 @@ big.h5       schema 2, 4 ranks, N events in total (only with --big N)
 import sys
 from pathlib import Path
 
-import h5py
 import numpy as np
+
+import profile_builder as B
 
 MS = 1_000_000
 BASE = 1_000_000_000
 
 
-def meta(f, **attrs):
-    g = f.create_group("metadata")
-    for k, v in attrs.items():
-        g.attrs[k] = v
-
-
-def region(f, rank, name, starts, ends):
-    g = f.create_group(f"rank{rank}/regions/{name}")
-    g.create_dataset("start_times", data=np.asarray(starts, dtype=np.int64))
-    g.create_dataset("end_times", data=np.asarray(ends, dtype=np.int64))
-
-
 def known(path):
-    with h5py.File(path, "w") as f:
-        meta(f, mpi_size=3, omp_num_threads=1, total_cores=3, label="known",
-             hostname="testhost")
-        for r in range(3):
-            region(f, r, "main", [BASE], [BASE + 100 * MS])
-            s = [BASE + (10 + 20 * k) * MS for k in range(4)]
-            region(f, r, "step", s, [x + 15 * MS for x in s])
-            d = 14 * MS if r == 2 else 10 * MS
-            region(f, r, "compute", [x + MS for x in s], [x + MS + d for x in s])
-            if r == 0:
-                region(f, r, "io", [BASE + 2 * MS, BASE + 92 * MS],
-                       [BASE + 5 * MS, BASE + 95 * MS])
+    regions = {}
+    for r in range(3):
+        s = [BASE + (10 + 20 * k) * MS for k in range(4)]
+        d = 14 * MS if r == 2 else 10 * MS
+        regions[r] = {"main": ([BASE], [BASE + 100 * MS]),
+                      "step": (s, [x + 15 * MS for x in s]),
+                      "compute": ([x + MS for x in s], [x + MS + d for x in s])}
+        if r == 0:
+            regions[r]["io"] = ([BASE + 2 * MS, BASE + 92 * MS],
+                                [BASE + 5 * MS, BASE + 95 * MS])
+    B.schema1(path, regions, {"mpi_size": 3, "omp_num_threads": 1, "total_cores": 3,
+                              "label": "known", "hostname": "testhost"})
 
 
 def columnar(path, rows, names, metadata, thread_ids=None):
-    """rows: list of (region_id, rank, starts, ends[, threads]) in file order."""
-    with h5py.File(path, "w") as f:
-        f.attrs["scope_profiler_schema"] = 2
-        f.attrs["storage_layout"] = "columnar"
-        meta(f, **metadata)
-        s = h5py.string_dtype()
-        f.create_dataset("region_table/names", data=np.array(names, dtype=object), dtype=s)
-        offs, counts, off = [], [], 0
-        for row in rows:
-            offs.append(off)
-            counts.append(len(row[2]))
-            off += len(row[2])
-        n = len(rows)
-        idx = f.create_group("rank_region_index")
-        idx.create_dataset("region_ids", data=np.array([r[0] for r in rows], np.uint32))
-        idx.create_dataset("ranks", data=np.array([r[1] for r in rows], np.uint32))
-        idx.create_dataset("event_offsets", data=np.array(offs, np.uint64))
-        idx.create_dataset("event_counts", data=np.array(counts, np.uint64))
-        idx.create_dataset("source_lines", data=np.full(n, -1, np.int64))
-        for col, val in (("source_files", ""), ("source_texts", ""), ("tags", "[]")):
-            idx.create_dataset(col, data=np.array([val] * n, dtype=object), dtype=s)
-        ev = f.create_group("events")
-        ev.create_dataset("start_times", data=np.concatenate([r[2] for r in rows]).astype(np.int64))
-        ev.create_dataset("end_times", data=np.concatenate([r[3] for r in rows]).astype(np.int64))
-        if thread_ids is not None:
-            ev.create_dataset("thread_ids", data=np.asarray(thread_ids, np.int64))
+    """rows: list of (region_id, rank, starts, ends) in file order."""
+    B.columnar(path, names, rows, metadata=metadata, index=B.row_columns(len(rows)),
+               events=None if thread_ids is None else {"thread_ids": thread_ids})
 
 
 def threads(path):
@@ -86,10 +51,9 @@ def threads(path):
 
 
 def scale(path, n):
-    with h5py.File(path, "w") as f:
-        meta(f, omp_num_threads=n, mpi_size=1, total_cores=n)
-        region(f, 0, "setup", [BASE], [BASE + 100 * MS])
-        region(f, 0, "solve", [BASE + 100 * MS], [BASE + 100 * MS + 400 * MS // n])
+    B.schema1(path, {0: {"setup": ([BASE], [BASE + 100 * MS]),
+                         "solve": ([BASE + 100 * MS], [BASE + 100 * MS + 400 * MS // n])}},
+              {"omp_num_threads": n, "mpi_size": 1, "total_cores": n})
 
 
 def big(path, total):

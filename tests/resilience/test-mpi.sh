@@ -4,9 +4,8 @@
 # and one that writes its own HDF5 files while profiled. Each asserts exactly
 # which events survived, per rank, after `recover` / `merge`.
 set -euo pipefail
-py=/usr/bin/python3
-command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 77; }
-$py -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
+py=${SP_PYTHON:?}
+command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
 build=${SP_BUILD_DIR:?}; src=${SP_SOURCE_DIR:?}
 prog="$build/tests/resilience/resil-mpi"; cli="$build/tools/scope-profiler"
 lib="$build/preload/libscope-profiler.so"; check="$src/tests/resilience/check_counts.py"

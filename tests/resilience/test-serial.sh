@@ -4,8 +4,7 @@
 # signal's, the spill file is left (or removed after a normal exit), and
 # `scope-profiler recover` gives exactly the calls that had ended.
 set -euo pipefail
-py=/usr/bin/python3
-$py -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
+py=${SP_PYTHON:?}
 build=${SP_BUILD_DIR:?}; src=${SP_SOURCE_DIR:?}
 prog="$build/tests/resilience/resil-serial"; cli="$build/tools/scope-profiler"
 check="$src/tests/resilience/check_counts.py"

@@ -3,8 +3,7 @@
 # spilling under way on every thread at once: exact counts after a normal
 # exit and after SIGTERM + recover. fork (FORK=none|child) and exec.
 set -euo pipefail
-py=/usr/bin/python3
-$py -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
+py=${SP_PYTHON:?}
 build=${SP_BUILD_DIR:?}; src=${SP_SOURCE_DIR:?}
 cli="$build/tools/scope-profiler"; check="$src/tests/resilience/check_counts.py"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"

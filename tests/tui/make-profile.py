@@ -1,12 +1,12 @@
-#!/usr/bin/python3
 # Write schema-2 columnar scope-profiler files for the TUI tests.
 #   make-profile.py known OUT   small 2-rank file with known contents
 #   make-profile.py threads OUT one rank, two thread lanes (thread_ids)
 #   make-profile.py big OUT N   N events on 4 ranks (speed measurement)
 import sys
 
-import h5py
 import numpy as np
+
+import profile_builder as B
 
 S = 1_000_000_000  # ns per second
 
@@ -15,47 +15,16 @@ def write(path, names, rows, meta, lanes=None, threads=None):
     """rows: list of (region_id, rank, starts, ends) in rank, region order;
     lanes: per row, the thread id of its events; threads: thread_table rows
     (rank, index, name)."""
-    starts = [np.asarray(r[2], dtype=np.int64) for r in rows]
-    ends = [np.asarray(r[3], dtype=np.int64) for r in rows]
-    counts = np.array([len(s) for s in starts], dtype=np.uint64)
-    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.uint64)
-    n = len(rows)
-    s = h5py.string_dtype()
-    with h5py.File(path, "w") as f:
-        f.attrs["scope_profiler_schema"] = np.int64(2)
-        f.attrs.create("storage_layout", "columnar", dtype=s)
-        md = f.create_group("metadata")
-        for k, v in meta.items():
-            if isinstance(v, str):
-                md.attrs.create(k, v, dtype=s)
-            elif isinstance(v, list):
-                md.attrs.create(k, v, dtype=s)
-            else:
-                md.attrs[k] = np.int64(v)
-        f.create_group("region_table").create_dataset(
-            "names", data=names, dtype=s)
-        ix = f.create_group("rank_region_index")
-        ix["region_ids"] = np.array([r[0] for r in rows], dtype=np.uint32)
-        ix["ranks"] = np.array([r[1] for r in rows], dtype=np.uint32)
-        ix["event_offsets"] = offsets
-        ix["event_counts"] = counts
-        ix["source_lines"] = np.full(n, -1, dtype=np.int64)
-        ix.create_dataset("source_files", data=[""] * n, dtype=s)
-        ix.create_dataset("source_texts", data=[""] * n, dtype=s)
-        ix.create_dataset("tags", data=["[]"] * n, dtype=s)
-        ix["exclusive_totals"] = np.full(n, -1, dtype=np.int64)
-        ev = f.create_group("events")
-        ev["start_times"] = np.concatenate(starts)
-        ev["end_times"] = np.concatenate(ends)
-        if lanes is not None:
-            ev["thread_ids"] = np.concatenate(
-                [np.full(len(st), ln, dtype=np.int64)
-                 for st, ln in zip(starts, lanes)])
-        if threads:
-            tt = f.create_group("thread_table")
-            tt["ranks"] = np.array([t[0] for t in threads], dtype=np.uint32)
-            tt["index"] = np.array([t[1] for t in threads], dtype=np.int64)
-            tt.create_dataset("name", data=[t[2] for t in threads], dtype=s)
+    events = None
+    if lanes is not None:
+        events = {"thread_ids": np.concatenate(
+            [np.full(len(r[2]), ln, dtype=np.int64) for r, ln in zip(rows, lanes)])}
+    table = None
+    if threads:
+        table = {"ranks": [t[0] for t in threads], "index": [t[1] for t in threads],
+                 "name": [t[2] for t in threads]}
+    B.columnar(path, names, rows, metadata=meta, events=events, threads=table,
+               index=B.row_columns(len(rows), exclusive=-1))
 
 
 def meta_common(ranks):

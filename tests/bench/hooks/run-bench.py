@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Cost of one instrumented call (enter + exit) of a tiny function, in ns:
 uninstrumented build, glibc's empty __cyg_profile_func_* hooks, our preload
@@ -6,11 +6,11 @@ uninstrumented build, glibc's empty __cyg_profile_func_* hooks, our preload
 binary. "scope_profiler_default" is our preload with default settings: tiny
 is throttled after its first 1000 calls, counted, 1 in 64 calls timed. Median of
 RUNS runs each; prints a table, one JSON line per metric, and the verdict
-against the issue's targets (<= 30 ns, <= 0.22 x uftrace).
+against the targets (<= 30 ns, <= 0.22 x uftrace).
 A fifth variant, "floor_rdtsc_records", links the simplest possible recording
 hooks (rdtsc + a 16-byte record per hook): the hardware floor of any design
 that timestamps enter and exit.
-Two more run our preload on a function that is not recorded (issue #8, the
+Two more run our preload on a function that is not recorded (the
 path of tiny accessors): "scope_profiler_excluded" (SCOPE_PROFILER_EXCLUDE
 matches it: one cache probe, no timestamp) and "scope_profiler_throttled"
 (auto-throttle engaged after 100 calls: no event, but count and total time

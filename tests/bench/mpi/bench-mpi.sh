@@ -15,7 +15,7 @@ set -euo pipefail
 build=${SP_BUILD_DIR:-$(dirname "$0")/../../..}
 bin="$build/tests/bench/mpi/bench-mpi"
 lib="$build/preload/libscope-profiler.so"
-command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 77; }
+command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -43,7 +43,7 @@ for np in 2 1; do
   echo "ns per call, $np rank(s) pinned, $runs runs (with and without interleaved), median [min-max]"
   printf "%-22s %10s %10s %22s %12s\n" operation without with "added (min-max)" "added/call"
   # Isend_Irecv_Waitall is one exchange of 3 wrapped calls.
-  python3 - "$work/pairs.txt" "$np" <<'PY'
+  "${SP_PYTHON:?}" - "$work/pairs.txt" "$np" <<'PY'
 import json, statistics, sys
 by = {}
 for line in open(sys.argv[1]):
@@ -102,7 +102,7 @@ Reference (reference/hpc-tracers.md section 2b, same machine class, a throwaway 
 wrapper on Open MPI 4.1.4): unw_backtrace of 3 frames took the wrapper from 146 to
 275 ns (+129 ns), glibc backtrace of 3 frames to 1430 ns (+1284 ns). mpiP is not
 installed here and the reference holds no per-call mpiP figures (default -k 1 or
--k 0): there is no mpiP row. Budget (issue #10): <= +150 ns per call at depth 3.
+-k 0): there is no mpiP row. Budget: <= +150 ns per call at depth 3.
 
 EOF
 # (4) Bytes per event on disk of a 2-rank run whose events are mostly

@@ -26,10 +26,9 @@ build=${SP_BUILD_DIR:-$here/../../../build}
 cli="$build/tools/scope-profiler"
 plain="$build/examples/proxy/proxy-plain"
 proxy="$build/examples/proxy/proxy"
-py=/usr/bin/python3
-command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 77; }
+py=${SP_PYTHON:?}
+command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
 [ -x /usr/bin/time ] || { echo "SKIP: GNU time (/usr/bin/time) not installed"; exit 77; }
-$py -c "import h5py" 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
 for f in "$cli" "$plain" "$proxy"; do
   [ -x "$f" ] || { echo "FAIL: not built: $f"; exit 1; }
 done

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Reader speed on a LULESH-shaped file (gen-lulesh: RANKS ranks, 300
 regions, calls nested 6-10 deep, mostly tiny calls, a few long outliers,

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Write a large schema-2 profile for the reader benchmark.
 Usage: make_bench_file.py OUT.h5 [EVENTS] (default 10,000,000).
@@ -7,8 +7,9 @@ step holds compute (with two kernel calls) and comm: 5 events per step,
 properly nested, durations jittered (fixed seed) so percentiles matter."""
 import sys
 
-import h5py
 import numpy as np
+
+import profile_builder as B
 
 RANKS = 4
 NAMES = ["scope_profiler.session", "step", "compute", "kernel", "comm"]
@@ -21,7 +22,6 @@ def main():
     rng = np.random.default_rng(42)
     starts = {k: [] for k in range(5)}
     ends = {k: [] for k in range(5)}
-    idx = []
     for rank in range(RANKS):
         t = 1_000_000_000 + rank * 1_000 + np.arange(steps, dtype=np.int64) * 1_000
         j = rng.integers(0, 40, size=(5, steps), dtype=np.int64)
@@ -36,29 +36,10 @@ def main():
         for k in range(5):
             starts[k].append(ev[k][0])
             ends[k].append(ev[k][1])
-    s_all, e_all = [], []
-    off = 0
-    for rank in range(RANKS):
-        for k in range(5):
-            s, e = starts[k][rank], ends[k][rank]
-            idx.append((k, rank, off, len(s)))
-            s_all.append(s)
-            e_all.append(e)
-            off += len(s)
-    with h5py.File(out, "w") as f:
-        f.attrs["scope_profiler_schema"] = 2
-        f.attrs["storage_layout"] = "columnar"
-        md = f.create_group("metadata")
-        md.attrs["mpi_size"] = RANKS
-        md.attrs["start_time_ns"] = 999_000_000
-        f.create_dataset("region_table/names", data=NAMES, dtype=h5py.string_dtype())
-        g = f.create_group("rank_region_index")
-        g["region_ids"] = np.array([i[0] for i in idx], dtype=np.uint32)
-        g["ranks"] = np.array([i[1] for i in idx], dtype=np.uint32)
-        g["event_offsets"] = np.array([i[2] for i in idx], dtype=np.uint64)
-        g["event_counts"] = np.array([i[3] for i in idx], dtype=np.uint64)
-        f["events/start_times"] = np.concatenate(s_all)
-        f["events/end_times"] = np.concatenate(e_all)
+    rows = [(k, rank, starts[k][rank], ends[k][rank])
+            for rank in range(RANKS) for k in range(5)]
+    B.columnar(out, NAMES, rows, metadata={"mpi_size": RANKS, "start_time_ns": 999_000_000})
+    off = sum(len(r[2]) for r in rows)
     print(f"{out}: {off} events, {RANKS} ranks")
 
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The per-region statistics of `scope-profiler summary` in h5py + numpy
 (the comparison point of the reader benchmark): read the schema-2 columns,

@@ -1,6 +1,6 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Real-workload overhead (issue #8): the README's MPI example (2-D Jacobi,
+"""Real-workload overhead: the README's MPI example (2-D Jacobi,
 examples/jacobi, compiled with -finstrument-functions) on 4 ranks, wall time
 of the whole `mpirun` (start-up, solve, MPI_Finalize and the profile write).
 The reference is the same binary without the profiler, i.e. on glibc's empty

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Size and finalize benchmark: bytes per event on disk (uncompressed and
 with SCOPE_PROFILER_COMPRESSION), finalize time for N events against a raw
 write(2)+fsync of the same 16 bytes per event. Median of RUNS runs, min-max,

@@ -8,9 +8,8 @@
 set -euo pipefail
 build=${SP_BUILD_DIR:?}
 src=${SP_SOURCE_DIR:?}
-py=/usr/bin/python3
-command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 77; }
-$py -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
+py=${SP_PYTHON:?}
+command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
 cli="$build/tools/scope-profiler"
 prog="$build/tests/e2e/callsites/callsites-known"
 source="$src/tests/e2e/callsites/callsites-known.c"

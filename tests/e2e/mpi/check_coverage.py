@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The wrapper list covers mpi.h, and the preload exports every wrapper.
 

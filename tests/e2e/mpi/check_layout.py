@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The row layout of the MPI columns (docs/FORMAT.md, "MPI additions").
 
