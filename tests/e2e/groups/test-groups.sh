@@ -6,9 +6,8 @@
 # groups with h5py against the files they came from.
 set -euo pipefail
 build=${SP_BUILD_DIR:?}; src=${SP_SOURCE_DIR:?}
-py=/usr/bin/python3
-command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 77; }
-$py -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
+py=${SP_PYTHON:?}
+command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
 cli="$build/tools/scope-profiler"; prog="$build/tests/e2e/groups/groups-prog"
 check="$src/tests/e2e/groups/check_groups.py"
 lib="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$build/preload/libscope-profiler.so"

@@ -5,9 +5,8 @@
 set -euo pipefail
 build=${SP_BUILD_DIR:?}
 src=${SP_SOURCE_DIR:?}
-py=/usr/bin/python3
-command -v mpirun >/dev/null || { echo "SKIP: mpirun not found"; exit 77; }
-$py -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py missing"; exit 77; }
+py=${SP_PYTHON:?}
+command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
 lib="$build/preload/libscope-profiler.so"
 lib="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$lib"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
