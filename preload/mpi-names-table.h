@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
+
 struct sp_mpi_names {
 	char **v;          /* global names, id order */
 	uint32_t n, cap;
@@ -19,9 +21,9 @@ struct sp_mpi_names {
 
 /* Map n NUL-separated names of blob to global ids (added as needed).
  * Returns 0 or -ENOMEM. */
-__attribute__((visibility("hidden"))) int sp_mpi_names_map(struct sp_mpi_names *t,
+SP_HIDDEN int sp_mpi_names_map(struct sp_mpi_names *t,
 							   const char *blob, uint32_t n,
 							   uint32_t *map);
-__attribute__((visibility("hidden"))) void sp_mpi_names_free(struct sp_mpi_names *t);
+SP_HIDDEN void sp_mpi_names_free(struct sp_mpi_names *t);
 
 #endif

@@ -11,9 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "snapshot.h"
-
-#define SP_ASM_HIDDEN __attribute__((visibility("hidden")))
 
 /*
  * One rank's data. The MPI values are optional (mpi_offsets NULL: the rank
@@ -46,7 +45,7 @@ struct sp_asm_meta {
  * (temporary file + rename). dropped_events is set from the ranks. Returns
  * 0 or -errno (-EIO for an HDF5 failure, -EINVAL for MPI offsets outside
  * the rank's values). */
-SP_ASM_HIDDEN int sp_assemble_write(const char *path, const struct sp_asm_rank *ranks, size_t n,
+SP_HIDDEN int sp_assemble_write(const char *path, const struct sp_asm_rank *ranks, size_t n,
 				    const struct sp_asm_meta *meta, size_t nmeta);
 
 #endif /* SP_ASSEMBLE_H */

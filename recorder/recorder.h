@@ -14,10 +14,7 @@
 #include <stdint.h>
 
 #include "clock.h"
-
-#define SP_LIKELY(x) __builtin_expect(!!(x), 1)
-#define SP_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define SP_HIDDEN __attribute__((visibility("hidden")))
+#include "compiler.h"
 
 /* Nesting depth a thread can record; deeper calls are counted as dropped. */
 #define SP_STACK_MAX 512

@@ -24,7 +24,7 @@
 
 
 atomic_int sp_recording;
-__thread struct sp_thread *sp_tls __attribute__((tls_model("initial-exec")));
+__thread struct sp_thread *sp_tls SP_TLS_INITIAL_EXEC;
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sp_thread *thread_list;   /* newest first */
@@ -64,7 +64,7 @@ struct sp_thread *sp_thread_attach(void)
 {
 	/* sp_tls is set before anything else can re-enter (malloc hooks,
 	 * instrumented allocators), so a nested attach sees it. */
-	static __thread int attaching __attribute__((tls_model("initial-exec")));
+	static __thread int attaching SP_TLS_INITIAL_EXEC;
 	if (attaching)
 		return NULL;
 	attaching = 1;
