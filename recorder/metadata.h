@@ -34,7 +34,6 @@ SP_HIDDEN int sp_meta_set_double(struct sp_meta *m, const char *key, double v);
 SP_HIDDEN int sp_meta_set_str(struct sp_meta *m, const char *key, const char *v);
 SP_HIDDEN int sp_meta_set_strlist(struct sp_meta *m, const char *key, const char *const *v,
 				       size_t n);
-SP_HIDDEN const struct sp_meta_item *sp_meta_find(const struct sp_meta *m, const char *key);
 SP_HIDDEN void sp_meta_free(struct sp_meta *m);
 
 /* The keys that describe this process and run (host, CPU, environment,

@@ -239,7 +239,6 @@ struct sp_config;
 SP_HIDDEN int sp_recorder_start(void);
 /* Stop recording; later enter/exit calls are no-ops. */
 SP_HIDDEN void sp_recorder_stop(void);
-SP_HIDDEN bool sp_recorder_started(void);
 /* Start-up cost (ns): from the launcher's exec to the end of the library's
  * constructor (preload/lifecycle.c measures it). */
 SP_HIDDEN void sp_recorder_set_startup_ns(int64_t ns);

@@ -257,8 +257,10 @@ static const struct sp_chunk prefix_done;
 
 /* Chunks are kept newest first; iteration goes oldest first by walking to
  * the chunk whose successor is the previous cursor. Chunk lists are short
- * (one chunk per 64 Ki events), so this stays cheap. Events that were
- * spilled and read back at finalize (t->prefix) come first. */
+ * (after the first, one 2 MiB chunk per ~87 Ki events: at most ~512 a
+ * thread under the default 1 GiB cap), so the quadratic walk stays cheap.
+ * Events that were spilled and read back at finalize (t->prefix) come
+ * first. */
 size_t sp_thread_next_chunk(const struct sp_thread *t, const struct sp_chunk **cursor,
 			    const struct sp_event **ret_events)
 {

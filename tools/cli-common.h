@@ -78,10 +78,6 @@ int cli_collect_files(struct cli_common *c, int argc, char **argv, int first);
 int cli_open(const struct cli_common *c, const char *path,
 	     struct sp_reader **ret);
 
-/* Print "unknown region 'x' in FILE; available regions: a, b, c". */
-void cli_unknown_region(const struct cli_common *c, struct sp_reader *r,
-			const char *name);
-
 /* Shortest "%.{15,16,17}g" that round-trips; NaN/inf => "null". */
 void cli_format_double(char *buf, size_t size, double v);
 

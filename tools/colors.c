@@ -67,15 +67,6 @@ const char *sp_color_for_index(size_t i)
 	return sp_palette_color(&palettes[0], i);
 }
 
-const char *sp_color_for_name(const char *const *names, size_t n,
-			      const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (names[i] && strcmp(names[i], name) == 0)
-			return sp_color_for_index(i);
-	return NULL;
-}
-
 int sp_palette_find(const char *name, const struct sp_palette **ret_palette)
 {
 	if (!name || !name[0]) {
@@ -93,11 +84,6 @@ int sp_palette_find(const char *name, const struct sp_palette **ret_palette)
 const char *sp_palette_color(const struct sp_palette *palette, size_t i)
 {
 	return palette->colors[i % palette->n];
-}
-
-size_t sp_palette_size(const struct sp_palette *palette)
-{
-	return palette->n;
 }
 
 const char *sp_palette_names(void)

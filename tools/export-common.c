@@ -27,11 +27,6 @@ void ex_json_double(FILE *out, double v)
 	fputs(buf, out);
 }
 
-void ex_seconds(FILE *out, int64_t ns)
-{
-	ex_json_double(out, (double)ns / 1e9);
-}
-
 void ex_csv_string(FILE *out, const char *s)
 {
 	if (!s)
