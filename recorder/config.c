@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include "log.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -64,6 +66,7 @@ static const struct setting settings[] = {
 	INT("COMPRESSION", compression, "0", 0, 9, "gzip level 1-9 (with byte shuffle) for the event columns; 0 = uncompressed"),
 	S("QUIET", K_BOOL, quiet, "0", "do not print the \"wrote FILE\" line on stderr"),
 	S("PRINT_CONFIG", K_BOOL, print_config, "0", "print the effective configuration to stderr at start"),
+	S("DEBUG", K_STR, debug, "", "debug lines on stderr for these domains (comma list; 1 or all: every domain)"),
 };
 #undef S
 #undef CHOICE
@@ -186,16 +189,16 @@ static void warn_invalid(const struct setting *st, const char *value)
 				strncat(list, c[1] ? ", " : " or ", sizeof list - strlen(list) - 1);
 			strncat(list, *c, sizeof list - strlen(list) - 1);
 		}
-		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_%s must be %s, using %s\n", st->name,
+		sp_log(SP_LOG_WARN, "config", "SCOPE_PROFILER_%s must be %s, using %s", st->name,
 			list, st->def);
 	} else if (st->kind == K_INT && st->max != INT64_MAX) {
-		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_%s must be %" PRId64 "-%" PRId64
-			", using %s\n", st->name, st->min, st->max, st->def);
+		sp_log(SP_LOG_WARN, "config", "SCOPE_PROFILER_%s must be %" PRId64 "-%" PRId64
+			", using %s", st->name, st->min, st->max, st->def);
 	} else if (st->kind == K_INT && st->min > 0) {
-		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_%s must be >= %" PRId64 ", using %s\n",
+		sp_log(SP_LOG_WARN, "config", "SCOPE_PROFILER_%s must be >= %" PRId64 ", using %s",
 			st->name, st->min, st->def);
 	} else {
-		fprintf(stderr, "scope-profiler: ignoring SCOPE_PROFILER_%s=%s (invalid value), using %s\n",
+		sp_log(SP_LOG_WARN, "config", "ignoring SCOPE_PROFILER_%s=%s (invalid value), using %s",
 			st->name, value, st->def);
 	}
 }

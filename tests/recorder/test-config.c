@@ -2,7 +2,8 @@
 /*
  * The configuration table validates every value once: choice settings take
  * only their listed strings, bounded integers only their range; a bad value
- * keeps the default and prints one line naming what is allowed.
+ * keeps the default and prints one line naming what is allowed. sp_log()
+ * prints info, warning and (per SCOPE_PROFILER_DEBUG domain) debug lines.
  */
 #include <check.h>
 #include <stdio.h>
@@ -11,11 +12,12 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "log.h"
 
 static const char *const all_vars[] = {
 	"SCOPE_PROFILER_CLOCK", "SCOPE_PROFILER_FORK", "SCOPE_PROFILER_THROTTLE_TIMING",
 	"SCOPE_PROFILER_COMPRESSION", "SCOPE_PROFILER_CALLSITES", "SCOPE_PROFILER_THROTTLE_SAMPLE",
-	"SCOPE_PROFILER_MAX_DEPTH", NULL,
+	"SCOPE_PROFILER_MAX_DEPTH", "SCOPE_PROFILER_DEBUG", "SCOPE_PROFILER_QUIET", NULL,
 };
 
 static void clear_env(void)
@@ -24,8 +26,17 @@ static void clear_env(void)
 		unsetenv(*v);
 }
 
-/* sp_config_load() with its stderr captured into buf. */
-static int load_capturing(char *buf, size_t size)
+static void log_lines(void)
+{
+	sp_log(SP_LOG_DEBUG, "spill", "one %d", 1);
+	sp_log(SP_LOG_DEBUG, "clock", "two");
+	sp_log(SP_LOG_DEBUG, "spil", "not a prefix match");
+	sp_log(SP_LOG_INFO, "lifecycle", "wrote %s", "x.h5");
+	sp_log(SP_LOG_WARN, "filter", "careful");
+}
+
+/* sp_config_load() (then, with_log, log_lines()) with stderr captured into buf. */
+static int capture(char *buf, size_t size, bool with_log)
 {
 	FILE *tmp = tmpfile();
 	ck_assert_ptr_nonnull(tmp);
@@ -33,6 +44,8 @@ static int load_capturing(char *buf, size_t size)
 	int saved = dup(STDERR_FILENO);
 	dup2(fileno(tmp), STDERR_FILENO);
 	int bad = sp_config_load();
+	if (with_log)
+		log_lines();
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
@@ -41,6 +54,11 @@ static int load_capturing(char *buf, size_t size)
 	buf[n] = '\0';
 	fclose(tmp);
 	return bad;
+}
+
+static int load_capturing(char *buf, size_t size)
+{
+	return capture(buf, size, false);
 }
 
 START_TEST(test_defaults)
@@ -118,6 +136,28 @@ START_TEST(test_integer_ranges)
 }
 END_TEST
 
+START_TEST(test_log_levels_and_debug_domains)
+{
+	char err[1024];
+	clear_env();
+	capture(err, sizeof err, true);
+	ck_assert_str_eq(err, "scope-profiler: wrote x.h5\nscope-profiler: careful\n");
+
+	setenv("SCOPE_PROFILER_DEBUG", "clock,spill", 1);
+	setenv("SCOPE_PROFILER_QUIET", "1", 1);
+	capture(err, sizeof err, true);
+	ck_assert_str_eq(err, "scope-profiler: debug: spill: one 1\n"
+			      "scope-profiler: debug: clock: two\n"
+			      "scope-profiler: careful\n");
+
+	setenv("SCOPE_PROFILER_DEBUG", "all", 1);
+	capture(err, sizeof err, true);
+	ck_assert_ptr_nonnull(strstr(err, "scope-profiler: debug: spil: not a prefix match\n"));
+	clear_env();
+	sp_config_load();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -126,6 +166,7 @@ int main(void)
 	tcase_add_test(tc, test_choices_accept_their_values);
 	tcase_add_test(tc, test_choices_refuse_others);
 	tcase_add_test(tc, test_integer_ranges);
+	tcase_add_test(tc, test_log_levels_and_debug_domains);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
