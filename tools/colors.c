@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "colors.h"
+#include "sp-array.h"
 
 struct sp_palette {
 	const char *name;
@@ -138,15 +139,8 @@ long sp_color_map_add(struct sp_color_map *map, const char *name)
 
 	if (k >= 0)
 		return k;
-	if (map->n == map->cap) {
-		size_t cap = map->cap ? 2 * map->cap : 32;
-		char **names = realloc(map->names, cap * sizeof(*names));
-
-		if (!names)
-			return -ENOMEM;
-		map->names = names;
-		map->cap = cap;
-	}
+	if (SP_ARRAY_RESERVE(map->names, map->cap, map->n + 1, 32) < 0)
+		return -ENOMEM;
 	map->names[map->n] = strdup(name);
 	if (!map->names[map->n])
 		return -ENOMEM;
