@@ -32,8 +32,8 @@ bin="$work/fuzz-reader"
 # shellcheck disable=SC2046
 "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -fno-omit-frame-pointer -std=gnu11 \
-  -I"$src/reader" -I"$src/recorder" \
-  "$here/fuzz-reader.c" "$src"/reader/*.c \
+  -I"$src/reader" -I"$src/recorder" -I"$src/common" \
+  "$here/fuzz-reader.c" "$src"/reader/*.c "$src"/common/*.c \
   $(pkg-config --cflags --libs hdf5-serial libpcre2-8) -lm -lpthread -o "$bin" || exit 1
 cp "$fixtures"/* "$work/seeds/" 2>/dev/null
 if /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null; then
