@@ -10,13 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "config.h"
 #include "lifecycle.h"
 #include "spill.h"
 #include "recorder.h"
 #include "sp-config.h"
-
-#define SP_EXPORT __attribute__((visibility("default")))
 
 SP_EXPORT int sp_init(const char *output)
 {

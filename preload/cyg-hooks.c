@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#define SP_EXPORT __attribute__((visibility("default")))
+#include "compiler.h"
 
 SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site);
 SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "log.h"
 #include "output.h"
 #include "recorder.h"
 #include "snapshot.h"
@@ -69,8 +70,8 @@ static bool output_usable(void)
 	if (!sp_config.output || stat(sp_config.output, &st) != 0 || S_ISREG(st.st_mode))
 		return true;
 	if (!sp_config.quiet)
-		fprintf(stderr, "scope-profiler: %s is not a regular file: nothing is recorded "
-				"(name a file to write the profile)\n", sp_config.output);
+		sp_log(SP_LOG_WARN, "lifecycle", "%s is not a regular file: nothing is recorded "
+				"(name a file to write the profile)", sp_config.output);
 	return false;
 }
 
@@ -99,8 +100,11 @@ int sp_lifecycle_start(void)
 		ret = sp_recorder_start();
 		if (!ret)
 			open_spill();
-		if (!ret)
+		if (!ret) {
 			atomic_store(&state, SP_STATE_RECORDING);
+			sp_log(SP_LOG_DEBUG, "lifecycle", "recording pid %d to %s (functions %d, mpi %d)",
+			       (int)getpid(), sp_config.output, sp_config.functions, sp_config.mpi);
+		}
 	}
 	pthread_mutex_unlock(&finalize_lock);
 	return ret;
@@ -122,8 +126,8 @@ bool sp_lifecycle_begin_finalize(void)
 	if (sp_lifecycle_resolve_hook)
 		sp_lifecycle_resolve_hook();
 	if (sp_spill_load() < 0) {
-		fprintf(stderr, "scope-profiler: could not read back %s; its events are kept there "
-			"(scope-profiler recover)\n", sp_spill_path());
+		sp_log(SP_LOG_WARN, "lifecycle", "could not read back %s; its events are kept there "
+			"(scope-profiler recover)", sp_spill_path());
 		keep_spill = true;
 	}
 	return true; /* lock held until sp_lifecycle_end_finalize() */
@@ -146,16 +150,16 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 {
 	struct sp_snapshot snap;
 	int ret = sp_output_write_local(path, &snap, rank, size);
-	if (!ret && !sp_config.quiet)
-		fprintf(stderr, "scope-profiler: wrote %s (%u regions, %llu events)\n",
+	if (!ret) /* an info line: SCOPE_PROFILER_QUIET=1 silences it */
+		sp_log(SP_LOG_INFO, "lifecycle", "wrote %s (%u regions, %llu events)",
 			path, snap.nrows, (unsigned long long)snap.nevents);
 	if (snap.dropped) /* known once the snapshot is planned, written or not */
-		fprintf(stderr, "scope-profiler: %llu calls were dropped (memory cap "
-			"SCOPE_PROFILER_MAX_MEMORY or nesting depth)%s\n",
+		sp_log(SP_LOG_WARN, "lifecycle", "%llu calls were dropped (memory cap "
+			"SCOPE_PROFILER_MAX_MEMORY or nesting depth)%s",
 			(unsigned long long)snap.dropped, ret ? "" : "; counts are in the file");
 	sp_snapshot_free(&snap);
 	if (ret) {
-		fprintf(stderr, "scope-profiler: could not write %s: %s\n", path,
+		sp_log(SP_LOG_WARN, "lifecycle", "could not write %s: %s", path,
 			ret == -ENOLCK ? "HDF5 could not lock the file (on a file system without "
 					 "locks, set HDF5_USE_FILE_LOCKING=FALSE)" : strerror(-ret));
 		/* Keep the events: what is still in memory goes to the spill file
@@ -163,11 +167,11 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 		if (sp_spill_path()[0]) {
 			keep_spill = true;
 			if (sp_spill_dump(0) == 0)
-				fprintf(stderr, "scope-profiler: events kept in %s (scope-profiler "
-					"recover)\n", sp_spill_path());
+				sp_log(SP_LOG_WARN, "lifecycle", "events kept in %s (scope-profiler "
+					"recover)", sp_spill_path());
 			else /* the spill stopped (its warning says why) */
-				fprintf(stderr, "scope-profiler: only the %llu events spilled before "
-					"the spill stopped are kept, in %s (scope-profiler recover)\n",
+				sp_log(SP_LOG_WARN, "lifecycle", "only the %llu events spilled before "
+					"the spill stopped are kept, in %s (scope-profiler recover)",
 					(unsigned long long)sp_spill_events_total(), sp_spill_path());
 		}
 	}

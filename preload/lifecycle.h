@@ -9,36 +9,36 @@
 
 #include <stdbool.h>
 
-#define SP_LC_HIDDEN __attribute__((visibility("hidden")))
+#include "compiler.h"
 
 enum sp_state { SP_STATE_OFF = 0, SP_STATE_RECORDING, SP_STATE_FINALIZED };
 
 /* Current state (relaxed read). */
-SP_LC_HIDDEN enum sp_state sp_lifecycle_state(void);
+SP_HIDDEN enum sp_state sp_lifecycle_state(void);
 /* Start recording if configuration allows. Safe to call many times. */
-SP_LC_HIDDEN int sp_lifecycle_start(void);
+SP_HIDDEN int sp_lifecycle_start(void);
 /* Stop recording and resolve names: everything a writer needs before a
  * snapshot. Returns false if already finalized (then do nothing). */
-SP_LC_HIDDEN bool sp_lifecycle_begin_finalize(void);
+SP_HIDDEN bool sp_lifecycle_begin_finalize(void);
 /* Write this process alone to the configured output (serial run). */
-SP_LC_HIDDEN int sp_lifecycle_write_local(void);
+SP_HIDDEN int sp_lifecycle_write_local(void);
 /* Write this process alone to `path` as rank `rank` of `size` (a rank that
  * never reached MPI_Finalize, MPI_Abort). */
-SP_LC_HIDDEN int sp_lifecycle_write_rank(const char *path, int rank, int size);
+SP_HIDDEN int sp_lifecycle_write_rank(const char *path, int rank, int size);
 /* sp_flush() in an MPI rank: this rank's checkpoint to <output>.rank<NNNNN>
  * (no collective call; `scope-profiler merge` combines them). */
-SP_LC_HIDDEN int sp_mpi_flush_rank(void);
+SP_HIDDEN int sp_mpi_flush_rank(void);
 /* Install the fatal-signal handlers (signals.c). */
-SP_LC_HIDDEN void sp_signals_install(void);
+SP_HIDDEN void sp_signals_install(void);
 /* on: termination signals wait (finalize is writing); off: a signal that
  * arrived meanwhile is raised again now. */
-SP_LC_HIDDEN void sp_signals_defer(bool on);
+SP_HIDDEN void sp_signals_defer(bool on);
 /* Mark finalization done and release the buffers. */
-SP_LC_HIDDEN void sp_lifecycle_end_finalize(void);
+SP_HIDDEN void sp_lifecycle_end_finalize(void);
 /* True when this process is an MPI rank whose file is written at
  * MPI_Finalize (set by the MPI wrappers at MPI_Init). */
-SP_LC_HIDDEN extern bool sp_lifecycle_mpi_owned;
+SP_HIDDEN extern bool sp_lifecycle_mpi_owned;
 /* Optional step run at finalize before the snapshot (symbol resolution). */
-SP_LC_HIDDEN extern void (*sp_lifecycle_resolve_hook)(void);
+SP_HIDDEN extern void (*sp_lifecycle_resolve_hook)(void);
 
 #endif /* SP_LIFECYCLE_H */

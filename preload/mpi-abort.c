@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "lifecycle.h"
+#include "log.h"
 #include "mpi-record.h"
 
 void sp_mpi_write_rank_alone(const char *why)
@@ -22,7 +23,7 @@ void sp_mpi_write_rank_alone(const char *why)
 	char *path = NULL;
 	const char *out = sp_config.output ? sp_config.output : "profiling_data.h5";
 	if (asprintf(&path, "%s.rank%05d", out, sp_mpi_world_rank) >= 0) {
-		fprintf(stderr, "scope-profiler: %s; writing rank %d alone to %s\n", why,
+		sp_log(SP_LOG_WARN, "mpi", "%s; writing rank %d alone to %s", why,
 			sp_mpi_world_rank, path);
 		sp_lifecycle_write_rank(path, sp_mpi_world_rank, sp_mpi_world_size);
 		free(path);

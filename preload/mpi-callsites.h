@@ -12,10 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "names.h"
 #include "snapshot.h"
-
-#define SP_CS_HIDDEN __attribute__((visibility("hidden")))
 
 /* One rank's call sites, resolved. */
 struct sp_mpi_sites {
@@ -29,16 +28,16 @@ struct sp_mpi_sites {
 };
 
 /* True when call sites are captured in this process. */
-SP_CS_HIDDEN bool sp_mpi_sites_enabled(void);
+SP_HIDDEN bool sp_mpi_sites_enabled(void);
 /* Resolve every site of every thread (recording stopped). An empty set
  * when call sites are off. Returns 0 or -ENOMEM (then *s is empty). */
-SP_CS_HIDDEN int sp_mpi_sites_take(struct sp_mpi_sites *s);
-SP_CS_HIDDEN void sp_mpi_sites_free(struct sp_mpi_sites *s);
+SP_HIDDEN int sp_mpi_sites_take(struct sp_mpi_sites *s);
+SP_HIDDEN void sp_mpi_sites_free(struct sp_mpi_sites *s);
 /* events/callsite_ids of snapshot events [first, first+n): the row of
  * /callsites, -1 for an event without a site. */
-SP_CS_HIDDEN void sp_mpi_site_column(const struct sp_snapshot *snap, uint64_t first, uint64_t n,
+SP_HIDDEN void sp_mpi_site_column(const struct sp_snapshot *snap, uint64_t first, uint64_t n,
 				     const struct sp_mpi_sites *s, int32_t *out);
 /* Frames captured per site (SCOPE_PROFILER_CALLSITES). */
-SP_CS_HIDDEN int64_t sp_mpi_sites_depth(void);
+SP_HIDDEN int64_t sp_mpi_sites_depth(void);
 
 #endif /* SP_MPI_CALLSITES_H */

@@ -199,8 +199,8 @@ static struct sp_mpi_view entry_view(const struct comm_entry *e)
 /* Last lookup of this thread: most code uses one communicator in a row.
  * Valid while no handle was forgotten since (generation). */
 atomic_uint sp_mpi_comm_gen;
-__thread struct sp_mpi_last sp_mpi_last __attribute__((tls_model("initial-exec")));
-static __thread struct comm_entry *last_entry __attribute__((tls_model("initial-exec")));
+__thread struct sp_mpi_last sp_mpi_last SP_TLS_INITIAL_EXEC;
+static __thread struct comm_entry *last_entry SP_TLS_INITIAL_EXEC;
 
 static struct comm_entry *lookup(const void *key, int kind)
 {

@@ -13,10 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "mpi-names.h"
 #include "recorder.h"
-
-#define SP_EXPORT __attribute__((visibility("default")))
 
 /* "Not given" for peer/root/tag before resolution (MPI uses small negative
  * values for ANY_SOURCE, PROC_NULL, ROOT). */

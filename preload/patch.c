@@ -17,7 +17,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +29,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "log.h"
 #include "recorder.h"
 
 #if defined(__x86_64__)
@@ -38,31 +38,12 @@
 
 bool sp_patch_enabled;
 
-/* One line on stderr, with write(2) only (no stdio lock, no allocation). */
-static void say(const char *fmt, ...)
-{
-	char line[320];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof line - 2)
-		n = sizeof line - 2;
-	line[n++] = '\n';
-	int saved = errno;
-	ssize_t w = write(STDERR_FILENO, line, (size_t)n);
-	(void)w;
-	errno = saved;
-}
-
 #if !defined(__x86_64__)
 
 void sp_patch_setup(void)
 {
 	if (sp_config.patch)
-		say("scope-profiler: SCOPE_PROFILER_PATCH=1: call-site patching is implemented for "
+		sp_log(SP_LOG_WARN, "patch", "SCOPE_PROFILER_PATCH=1: call-site patching is implemented for "
 		    "x86-64 only; throttled functions stay sampled");
 }
 
@@ -176,10 +157,10 @@ static void stop(const char *why, int err)
 	if (atomic_exchange(&stopped, 1))
 		return;
 	if (err)
-		say("scope-profiler: SCOPE_PROFILER_PATCH: %s (%s); patching stops, throttled functions "
+		sp_log(SP_LOG_WARN, "patch", "SCOPE_PROFILER_PATCH: %s (%s); patching stops, throttled functions "
 		    "stay sampled", why, strerror(err));
 	else
-		say("scope-profiler: SCOPE_PROFILER_PATCH: %s; patching stops, throttled functions stay "
+		sp_log(SP_LOG_WARN, "patch", "SCOPE_PROFILER_PATCH: %s; patching stops, throttled functions stay "
 		    "sampled", why);
 }
 
@@ -598,7 +579,8 @@ int sp_patch_site(void *ret_addr)
 __attribute__((destructor)) static void test_report(void)
 {
 	if (test_hold_us && sp_patch_enabled && getpid() == registered_pid)
-		say("scope-profiler: patch test: %ld trap(s) stepped over",
+		/* a warning, so QUIET does not hide it: the e2e test reads it */
+		sp_log(SP_LOG_WARN, "patch", "patch test: %ld trap(s) stepped over",
 		    atomic_load_explicit(&test_traps, memory_order_relaxed));
 }
 
@@ -623,13 +605,13 @@ void sp_patch_setup(void)
 		return;
 	long q = membarrier_call(MEMBARRIER_CMD_QUERY);
 	if (q < 0 || !(q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE)) {
-		say("scope-profiler: SCOPE_PROFILER_PATCH=1: this kernel has no "
+		sp_log(SP_LOG_WARN, "patch", "SCOPE_PROFILER_PATCH=1: this kernel has no "
 		    "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) (Linux >= 4.16), needed to "
 		    "rewrite code that other threads run; throttled functions stay sampled");
 		return;
 	}
 	if (membarrier_call(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE) != 0) {
-		say("scope-profiler: SCOPE_PROFILER_PATCH=1: membarrier registration failed (%s); "
+		sp_log(SP_LOG_WARN, "patch", "SCOPE_PROFILER_PATCH=1: membarrier registration failed (%s); "
 		    "throttled functions stay sampled", strerror(errno));
 		return;
 	}
@@ -641,17 +623,18 @@ void sp_patch_setup(void)
 	struct sigaction sa = { .sa_sigaction = on_trap, .sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK };
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGTRAP, &sa, &previous_trap) != 0) {
-		say("scope-profiler: SCOPE_PROFILER_PATCH=1: cannot install the SIGTRAP handler (%s); "
+		sp_log(SP_LOG_WARN, "patch", "SCOPE_PROFILER_PATCH=1: cannot install the SIGTRAP handler (%s); "
 		    "throttled functions stay sampled", strerror(errno));
 		return;
 	}
 	if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child) != 0) {
 		sigaction(SIGTRAP, &previous_trap, NULL);
-		say("scope-profiler: SCOPE_PROFILER_PATCH=1: pthread_atfork failed; throttled functions "
+		sp_log(SP_LOG_WARN, "patch", "SCOPE_PROFILER_PATCH=1: pthread_atfork failed; throttled functions "
 		    "stay sampled");
 		return;
 	}
 	sp_patch_enabled = true;
+	sp_log(SP_LOG_DEBUG, "patch", "call-site patching on (membarrier registered, SIGTRAP handler installed)");
 }
 
 #endif /* __x86_64__ */

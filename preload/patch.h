@@ -13,14 +13,16 @@
 
 #include <stdbool.h>
 
+#include "compiler.h"
+
 /* True when patching was asked for and is possible here (set by
  * sp_patch_setup; read on the hooks' rare paths only). */
-__attribute__((visibility("hidden"))) extern bool sp_patch_enabled;
+SP_HIDDEN extern bool sp_patch_enabled;
 
 /* Decide whether patching can be used (configuration, CPU, W^X); when it
  * was asked for and cannot be, print one line saying why. Called once, on
  * the first hook call, with the configuration loaded. */
-__attribute__((visibility("hidden"))) void sp_patch_setup(void);
+SP_HIDDEN void sp_patch_setup(void);
 
 /*
  * Rewrite the call to a hook that returns to `ret` (the address after the
@@ -30,6 +32,6 @@ __attribute__((visibility("hidden"))) void sp_patch_setup(void);
  * Not async-signal-safe; the caller holds its thread's busy guard.
  * Returns 0 when the site is (now) a NOP, or -errno.
  */
-__attribute__((visibility("hidden"))) int sp_patch_site(void *ret);
+SP_HIDDEN int sp_patch_site(void *ret);
 
 #endif /* SP_PATCH_H */

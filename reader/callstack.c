@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "reader-internal.h"
+#include "sp-array.h"
+#include "sp-map.h"
 
 struct run {
 	uint64_t base;      /* contiguous events base..base+n */
@@ -256,18 +258,6 @@ static inline void stream_close(struct ctx *c, size_t keep)
 	}
 }
 
-static int grow_open(struct ctx *c)
-{
-	size_t cap = c->cap_open ? c->cap_open * 2 : 64;
-	struct open_call *o = realloc(c->open, cap * sizeof(*o));
-
-	if (!o)
-		return -ENOMEM;
-	c->open = o;
-	c->cap_open = cap;
-	return 0;
-}
-
 /* Call ev of row, [s, e], is next in start order: close what ended, nest. */
 static inline int stream_step(struct ctx *c, uint64_t ev, uint32_t row,
 			      int64_t s, int64_t e)
@@ -287,7 +277,7 @@ static inline int stream_step(struct ctx *c, uint64_t ev, uint32_t row,
 			return nesting_error_ev(c->r, c->rank, ev, row, p->ev, p->row);
 		p->excl -= d;
 	}
-	if (c->n_open == c->cap_open && (rc = grow_open(c)) < 0)
+	if ((rc = SP_ARRAY_RESERVE(c->open, c->cap_open, c->n_open + 1, 64)) < 0)
 		return rc;
 	if (c->visit->open) {
 		rc = c->visit->open(c->visit->data, ev, row, top);
@@ -386,90 +376,45 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static uint64_t lane_hash(int64_t v)
-{
-	uint64_t x = (uint64_t)v;
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
 /*
- * Distinct lane ids among the events of the rows (sorted): a hash set of
- * the ids seen (lanes are few, events many: no sort of the events), then
- * a sort of the distinct ids.
+ * Distinct lane ids among the events of the rows (sorted): a set of the ids
+ * seen (lanes are few, events many: no sort of the events), then a sort of
+ * the distinct ids.
  */
 static int64_t *collect_lanes(const struct sp_reader *r, const size_t *rows,
 			      size_t n_rows, size_t total, size_t *ret_n)
 {
 	const int64_t *t = r->col[SP_COL_THREAD_IDS];
-	size_t cap = 64, n = 0;
-	int64_t *set = malloc(cap * sizeof(*set)), *lanes;
-	bool *used = calloc(cap, sizeof(*used));
+	struct sp_map seen = { 0 };
+	int64_t *lanes = NULL;
+	size_t n = 0, cap = 0;
 
-	if (!set || !used)
-		goto fail;
 	for (size_t i = 0; i < n_rows; i++) {
 		const struct sp_row *row = &r->rows[rows[i]];
 		int64_t last = 0;
 
 		for (uint64_t k = row->offset; k < row->offset + row->count; k++) {
-			size_t h;
-
 			if (k > row->offset && t[k] == last)
 				continue;
 			last = t[k];
-			for (h = lane_hash(t[k]) & (cap - 1); used[h] && set[h] != t[k];
-			     h = (h + 1) & (cap - 1))
-				;
-			if (used[h])
+			if (sp_map_find(&seen, (uint64_t)t[k]))
 				continue;
-			used[h] = true;
-			set[h] = t[k];
-			if (++n * 2 > cap) { /* grow: rehash */
-				size_t nc = cap * 2;
-				int64_t *ns = malloc(nc * sizeof(*ns));
-				bool *nu = calloc(nc, sizeof(*nu));
-
-				if (!ns || !nu) {
-					free(ns);
-					free(nu);
-					goto fail;
-				}
-				for (size_t j = 0; j < cap; j++) {
-					if (!used[j])
-						continue;
-					for (h = lane_hash(set[j]) & (nc - 1); nu[h]; h = (h + 1) & (nc - 1))
-						;
-					nu[h] = true;
-					ns[h] = set[j];
-				}
-				free(set);
-				free(used);
-				set = ns;
-				used = nu;
-				cap = nc;
-			}
+			if (sp_map_put(&seen, (uint64_t)t[k], 0) < 0 ||
+			    SP_ARRAY_RESERVE(lanes, cap, n + 1, 16) < 0)
+				goto fail;
+			lanes[n++] = t[k];
 		}
 	}
-	lanes = malloc((n + 1) * sizeof(*lanes));
-	if (!lanes)
-		goto fail;
-	n = 0;
-	for (size_t j = 0; j < cap; j++)
-		if (used[j])
-			lanes[n++] = set[j];
+	sp_map_free(&seen);
+	if (!lanes && !(lanes = malloc(sizeof(*lanes)))) /* callers expect non-NULL */
+		return NULL;
 	qsort(lanes, n, sizeof(*lanes), cmp_i64);
-	free(set);
-	free(used);
 	(void)total;
 	*ret_n = n;
 	return lanes;
 fail:
-	free(set);
-	free(used);
+	sp_map_free(&seen);
+	free(lanes);
 	return NULL;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hdf5-util.h"
+#include "sp-array.h"
 
 struct s1_ctx {
 	struct sp_reader *r;
@@ -55,16 +56,9 @@ static herr_t rank_cb(hid_t g, const char *name, const H5L_info_t *info,
 
 	if (!parse_rank_name(name, &rank))
 		return 0;
-	if (ctx->n_ranks == ctx->cap_ranks) {
-		size_t cap = ctx->cap_ranks ? ctx->cap_ranks * 2 : 16;
-		uint32_t *p = realloc(ctx->ranks, cap * sizeof(*p));
-
-		if (!p) {
-			ctx->rc = -ENOMEM;
-			return 1;
-		}
-		ctx->ranks = p;
-		ctx->cap_ranks = cap;
+	if (SP_ARRAY_RESERVE(ctx->ranks, ctx->cap_ranks, ctx->n_ranks + 1, 16) < 0) {
+		ctx->rc = -ENOMEM;
+		return 1;
 	}
 	ctx->ranks[ctx->n_ranks++] = rank;
 	return 0;
@@ -75,16 +69,9 @@ static herr_t name_cb(hid_t g, const char *name, const H5L_info_t *info,
 {
 	struct s1_ctx *ctx = data;
 
-	if (ctx->n_names == ctx->cap_names) {
-		size_t cap = ctx->cap_names ? ctx->cap_names * 2 : 16;
-		char **p = realloc(ctx->names, cap * sizeof(*p));
-
-		if (!p) {
-			ctx->rc = -ENOMEM;
-			return 1;
-		}
-		ctx->names = p;
-		ctx->cap_names = cap;
+	if (SP_ARRAY_RESERVE(ctx->names, ctx->cap_names, ctx->n_names + 1, 16) < 0) {
+		ctx->rc = -ENOMEM;
+		return 1;
 	}
 	ctx->names[ctx->n_names] = strdup(name);
 	if (!ctx->names[ctx->n_names]) {

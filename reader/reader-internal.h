@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "compiler.h"
 #include "scope-profiler-reader.h"
 
 #define SP_NS_PER_S 1e9
@@ -125,7 +126,7 @@ struct sp_call_stack {
 
 /* errors (reader.c) */
 int sp_error(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	SP_PRINTF(2, 3);
 void sp_error_clear(void);
 
 /* helpers for loaders (reader.c) */

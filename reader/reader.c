@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "reader-internal.h"
+#include "sp-array.h"
 
 static _Thread_local char last_error[1024];
 
@@ -47,16 +48,9 @@ void *pool_add(struct sp_reader *r, void *p)
 
 	if (!p)
 		return NULL;
-	if (pool->n == pool->cap) {
-		size_t cap = pool->cap ? pool->cap * 2 : 64;
-		char **items = realloc(pool->items, cap * sizeof(*items));
-
-		if (!items) {
-			free(p);
-			return NULL;
-		}
-		pool->items = items;
-		pool->cap = cap;
+	if (SP_ARRAY_RESERVE(pool->items, pool->cap, pool->n + 1, 64) < 0) {
+		free(p);
+		return NULL;
 	}
 	pool->items[pool->n++] = p;
 	return p;
@@ -67,30 +61,11 @@ char *pool_strdup(struct sp_reader *r, const char *s)
 	return pool_add(r, strdup(s ? s : ""));
 }
 
-static int grow(void **items, size_t *cap, size_t need, size_t size)
-{
-	size_t n;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	p = realloc(*items, n * size);
-	if (!p)
-		return -ENOMEM;
-	*items = p;
-	*cap = n;
-	return 0;
-}
-
 int reader_add_region(struct sp_reader *r, const char *name, uint32_t *ret_id)
 {
 	char *copy;
 
-	if (grow((void **)&r->names, &r->cap_regions, r->n_regions + 1,
-		 sizeof(*r->names)) < 0)
+	if (SP_ARRAY_RESERVE(r->names, r->cap_regions, r->n_regions + 1, 16) < 0)
 		return -ENOMEM;
 	copy = strdup(name);
 	if (!copy)
@@ -118,8 +93,7 @@ struct sp_row *reader_add_row(struct sp_reader *r)
 {
 	struct sp_row *row;
 
-	if (grow((void **)&r->rows, &r->cap_rows, r->n_rows + 1,
-		 sizeof(*r->rows)) < 0)
+	if (SP_ARRAY_RESERVE(r->rows, r->cap_rows, r->n_rows + 1, 16) < 0)
 		return NULL;
 	row = &r->rows[r->n_rows++];
 	memset(row, 0, sizeof(*row));
@@ -141,8 +115,7 @@ struct sp_meta *reader_add_meta(struct sp_reader *r, const char *key)
 {
 	struct sp_meta *m;
 
-	if (grow((void **)&r->meta, &r->cap_meta, r->n_meta + 1,
-		 sizeof(*r->meta)) < 0)
+	if (SP_ARRAY_RESERVE(r->meta, r->cap_meta, r->n_meta + 1, 16) < 0)
 		return NULL;
 	m = &r->meta[r->n_meta];
 	memset(m, 0, sizeof(*m));
@@ -171,7 +144,7 @@ int row_set_tags_json(struct sp_reader *r, struct sp_row *row,
 		if (*p != '"')
 			break;
 		s = malloc(strlen(p) + 1);
-		if (!s || grow((void **)&tags, &cap, n + 1, sizeof(*tags)) < 0) {
+		if (!s || SP_ARRAY_RESERVE(tags, cap, n + 1, 16) < 0) {
 			free(s);
 			free(tags);
 			return -ENOMEM;
@@ -487,7 +460,7 @@ static int read_whole(const char *path, unsigned char **ret, size_t *ret_len)
 	if (!f)
 		return sp_error(errno, "%s: %s", path, strerror(errno));
 	do {
-		if (grow((void **)&buf, &cap, len + 65536 + 1, 1) < 0) {
+		if (SP_ARRAY_RESERVE(buf, cap, len + 65536 + 1, 16) < 0) {
 			free(buf);
 			fclose(f);
 			return -ENOMEM;

@@ -23,6 +23,12 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility: what is declared here is its
+ * whole exported API (libscope-profiler-reader.map lists the same names). */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility push(default)
+#endif
+
 /*
  * Error codes (returned negated, e.g. -SP_E_NOT_PROFILE).
  *   SP_E_NOT_PROFILE  the file is not a scope-profiler file (not HDF5/JSON/.spt,
@@ -525,6 +531,10 @@ int sp_callsites_depth(const struct sp_callsites *table);
 /** Call site by id, NULL if out of range. */
 const struct sp_callsite *sp_callsites_get(const struct sp_callsites *table,
 					   int64_t id);
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp-array.h"
 #include "sp-format.h"
 #include "summary-tree.h"
 
@@ -105,15 +106,8 @@ struct emit_ctx {
 
 static int push_u32(uint32_t **list, size_t *n, size_t *cap, uint32_t v)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		uint32_t *p = realloc(*list, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*list = p;
-		*cap = nc;
-	}
+	if (SP_ARRAY_RESERVE(*list, *cap, *n + 1, 8) < 0)
+		return -ENOMEM;
 	(*list)[(*n)++] = v;
 	return 0;
 }
@@ -205,17 +199,8 @@ static int emit(struct emit_ctx *c)
 			qsort_r(list, n, sizeof(*list), cmp_nodes, c);
 			if (id != 0)
 				rc = own_row(c, id, (int)depth);
-			if (rc == 0 && depth == cap_fr) {
-				size_t nc = cap_fr ? cap_fr * 2 : 16;
-				struct frame *p = realloc(fr, nc * sizeof(*p));
-
-				if (p) {
-					fr = p;
-					cap_fr = nc;
-				} else {
-					rc = -ENOMEM;
-				}
-			}
+			if (rc == 0)
+				rc = SP_ARRAY_RESERVE(fr, cap_fr, depth + 1, 16);
 			if (rc == 0) {
 				fr[depth++] = (struct frame){ list, n, 0 };
 				list = NULL;

@@ -16,62 +16,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp-array.h"
 #include "sp-format.h"
+#include "sp-map.h"
 #include "summary-tree.h"
 
 #define NONE SUMMARY_NONE
-
-static uint64_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static int rehash(struct summary_tree *t)
-{
-	size_t cap = t->hcap ? t->hcap * 2 : 256;
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	uint32_t *vals = malloc(cap * sizeof(*vals));
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < t->hcap; i++) {
-		size_t h;
-
-		if (!t->hkeys[i])
-			continue;
-		for (h = hash64(t->hkeys[i]) & (cap - 1); keys[h]; h = (h + 1) & (cap - 1))
-			;
-		keys[h] = t->hkeys[i];
-		vals[h] = t->hvals[i];
-	}
-	free(t->hkeys);
-	free(t->hvals);
-	t->hkeys = keys;
-	t->hvals = vals;
-	t->hcap = cap;
-	return 0;
-}
 
 static int new_node(struct summary_tree *t, uint32_t parent, uint32_t region,
 		    uint32_t *ret)
 {
 	struct node *nd;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct node *p = realloc(t->nodes, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		t->nodes = p;
-		t->cap = cap;
-	}
+	if (SP_ARRAY_RESERVE(t->nodes, t->cap, t->n + 1, 64) < 0)
+		return -ENOMEM;
 	nd = &t->nodes[t->n];
 	memset(nd, 0, sizeof(*nd));
 	nd->region = region;
@@ -116,36 +74,26 @@ static int child_of(struct summary_tree *t, uint32_t parent, uint32_t region,
 static int child_lookup(struct summary_tree *t, uint32_t parent,
 			uint32_t region, uint64_t key, uint32_t *ret)
 {
-	size_t h;
+	const uint32_t *found = sp_map_find(&t->children, key);
 	int rc;
 
-	if ((t->n + 1) * 2 > t->hcap && (rc = rehash(t)) < 0)
+	if (found) {
+		*ret = *found;
+		return 0;
+	}
+	/* Room first, so a failure leaves no node without its entry. */
+	if ((rc = sp_map_reserve(&t->children, t->children.n + 1)) < 0)
 		return rc;
-	for (h = hash64(key) & (t->hcap - 1); t->hkeys[h]; h = (h + 1) & (t->hcap - 1)) {
-		if (t->hkeys[h] == key) {
-			*ret = t->hvals[h];
-			return 0;
-		}
-	}
 	rc = new_node(t, parent, region, ret);
-	if (rc == 0) {
-		t->hkeys[h] = key;
-		t->hvals[h] = *ret;
-	}
+	if (rc == 0)
+		rc = sp_map_put(&t->children, key, *ret);
 	return rc;
 }
 
 static int push_dur(struct node *nd, int64_t dur)
 {
-	if (nd->dur_n == nd->dur_cap) {
-		size_t cap = nd->dur_cap ? nd->dur_cap * 2 : 16;
-		int64_t *p = realloc(nd->dur, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		nd->dur = p;
-		nd->dur_cap = cap;
-	}
+	if (SP_ARRAY_RESERVE(nd->dur, nd->dur_cap, nd->dur_n + 1, 16) < 0)
+		return -ENOMEM;
 	nd->dur[nd->dur_n++] = dur;
 	return 0;
 }
@@ -189,15 +137,8 @@ static int account(struct summary_tree *t, uint32_t node, bool outer,
 	}
 	nd->any = true;
 	if (nd->rank_mark != rank_mark) {
-		if (t->n_touched == t->cap_touched) {
-			size_t cap = t->cap_touched ? t->cap_touched * 2 : 64;
-			uint32_t *p = realloc(t->touched, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			t->touched = p;
-			t->cap_touched = cap;
-		}
+		if (SP_ARRAY_RESERVE(t->touched, t->cap_touched, t->n_touched + 1, 64) < 0)
+			return -ENOMEM;
 		nd->rank_mark = rank_mark;
 		nd->n_ranks++;
 		t->touched[t->n_touched++] = node;
@@ -271,26 +212,12 @@ static int fold_open(void *data, uint64_t ev, uint32_t row, size_t depth)
 		node = pnode;
 		t->nodes[node].recursive = true;
 	}
-	if (f->n_stack == f->cap_stack) {
-		size_t cap = f->cap_stack ? f->cap_stack * 2 : 64;
-		uint32_t *p = realloc(f->stack, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		f->stack = p;
-		f->cap_stack = cap;
-	}
+	if (SP_ARRAY_RESERVE(f->stack, f->cap_stack, f->n_stack + 1, 64) < 0)
+		return -ENOMEM;
 	f->stack[f->n_stack++] = node;
 	if (outer && f->lanes) {
-		if (f->n_iv == f->cap_iv) {
-			size_t cap = f->cap_iv ? f->cap_iv * 2 : 256;
-			struct ival *p = realloc(f->iv, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			f->iv = p;
-			f->cap_iv = cap;
-		}
+		if (SP_ARRAY_RESERVE(f->iv, f->cap_iv, f->n_iv + 1, 256) < 0)
+			return -ENOMEM;
 		f->iv[f->n_iv++] = (struct ival){ node, f->s[ev], f->e[ev] };
 	}
 	return account(t, node, outer, f->s[ev], f->e[ev], f->rank_mark);
@@ -377,15 +304,8 @@ static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
 
 static int push_part(struct node *nd, const int64_t *dur, size_t n)
 {
-	if (nd->n_parts == nd->cap_parts) {
-		size_t cap = nd->cap_parts ? nd->cap_parts * 2 : 4;
-		struct dur_slice *p = realloc(nd->parts, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		nd->parts = p;
-		nd->cap_parts = cap;
-	}
+	if (SP_ARRAY_RESERVE(nd->parts, nd->cap_parts, nd->n_parts + 1, 4) < 0)
+		return -ENOMEM;
 	nd->parts[nd->n_parts++] = (struct dur_slice){ NULL, dur, 0, n };
 	nd->dur_n += n;
 	return 0;
@@ -564,8 +484,7 @@ void summary_tree_destroy(struct summary_tree *t)
 		summary_tree_destroy(t->ranks[k]);
 	free(t->ranks);
 	free(t->nodes);
-	free(t->hkeys);
-	free(t->hvals);
+	sp_map_free(&t->children);
 	free(t->touched);
 	free(t);
 }

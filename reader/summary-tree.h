@@ -8,6 +8,7 @@
 #define SP_SUMMARY_TREE_H
 
 #include "reader-internal.h"
+#include "sp-map.h"
 
 /* The tree (built in summary-tree.c, turned into rows in summary-rows.c). */
 #define SUMMARY_NONE UINT32_MAX
@@ -35,9 +36,7 @@ struct node {
 struct summary_tree {
 	struct node *nodes;
 	size_t n, cap;
-	uint64_t *hkeys;          /* (parent << 32 | region) + 1, 0 = empty */
-	uint32_t *hvals;
-	size_t hcap;
+	struct sp_map children;   /* (parent << 32 | region) + 1 -> node */
 	uint32_t *touched;        /* nodes seen on the current rank */
 	size_t n_touched, cap_touched;
 	struct summary_tree **ranks; /* merged tree: per-rank trees (owned) */

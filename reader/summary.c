@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "reader-internal.h"
+#include "sp-array.h"
 #include "sp-format.h"
 #include "summary-tree.h"
 
@@ -44,15 +45,8 @@ static struct sp_summary_row *add_row(struct sp_summary *s)
 {
 	struct sp_summary_row *row;
 
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 32;
-		struct sp_summary_row *p = realloc(s->rows, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		s->rows = p;
-		s->cap = cap;
-	}
+	if (SP_ARRAY_RESERVE(s->rows, s->cap, s->n + 1, 32) < 0)
+		return NULL;
 	row = &s->rows[s->n++];
 	memset(row, 0, sizeof(*row));
 	row->total = row->avg = row->min = row->max = row->std = NAN;

@@ -15,12 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "groups.h"
 #include "metadata.h"
 #include "snapshot.h"
 #include "writer.h"
-
-#define SP_ASM_HIDDEN __attribute__((visibility("hidden")))
 
 /* What one rank contributes, known before its data. */
 struct sp_part_size {
@@ -39,9 +38,9 @@ struct sp_part_mpi {
 };
 
 /* Optional columns a snapshot's rows and threads need (no MPI ones). */
-SP_ASM_HIDDEN unsigned sp_part_columns(const struct sp_snapshot *s);
+SP_HIDDEN unsigned sp_part_columns(const struct sp_snapshot *s);
 /* A snapshot's part size (nmpi 0). */
-SP_ASM_HIDDEN struct sp_part_size sp_part_size_of(const struct sp_snapshot *s, uint32_t rank);
+SP_HIDDEN struct sp_part_size sp_part_size_of(const struct sp_snapshot *s, uint32_t rank);
 
 struct sp_assembly;
 
@@ -51,48 +50,48 @@ struct sp_assembly;
  * region_table/kinds not written) and gzip level compression.
  * Returns 0 or -errno (as sp_writer_create).
  */
-SP_ASM_HIDDEN int sp_assembly_create(const char *path, const char *const *names,
+SP_HIDDEN int sp_assembly_create(const char *path, const char *const *names,
 				     const uint8_t *kinds, uint32_t nnames,
 				     const struct sp_part_size *parts, size_t nparts,
 				     int compression, struct sp_assembly **ret_a);
 /* The file's optional columns (the union of the parts'). */
-SP_ASM_HIDDEN unsigned sp_assembly_columns(const struct sp_assembly *a);
+SP_HIDDEN unsigned sp_assembly_columns(const struct sp_assembly *a);
 /*
  * Rows [first, first+n) of part p, offsets relative to the part's events.
  * region_map (NULL: identity) turns row.region into the file's id;
  * mpi_offsets (NULL: none) is per row its first MPI value in the part, -1
  * none. Returns 0, -EINVAL or -EIO.
  */
-SP_ASM_HIDDEN int sp_assembly_put_rows(struct sp_assembly *a, size_t p, uint64_t first, uint64_t n,
+SP_HIDDEN int sp_assembly_put_rows(struct sp_assembly *a, size_t p, uint64_t first, uint64_t n,
 				       const struct sp_snap_row *rows, const uint32_t *region_map,
 				       const int64_t *mpi_offsets);
 /* Events [first, first+n) of part p; start = end = NULL when they went
  * through sp_assembly_times_raw already; thread NULL: all thread 0. */
-SP_ASM_HIDDEN int sp_assembly_put_events(struct sp_assembly *a, size_t p, uint64_t first,
+SP_HIDDEN int sp_assembly_put_events(struct sp_assembly *a, size_t p, uint64_t first,
 					 uint64_t n, const int64_t *start, const int64_t *end,
 					 const uint32_t *thread);
 /* Where the whole start/end columns lie (sp_writer_times_raw). */
-SP_ASM_HIDDEN int sp_assembly_times_raw(struct sp_assembly *a, int *fd, uint64_t *off_start,
+SP_HIDDEN int sp_assembly_times_raw(struct sp_assembly *a, int *fd, uint64_t *off_start,
 					uint64_t *off_end);
-SP_ASM_HIDDEN int sp_assembly_put_mpi(struct sp_assembly *a, size_t p, uint64_t first, uint64_t n,
+SP_HIDDEN int sp_assembly_put_mpi(struct sp_assembly *a, size_t p, uint64_t first, uint64_t n,
 				      const struct sp_part_mpi *m);
 /* All threads of part p (its nthreads); end_ns 0 is written as given. */
-SP_ASM_HIDDEN int sp_assembly_put_threads(struct sp_assembly *a, size_t p,
+SP_HIDDEN int sp_assembly_put_threads(struct sp_assembly *a, size_t p,
 					  const struct sp_snap_thread *threads);
 /*
  * Part p from a snapshot: rows (through region_map), events, threads, and
  * the MPI values when mpi_offsets is given (m: all of the part's values).
  */
-SP_ASM_HIDDEN int sp_assembly_put_snapshot(struct sp_assembly *a, size_t p,
+SP_HIDDEN int sp_assembly_put_snapshot(struct sp_assembly *a, size_t p,
 					   const struct sp_snapshot *s, const uint32_t *region_map,
 					   const int64_t *mpi_offsets, const struct sp_part_mpi *m);
 /*
  * Write the groups (NULL: none) and the metadata, dropped_events set from
  * the parts, and publish the file. The assembly is freed either way.
  */
-SP_ASM_HIDDEN int sp_assembly_commit(struct sp_assembly *a, struct sp_run_meta *meta,
+SP_HIDDEN int sp_assembly_commit(struct sp_assembly *a, struct sp_run_meta *meta,
 				     const struct sp_groups *groups);
 /* Abandon the file. Accepts NULL. */
-SP_ASM_HIDDEN void sp_assembly_destroy(struct sp_assembly *a);
+SP_HIDDEN void sp_assembly_destroy(struct sp_assembly *a);
 
 #endif /* SP_ASSEMBLE_H */

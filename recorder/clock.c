@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "log.h"
+
 bool sp_clock_tsc;
 
 /* Start reference: a (tick, ns) pair read back to back. */
@@ -67,6 +69,7 @@ bool sp_clock_init(enum sp_clock_mode mode)
 		break;
 	}
 	read_pair(&ref_tick, &ref_ns);
+	sp_log(SP_LOG_DEBUG, "clock", "hot-path ticks from %s", sp_clock_tsc ? "the TSC" : "CLOCK_MONOTONIC");
 	return sp_clock_tsc;
 }
 

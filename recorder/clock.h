@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+
+#include "compiler.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define SP_HAVE_TSC 1
@@ -19,7 +22,7 @@
 #endif
 
 /* True when ticks are TSC cycles. Written once by sp_clock_init(). */
-__attribute__((visibility("hidden"))) extern bool sp_clock_tsc;
+SP_HIDDEN extern bool sp_clock_tsc;
 
 static inline int64_t sp_monotonic_ns(void)
 {
@@ -41,9 +44,9 @@ enum sp_clock_mode { SP_CLOCK_AUTO, SP_CLOCK_TSC, SP_CLOCK_MONOTONIC };
 
 /* Pick the tick source and take the start reference. Call once, before
  * anything records. Returns true if the TSC is used. */
-__attribute__((visibility("hidden"))) bool sp_clock_init(enum sp_clock_mode mode);
+SP_HIDDEN bool sp_clock_init(enum sp_clock_mode mode);
 /* True if /proc/cpuinfo reports an invariant TSC. */
-__attribute__((visibility("hidden"))) bool sp_clock_tsc_invariant(void);
+SP_HIDDEN bool sp_clock_tsc_invariant(void);
 
 /* Tick to CLOCK_MONOTONIC ns conversion, fixed at flush. */
 struct sp_clock_map {
@@ -53,7 +56,7 @@ struct sp_clock_map {
 
 /* Take the end reference and build the map for everything recorded so far.
  * Waits (at most a few ms) if the run was too short for a precise fit. */
-__attribute__((visibility("hidden"))) void sp_clock_map_now(struct sp_clock_map *map);
+SP_HIDDEN void sp_clock_map_now(struct sp_clock_map *map);
 
 static inline int64_t sp_clock_to_ns(const struct sp_clock_map *m, int64_t tick)
 {

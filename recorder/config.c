@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include "log.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -16,7 +18,10 @@
 
 struct sp_config sp_config;
 
-enum kind { K_BOOL, K_STR, K_INT, K_DURATION, K_SIZE };
+/* K_CHOICE: a string from a fixed list (choices); K_INT: an integer in
+ * [min, max]. Every value is checked here, once: a bad one warns and keeps
+ * the default. */
+enum kind { K_BOOL, K_STR, K_CHOICE, K_INT, K_DURATION, K_SIZE };
 
 struct setting {
 	const char *name; /* after SCOPE_PROFILER_ */
@@ -24,35 +29,48 @@ struct setting {
 	size_t offset;
 	const char *def;
 	const char *help;
+	const char *const *choices; /* K_CHOICE: NULL-terminated, contains def */
+	int64_t min, max;           /* K_INT */
 };
 
-#define S(name, kind, field, def, help) { name, kind, offsetof(struct sp_config, field), def, help }
+static const char *const clock_choices[] = { "auto", "tsc", "monotonic", NULL };
+static const char *const timing_choices[] = { "sampled", "exact", "estimate", NULL };
+static const char *const fork_choices[] = { "none", "child", NULL };
+
+#define S(name, kind, field, def, help) { name, kind, offsetof(struct sp_config, field), def, help, NULL, 0, 0 }
+#define CHOICE(name, field, def, choices, help) \
+	{ name, K_CHOICE, offsetof(struct sp_config, field), def, help, choices, 0, 0 }
+#define INT(name, field, def, min, max, help) \
+	{ name, K_INT, offsetof(struct sp_config, field), def, help, NULL, min, max }
 static const struct setting settings[] = {
 	S("ENABLE", K_BOOL, enabled, "1", "master switch; 0 records nothing and writes no file"),
 	S("OUTPUT", K_STR, output, "profiling_data.h5", "output HDF5 file"),
 	S("LABEL", K_STR, label, "", "run label stored as metadata `label`"),
 	S("MAX_MEMORY", K_SIZE, max_memory, "1G", "event memory cap per process; past it calls are dropped and counted"),
-	S("CLOCK", K_STR, clock, "auto", "tick source: auto (TSC if invariant), tsc, monotonic"),
+	CHOICE("CLOCK", clock, "auto", clock_choices, "tick source: auto (TSC if invariant), tsc, monotonic"),
 	S("FUNCTIONS", K_BOOL, functions, "1", "record -finstrument-functions hooks"),
 	S("INCLUDE", K_STR, include, "", "regex (re.match) on function names to record"),
 	S("EXCLUDE", K_STR, exclude, "", "regex (re.match) on function names to skip"),
 	S("MIN_DURATION", K_DURATION, min_duration_ns, "0", "function calls shorter than this are not on the timeline"),
-	S("MAX_DEPTH", K_INT, max_depth, "0", "deepest function nesting recorded; 0 = unlimited"),
-	S("THROTTLE_CALLS", K_INT, throttle_calls, "1000", "auto-throttle a function after this many calls (0 = off) ..."),
+	INT("MAX_DEPTH", max_depth, "0", 0, INT64_MAX, "deepest function nesting recorded; 0 = unlimited"),
+	INT("THROTTLE_CALLS", throttle_calls, "1000", 0, INT64_MAX, "auto-throttle a function after this many calls (0 = off) ..."),
 	S("THROTTLE_MEAN", K_DURATION, throttle_mean_ns, "10us", "... when their mean own cost is below this"),
-	S("THROTTLE_TIMING", K_STR, throttle_timing, "sampled", "throttled calls: sampled (counted, 1 in THROTTLE_SAMPLE timed: unbiased total with a 95 % interval), exact (both timestamps, exact total) or estimate (counted only, total = count x mean before the throttle)"),
-	S("THROTTLE_SAMPLE", K_INT, throttle_sample, "64", "sampled timing: 1 in this many throttled calls is timed, at random"),
+	CHOICE("THROTTLE_TIMING", throttle_timing, "sampled", timing_choices, "throttled calls: sampled (counted, 1 in THROTTLE_SAMPLE timed: unbiased total with a 95 % interval), exact (both timestamps, exact total) or estimate (counted only, total = count x mean before the throttle)"),
+	INT("THROTTLE_SAMPLE", throttle_sample, "64", 1, INT64_MAX, "sampled timing: 1 in this many throttled calls is timed, at random"),
 	S("PATCH", K_BOOL, patch, "0", "rewrite the hook calls of throttled functions to NOPs (x86-64; their counts become lower bounds)"),
 	S("MPI", K_BOOL, mpi, "1", "record MPI calls"),
-	S("CALLSITES", K_INT, callsites, "0", "call-site stack depth for MPI calls (0 = off, 1-8)"),
+	INT("CALLSITES", callsites, "0", 0, 8, "call-site stack depth for MPI calls (0 = off, 1-8)"),
 	S("SPILL", K_BOOL, spill, "1", "at MAX_MEMORY, write buffers to <output>.spill.* (0: drop and count)"),
 	S("SIGNALS", K_BOOL, signals, "1", "on SIGTERM/INT/XCPU/HUP and crashes, dump events to the spill file, re-raise"),
-	S("FORK", K_STR, fork, "none", "forked child: none (records nothing) or child (writes <output>.pid<N>)"),
-	S("COMPRESSION", K_INT, compression, "0", "gzip level 1-9 (with byte shuffle) for the event columns; 0 = uncompressed"),
+	CHOICE("FORK", fork, "none", fork_choices, "forked child: none (records nothing) or child (writes <output>.pid<N>)"),
+	INT("COMPRESSION", compression, "0", 0, 9, "gzip level 1-9 (with byte shuffle) for the event columns; 0 = uncompressed"),
 	S("QUIET", K_BOOL, quiet, "0", "do not print the \"wrote FILE\" line on stderr"),
 	S("PRINT_CONFIG", K_BOOL, print_config, "0", "print the effective configuration to stderr at start"),
+	S("DEBUG", K_STR, debug, "", "debug lines on stderr for these domains (comma list; 1 or all: every domain)"),
 };
 #undef S
+#undef CHOICE
+#undef INT
 
 int sp_parse_duration(const char *s, int64_t *ret_ns)
 {
@@ -121,19 +139,35 @@ static int parse_int(const char *s, int64_t *ret)
 	return 0;
 }
 
+static bool is_choice(const char *const *choices, const char *value)
+{
+	for (const char *const *c = choices; *c; c++)
+		if (strcmp(value, *c) == 0)
+			return true;
+	return false;
+}
+
 static int apply(const struct setting *st, const char *value)
 {
 	char *field = (char *)&sp_config + st->offset;
 	switch (st->kind) {
 	case K_BOOL:
 		return parse_bool(value, (bool *)field);
-	case K_INT:
-		return parse_int(value, (int64_t *)field);
+	case K_INT: {
+		int64_t v;
+		if (parse_int(value, &v) < 0 || v < st->min || v > st->max)
+			return -EINVAL;
+		*(int64_t *)field = v;
+		return 0;
+	}
 	case K_DURATION:
 		return sp_parse_duration(value, (int64_t *)field);
 	case K_SIZE:
 		return sp_parse_size(value, (uint64_t *)field);
+	case K_CHOICE:
 	case K_STR: {
+		if (st->kind == K_CHOICE && !is_choice(st->choices, value))
+			return -EINVAL;
 		char *copy = strdup(value);
 		if (!copy)
 			return -ENOMEM;
@@ -145,27 +179,28 @@ static int apply(const struct setting *st, const char *value)
 	return -EINVAL;
 }
 
-/* A string setting with a fixed set of values (NULL-terminated, the first
- * is the default): anything else warns and becomes the default. Returns 1
- * if the value was bad. */
-static int one_of(char **value, const char *name, const char *const *choices)
+/* The one warning of a bad value: what is allowed, and the default kept. */
+static void warn_invalid(const struct setting *st, const char *value)
 {
-	if (!*value)
-		return 0;
-	for (const char *const *c = choices; *c; c++)
-		if (strcmp(*value, *c) == 0)
-			return 0;
-	char list[128] = "";
-	for (const char *const *c = choices; *c; c++) {
-		if (c != choices)
-			strncat(list, c[1] ? ", " : " or ", sizeof list - strlen(list) - 1);
-		strncat(list, *c, sizeof list - strlen(list) - 1);
+	if (st->kind == K_CHOICE) {
+		char list[128] = "";
+		for (const char *const *c = st->choices; *c; c++) {
+			if (c != st->choices)
+				strncat(list, c[1] ? ", " : " or ", sizeof list - strlen(list) - 1);
+			strncat(list, *c, sizeof list - strlen(list) - 1);
+		}
+		sp_log(SP_LOG_WARN, "config", "SCOPE_PROFILER_%s must be %s, using %s", st->name,
+			list, st->def);
+	} else if (st->kind == K_INT && st->max != INT64_MAX) {
+		sp_log(SP_LOG_WARN, "config", "SCOPE_PROFILER_%s must be %" PRId64 "-%" PRId64
+			", using %s", st->name, st->min, st->max, st->def);
+	} else if (st->kind == K_INT && st->min > 0) {
+		sp_log(SP_LOG_WARN, "config", "SCOPE_PROFILER_%s must be >= %" PRId64 ", using %s",
+			st->name, st->min, st->def);
+	} else {
+		sp_log(SP_LOG_WARN, "config", "ignoring SCOPE_PROFILER_%s=%s (invalid value), using %s",
+			st->name, value, st->def);
 	}
-	fprintf(stderr, "scope-profiler: SCOPE_PROFILER_%s must be %s, using %s\n", name, list,
-		choices[0]);
-	free(*value);
-	*value = strdup(choices[0]);
-	return 1;
 }
 
 int sp_config_load(void)
@@ -178,32 +213,10 @@ int sp_config_load(void)
 		strncat(var, st->name, sizeof var - strlen(var) - 1);
 		const char *v = getenv(var);
 		if (v && apply(st, v) < 0) {
-			fprintf(stderr, "scope-profiler: ignoring %s=%s (invalid value), using %s\n",
-				var, v, st->def);
+			warn_invalid(st, v);
 			apply(st, st->def);
 			bad++;
 		}
-	}
-	if (sp_config.compression < 0 || sp_config.compression > 9) {
-		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_COMPRESSION must be 0-9, using 0\n");
-		sp_config.compression = 0;
-		bad++;
-	}
-	if (sp_config.callsites < 0 || sp_config.callsites > 8) {
-		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_CALLSITES must be 0-8, using 0\n");
-		sp_config.callsites = 0;
-		bad++;
-	}
-	static const char *const timings[] = { "sampled", "exact", "estimate", NULL };
-	static const char *const forks[] = { "none", "child", NULL };
-	static const char *const clocks[] = { "auto", "tsc", "monotonic", NULL };
-	bad += one_of(&sp_config.throttle_timing, "THROTTLE_TIMING", timings);
-	bad += one_of(&sp_config.fork, "FORK", forks);
-	bad += one_of(&sp_config.clock, "CLOCK", clocks);
-	if (sp_config.throttle_sample < 1) {
-		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_THROTTLE_SAMPLE must be >= 1, using 64\n");
-		sp_config.throttle_sample = 64;
-		bad++;
 	}
 	return bad;
 }
@@ -229,6 +242,7 @@ void sp_config_print(FILE *out)
 		case K_SIZE:
 			snprintf(buf, sizeof buf, "%" PRIu64 "B", *(const uint64_t *)field);
 			break;
+		case K_CHOICE:
 		case K_STR:
 			v = *(char *const *)field;
 			break;

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "compiler.h"
+
 struct sp_config {
 	char *output;            /* OUTPUT: file path */
 	bool enabled;            /* ENABLE: master switch */
@@ -34,21 +36,20 @@ struct sp_config {
 	bool spill;              /* SPILL: spill to <output>.spill.* at the cap */
 	bool signals;            /* SIGNALS: dump to the spill file on fatal signals */
 	char *fork;              /* FORK: none | child */
+	char *debug;             /* DEBUG: domains of debug lines ("1"/"all": every one) */
 };
 
-#define SP_CONFIG_HIDDEN __attribute__((visibility("hidden")))
-
 /* The process-wide configuration, valid after sp_config_load(). */
-SP_CONFIG_HIDDEN extern struct sp_config sp_config;
+SP_HIDDEN extern struct sp_config sp_config;
 
 /* Parse the environment. Bad values keep the default and produce one
  * warning each on stderr. Returns the number of bad values. */
-SP_CONFIG_HIDDEN int sp_config_load(void);
-SP_CONFIG_HIDDEN void sp_config_print(FILE *out);
+SP_HIDDEN int sp_config_load(void);
+SP_HIDDEN void sp_config_print(FILE *out);
 
 /* "250ns", "10us", "1.5ms", "2s", plain number = ns. 0 or -EINVAL. */
-SP_CONFIG_HIDDEN int sp_parse_duration(const char *s, int64_t *ret_ns);
+SP_HIDDEN int sp_parse_duration(const char *s, int64_t *ret_ns);
 /* "64K", "256M", "1G", plain number = bytes (binary units). */
-SP_CONFIG_HIDDEN int sp_parse_size(const char *s, uint64_t *ret_bytes);
+SP_HIDDEN int sp_parse_size(const char *s, uint64_t *ret_bytes);
 
 #endif /* SP_CONFIG_H */

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "log.h"
+
 static pcre2_code *include_re, *exclude_re;
 static pcre2_match_data *match_data;
 
@@ -29,7 +31,7 @@ static int compile(const char *what, const char *pattern, pcre2_code **ret)
 	if (!re) {
 		PCRE2_UCHAR msg[256];
 		pcre2_get_error_message(err, msg, sizeof msg);
-		fprintf(stderr, "scope-profiler: ignoring SCOPE_PROFILER_%s=%s: %s at offset %zu\n",
+		sp_log(SP_LOG_WARN, "filter", "ignoring SCOPE_PROFILER_%s=%s: %s at offset %zu",
 			what, pattern, (const char *)msg, (size_t)at);
 		return -EINVAL;
 	}

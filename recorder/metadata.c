@@ -119,14 +119,6 @@ int sp_meta_set_strlist(struct sp_run_meta *m, const char *key, const char *cons
 	return 0;
 }
 
-const struct sp_run_meta_item *sp_meta_find(const struct sp_run_meta *m, const char *key)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (strcmp(m->items[i].key, key) == 0)
-			return &m->items[i];
-	return NULL;
-}
-
 void sp_meta_free(struct sp_run_meta *m)
 {
 	if (!m)

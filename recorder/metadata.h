@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compiler.h"
+
 enum sp_run_meta_type {
 	SP_RUN_META_INT,
 	SP_RUN_META_DOUBLE,
@@ -31,16 +33,13 @@ struct sp_run_meta {
 	struct sp_run_meta_item *items;
 };
 
-#define SP_META_HIDDEN __attribute__((visibility("hidden")))
 /* Add or replace a key. Return 0 or -ENOMEM. Strings are copied. */
-SP_META_HIDDEN int sp_meta_set_int(struct sp_run_meta *m, const char *key, int64_t v);
-SP_META_HIDDEN int sp_meta_set_double(struct sp_run_meta *m, const char *key, double v);
-SP_META_HIDDEN int sp_meta_set_str(struct sp_run_meta *m, const char *key, const char *v);
-SP_META_HIDDEN int sp_meta_set_strlist(struct sp_run_meta *m, const char *key, const char *const *v,
+SP_HIDDEN int sp_meta_set_int(struct sp_run_meta *m, const char *key, int64_t v);
+SP_HIDDEN int sp_meta_set_double(struct sp_run_meta *m, const char *key, double v);
+SP_HIDDEN int sp_meta_set_str(struct sp_run_meta *m, const char *key, const char *v);
+SP_HIDDEN int sp_meta_set_strlist(struct sp_run_meta *m, const char *key, const char *const *v,
 				       size_t n);
-SP_META_HIDDEN const struct sp_run_meta_item *sp_meta_find(const struct sp_run_meta *m,
-						    const char *key);
-SP_META_HIDDEN void sp_meta_free(struct sp_run_meta *m);
+SP_HIDDEN void sp_meta_free(struct sp_run_meta *m);
 
 /* The keys that describe this process and run (host, CPU, environment,
  * times, sizes): everything of reference §1.2 that a native run has. */
@@ -61,6 +60,6 @@ struct sp_run_info {
 	int64_t throttle_calls, throttle_mean_ns, throttle_sample;
 	const char *throttle_timing; /* sampled | exact | estimate */
 };
-SP_META_HIDDEN int sp_meta_collect(struct sp_run_meta *m, const struct sp_run_info *run);
+SP_HIDDEN int sp_meta_collect(struct sp_run_meta *m, const struct sp_run_info *run);
 
 #endif /* SP_METADATA_H */

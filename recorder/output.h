@@ -6,26 +6,25 @@
 #ifndef SP_OUTPUT_H
 #define SP_OUTPUT_H
 
+#include "compiler.h"
 #include "assemble.h"
 #include "metadata.h"
 #include "snapshot.h"
 
-#define SP_OUTPUT_HIDDEN __attribute__((visibility("hidden")))
-
 /* Run information for the metadata, with finalize_time_ns = now. */
-SP_OUTPUT_HIDDEN void sp_run_info_init(struct sp_run_info *run, int rank, int size);
+SP_HIDDEN void sp_run_info_init(struct sp_run_info *run, int rank, int size);
 /*
  * Write one snapshot as a complete file, with its MPI values (nmpi of them,
  * mpi_offsets per row, -1 none; NULL and 0: no MPI data), the optional
  * columns they need (SP_WCOL_MPI, SP_WCOL_CALLSITE) and the groups (NULL:
  * none), and this run's metadata. Returns 0 or -errno.
  */
-SP_OUTPUT_HIDDEN int sp_output_write_part(const char *path, const struct sp_snapshot *s,
+SP_HIDDEN int sp_output_write_part(const char *path, const struct sp_snapshot *s,
 					  uint64_t nmpi, unsigned mpi_columns,
 					  const int64_t *mpi_offsets, const struct sp_part_mpi *mpi,
 					  const struct sp_groups *groups, int rank, int size);
 /* One process's snapshot as a complete file, no MPI data (tests). */
-SP_OUTPUT_HIDDEN int sp_output_write_single(const char *path, struct sp_snapshot *s,
+SP_HIDDEN int sp_output_write_single(const char *path, struct sp_snapshot *s,
 					    int rank, int size);
 /*
  * Take this process's snapshot into *s and write it as a complete file,
@@ -33,14 +32,14 @@ SP_OUTPUT_HIDDEN int sp_output_write_single(const char *path, struct sp_snapshot
  * *s is valid or zeroed afterwards (free it either way); its start/end are
  * NULL when they were filled in place.
  */
-SP_OUTPUT_HIDDEN int sp_output_write_local(const char *path, struct sp_snapshot *s, int rank,
+SP_HIDDEN int sp_output_write_local(const char *path, struct sp_snapshot *s, int rank,
 					   int size);
 /*
  * Set by the MPI layer: writes a rank's own file with its MPI values and
  * groups (taking *s as sp_output_write_local does), or returns -ENOTSUP
  * when this process is not an MPI rank.
  */
-SP_OUTPUT_HIDDEN extern int (*sp_output_local_hook)(const char *path, struct sp_snapshot *s,
+SP_HIDDEN extern int (*sp_output_local_hook)(const char *path, struct sp_snapshot *s,
 						    int rank, int size);
 
 #endif /* SP_OUTPUT_H */

@@ -80,11 +80,6 @@ void sp_recorder_stop(void)
 	atomic_store(&sp_recording, 0);
 }
 
-bool sp_recorder_started(void)
-{
-	return started;
-}
-
 static int64_t startup_ns = -1;
 
 void sp_recorder_set_startup_ns(int64_t ns)

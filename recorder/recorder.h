@@ -14,11 +14,8 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "compiler.h"
 #include "sp-format.h"
-
-#define SP_LIKELY(x) __builtin_expect(!!(x), 1)
-#define SP_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define SP_HIDDEN __attribute__((visibility("hidden")))
 
 /* Nesting depth a thread can record; deeper calls are counted as dropped. */
 #define SP_STACK_MAX 512
@@ -301,7 +298,6 @@ struct sp_config;
 SP_HIDDEN int sp_recorder_start(void);
 /* Stop recording; later enter/exit calls are no-ops. */
 SP_HIDDEN void sp_recorder_stop(void);
-SP_HIDDEN bool sp_recorder_started(void);
 /* Start-up cost (ns): from the launcher's exec to the end of the library's
  * constructor (preload/lifecycle.c measures it). */
 SP_HIDDEN void sp_recorder_set_startup_ns(int64_t ns);

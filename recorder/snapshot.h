@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "sp-format.h"
 
 struct sp_snap_row {
@@ -52,7 +53,7 @@ struct sp_snapshot {
 
 /* Build the snapshot of everything recorded so far (complete calls only).
  * Recording should be stopped. Returns 0 or -ENOMEM. */
-__attribute__((visibility("hidden"))) int sp_snapshot_take(struct sp_snapshot *s);
+SP_HIDDEN int sp_snapshot_take(struct sp_snapshot *s);
 
 /*
  * sp_snapshot_take in two halves, so that the events can go straight into
@@ -67,20 +68,20 @@ __attribute__((visibility("hidden"))) int sp_snapshot_take(struct sp_snapshot *s
  * the plan; on an error s is freed. Returns 0, -ENOMEM or -errno.
  */
 struct sp_snapshot_plan;
-__attribute__((visibility("hidden"))) int sp_snapshot_plan(struct sp_snapshot *s,
-							   struct sp_snapshot_plan **ret_plan);
-__attribute__((visibility("hidden"))) int sp_snapshot_fill(struct sp_snapshot *s,
-							   struct sp_snapshot_plan *plan);
-__attribute__((visibility("hidden"))) int sp_snapshot_stream(struct sp_snapshot *s,
-							     struct sp_snapshot_plan *plan,
-							     int fd, uint64_t off_start,
-							     uint64_t off_end);
+SP_HIDDEN int sp_snapshot_plan(struct sp_snapshot *s,
+			       struct sp_snapshot_plan **ret_plan);
+SP_HIDDEN int sp_snapshot_fill(struct sp_snapshot *s,
+			       struct sp_snapshot_plan *plan);
+SP_HIDDEN int sp_snapshot_stream(struct sp_snapshot *s,
+				 struct sp_snapshot_plan *plan,
+				 int fd, uint64_t off_start,
+				 uint64_t off_end);
 /* Drop a plan without filling (error paths). Accepts NULL. */
-__attribute__((visibility("hidden"))) void sp_snapshot_plan_free(struct sp_snapshot_plan *plan);
-__attribute__((visibility("hidden"))) void sp_snapshot_free(struct sp_snapshot *s);
+SP_HIDDEN void sp_snapshot_plan_free(struct sp_snapshot_plan *plan);
+SP_HIDDEN void sp_snapshot_free(struct sp_snapshot *s);
 /* Fill a row's summary_statistics from its events (two-pass mean/m2). */
-__attribute__((visibility("hidden"))) void sp_summary_compute(struct sp_summary_record *out,
-							      const int64_t *start,
-							      const int64_t *end, uint64_t n);
+SP_HIDDEN void sp_summary_compute(struct sp_summary_record *out,
+				  const int64_t *start,
+				  const int64_t *end, uint64_t n);
 
 #endif /* SP_SNAPSHOT_H */

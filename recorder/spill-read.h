@@ -9,10 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "snapshot.h"
 #include "sp-spill.h"
-
-#define SP_SPILL_HIDDEN __attribute__((visibility("hidden")))
 
 /* Not a spill file / a spill version we cannot read. */
 #define SP_SPILL_ENOTSPILL (-EBADMSG)
@@ -59,8 +58,8 @@ struct sp_spill_data {
 
 /* Read and check a whole spill file. Returns 0, -errno,
  * SP_SPILL_ENOTSPILL or SP_SPILL_EVERSION. */
-SP_SPILL_HIDDEN int sp_spill_read(const char *path, struct sp_spill_data *ret_data);
-SP_SPILL_HIDDEN void sp_spill_data_free(struct sp_spill_data *d);
+SP_HIDDEN int sp_spill_read(const char *path, struct sp_spill_data *ret_data);
+SP_HIDDEN void sp_spill_data_free(struct sp_spill_data *d);
 
 /* Names for function regions: called with (addr, module path or NULL, bias)
  * and returns a malloc'd name, or NULL for the default "module+0xoffset". */
@@ -72,11 +71,11 @@ typedef char *(*sp_spill_namer)(uint64_t addr, const char *module, uint64_t bias
  * unless the file has a trailer: then they were closed by the handler.
  * Returns 0 or -ENOMEM.
  */
-SP_SPILL_HIDDEN int sp_spill_to_snapshot(const struct sp_spill_data *d, sp_spill_namer namer,
+SP_HIDDEN int sp_spill_to_snapshot(const struct sp_spill_data *d, sp_spill_namer namer,
 					 void *ctx, struct sp_snapshot *ret_snap,
 					 uint64_t *ret_unclosed);
 /* Tick -> ns of a spill file: the line through the header's pair and the
  * latest pair. */
-SP_SPILL_HIDDEN int64_t sp_spill_ns(const struct sp_spill_data *d, int64_t tick);
+SP_HIDDEN int64_t sp_spill_ns(const struct sp_spill_data *d, int64_t tick);
 
 #endif /* SP_SPILL_READ_H */

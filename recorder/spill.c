@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "sp-spill.h"
 #include "spill-read.h"
 #include "thread-internal.h"
@@ -192,6 +193,8 @@ int sp_spill_open(const char *output, bool at_cap)
 		sp_spill_remove();
 		return ret;
 	}
+	sp_log(SP_LOG_DEBUG, "spill", "spill file %s open (%s)", path,
+	       at_cap ? "written at the memory cap and on fatal signals" : "written on fatal signals");
 	return 0;
 }
 

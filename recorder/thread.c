@@ -24,7 +24,7 @@
 
 
 atomic_int sp_recording;
-__thread struct sp_rec_thread *sp_tls __attribute__((tls_model("initial-exec")));
+__thread struct sp_rec_thread *sp_tls SP_TLS_INITIAL_EXEC;
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sp_rec_thread *thread_list;   /* newest first */
@@ -64,7 +64,7 @@ struct sp_rec_thread *sp_thread_attach(void)
 {
 	/* sp_tls is set before anything else can re-enter (malloc hooks,
 	 * instrumented allocators), so a nested attach sees it. */
-	static __thread int attaching __attribute__((tls_model("initial-exec")));
+	static __thread int attaching SP_TLS_INITIAL_EXEC;
 	if (attaching)
 		return NULL;
 	attaching = 1;
@@ -253,8 +253,10 @@ static const struct sp_chunk prefix_done;
 
 /* Chunks are kept newest first; iteration goes oldest first by walking to
  * the chunk whose successor is the previous cursor. Chunk lists are short
- * (one chunk per 64 Ki events), so this stays cheap. Events that were
- * spilled and read back at finalize (t->prefix) come first. */
+ * (after the first, one 2 MiB chunk per ~87 Ki events: at most ~512 a
+ * thread under the default 1 GiB cap), so the quadratic walk stays cheap.
+ * Events that were spilled and read back at finalize (t->prefix) come
+ * first. */
 size_t sp_thread_next_chunk(const struct sp_rec_thread *t, const struct sp_chunk **cursor,
 			    const struct sp_event **ret_events)
 {

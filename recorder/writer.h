@@ -11,10 +11,9 @@
 
 #include <stdint.h>
 
+#include "compiler.h"
 #include "metadata.h"
 #include "sp-format.h"
-
-#define SP_WRITER_HIDDEN __attribute__((visibility("hidden")))
 
 /* Optional columns present in the file. */
 enum {
@@ -105,9 +104,9 @@ struct sp_writer;
 
 /* Create the temporary file with every dataset sized. Returns 0 or -errno
  * (-EIO for an HDF5 failure, -ENOLCK when HDF5 could not lock the file). */
-SP_WRITER_HIDDEN int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
+SP_HIDDEN int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 				      struct sp_writer **ret_writer);
-SP_WRITER_HIDDEN int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,
+SP_HIDDEN int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,
 					const struct sp_writer_row *rows);
 /*
  * Uncompressed, non-empty files: the descriptor and the byte offsets of
@@ -118,21 +117,21 @@ SP_WRITER_HIDDEN int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uin
  * end = NULL (written already). The descriptor stays the writer's.
  * Returns 0 or -ENOTSUP.
  */
-SP_WRITER_HIDDEN int sp_writer_times_raw(struct sp_writer *w, int *fd, uint64_t *off_start,
+SP_HIDDEN int sp_writer_times_raw(struct sp_writer *w, int *fd, uint64_t *off_start,
 					 uint64_t *off_end);
-SP_WRITER_HIDDEN int sp_writer_put_events(struct sp_writer *w, uint64_t first, uint64_t n,
+SP_HIDDEN int sp_writer_put_events(struct sp_writer *w, uint64_t first, uint64_t n,
 					  const struct sp_writer_events *ev);
 /* Values [first, first+n) of the MPI columns. Returns 0, -EINVAL or -EIO. */
-SP_WRITER_HIDDEN int sp_writer_put_mpi(struct sp_writer *w, uint64_t first, uint64_t n,
+SP_HIDDEN int sp_writer_put_mpi(struct sp_writer *w, uint64_t first, uint64_t n,
 				       const struct sp_writer_mpi *m);
-SP_WRITER_HIDDEN int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_t n,
+SP_HIDDEN int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_t n,
 					   const struct sp_writer_thread *threads);
 /* Add an extension group, columns contiguous. Returns 0, -EIO or -ENOMEM. */
-SP_WRITER_HIDDEN int sp_writer_put_group(struct sp_writer *w, const struct sp_writer_group *g);
-SP_WRITER_HIDDEN int sp_writer_put_metadata(struct sp_writer *w, const struct sp_run_meta *m);
+SP_HIDDEN int sp_writer_put_group(struct sp_writer *w, const struct sp_writer_group *g);
+SP_HIDDEN int sp_writer_put_metadata(struct sp_writer *w, const struct sp_run_meta *m);
 /* Close, fsync and rename over the final path. The writer is freed. */
-SP_WRITER_HIDDEN int sp_writer_commit(struct sp_writer *w);
+SP_HIDDEN int sp_writer_commit(struct sp_writer *w);
 /* Abandon the file (temporary removed). Accepts NULL. */
-SP_WRITER_HIDDEN void sp_writer_destroy(struct sp_writer *w);
+SP_HIDDEN void sp_writer_destroy(struct sp_writer *w);
 
 #endif /* SP_WRITER_H */

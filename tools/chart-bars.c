@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "charts.h"
+#include "sp-array.h"
 #include "svg.h"
 
 static const char *const metric_names[] = { "total", "avg", "min", "max" };
@@ -223,15 +224,8 @@ static int cmp_total(const void *pa, const void *pb)
 
 static int push_point(struct imbalance *im, size_t *cap, struct imb_point p)
 {
-	if (im->n_points == *cap) {
-		size_t nc = *cap ? 2 * *cap : 256;
-		struct imb_point *np = realloc(im->points, nc * sizeof(*np));
-
-		if (!np)
-			return -ENOMEM;
-		im->points = np;
-		*cap = nc;
-	}
+	if (SP_ARRAY_RESERVE(im->points, *cap, im->n_points + 1, 256) < 0)
+		return -ENOMEM;
 	im->points[im->n_points++] = p;
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "charts.h"
+#include "sp-array.h"
 #include "svg.h"
 
 struct tl_call {
@@ -109,15 +110,8 @@ static int calls_from_rows(const struct sp_reader *r, uint32_t rank,
 
 static int push_bar(struct timeline *t, size_t *cap, struct tl_bar b)
 {
-	if (t->n_bars == *cap) {
-		size_t nc = *cap ? 2 * *cap : 1024;
-		struct tl_bar *nb = realloc(t->bars, nc * sizeof(*nb));
-
-		if (!nb)
-			return -ENOMEM;
-		t->bars = nb;
-		*cap = nc;
-	}
+	if (SP_ARRAY_RESERVE(t->bars, *cap, t->n_bars + 1, 1024) < 0)
+		return -ENOMEM;
 	t->bars[t->n_bars++] = b;
 	return 0;
 }
@@ -275,15 +269,8 @@ static int scan_call(void *data, const struct sp_call *c)
 	if (sc->n == 0 || sc->v[sc->n - 1].lane != c->lane) {
 		if (sc->n && c->lane < sc->v[sc->n - 1].lane)
 			return NOT_IN_ORDER; /* lanes not ascending */
-		if (sc->n == sc->cap) {
-			size_t nc = sc->cap ? 2 * sc->cap : 8;
-			struct lane_scan *p = realloc(sc->v, nc * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			sc->v = p;
-			sc->cap = nc;
-		}
+		if (SP_ARRAY_RESERVE(sc->v, sc->cap, sc->n + 1, 8) < 0)
+			return -ENOMEM;
 		sc->v[sc->n++] = (struct lane_scan){ c->lane, 0, 0 };
 	}
 	if (c->depth > sc->v[sc->n - 1].max)

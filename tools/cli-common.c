@@ -160,21 +160,6 @@ int cli_open(const struct cli_common *c, const char *path,
 	return 0;
 }
 
-void cli_unknown_region(const struct cli_common *c, struct sp_reader *r,
-			const char *name)
-{
-	uint32_t *ids = NULL;
-	int n = sp_reader_regions(r, NULL, &ids);
-
-	fprintf(stderr, "scope-profiler %s: %s: no region named '%s'; available regions: ",
-		c->command, sp_reader_path(r), name);
-	for (int i = 0; i < n; i++)
-		fprintf(stderr, "%s%s", i ? ", " : "",
-			sp_reader_region_name(r, ids[i]));
-	fputs(n > 0 ? "\n" : "(none)\n", stderr);
-	free(ids);
-}
-
 /* Shortest round-trip form, as Python's repr() (tools/double-format.cc). */
 size_t cli_format_shortest(char *buf, size_t size, double v);
 

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "compiler.h"
 #include "format-fixed.h"
 
 #include "scope-profiler-reader.h"
@@ -54,13 +55,13 @@ struct cli_common {
 
 /* One-line error on stderr: "scope-profiler <cmd>: message". */
 void cli_error(const struct cli_common *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	SP_PRINTF(2, 3);
 /* A usage error (one line, pointing at --help); returns EXIT_USAGE. */
 /* argv of the running command (set by main.c), for error messages. */
 extern char **cli_command_argv;
 
 int cli_usage_error(const struct cli_common *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	SP_PRINTF(2, 3);
 
 int cli_common_init(struct cli_common *c, const char *command,
 		    const char *usage);
@@ -76,10 +77,6 @@ int cli_collect_files(struct cli_common *c, int argc, char **argv, int first);
 /* Open a profile, reporting failures; returns 0 or EXIT_USAGE. */
 int cli_open(const struct cli_common *c, const char *path,
 	     struct sp_reader **ret);
-
-/* Print "unknown region 'x' in FILE; available regions: a, b, c". */
-void cli_unknown_region(const struct cli_common *c, struct sp_reader *r,
-			const char *name);
 
 /* Shortest "%.{15,16,17}g" that round-trips; NaN/inf => "null". */
 void cli_format_double(char *buf, size_t size, double v);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "colors.h"
+#include "sp-array.h"
 
 struct sp_palette {
 	const char *name;
@@ -67,15 +68,6 @@ const char *sp_color_for_index(size_t i)
 	return sp_palette_color(&palettes[0], i);
 }
 
-const char *sp_color_for_name(const char *const *names, size_t n,
-			      const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (names[i] && strcmp(names[i], name) == 0)
-			return sp_color_for_index(i);
-	return NULL;
-}
-
 int sp_palette_find(const char *name, const struct sp_palette **ret_palette)
 {
 	if (!name || !name[0]) {
@@ -93,11 +85,6 @@ int sp_palette_find(const char *name, const struct sp_palette **ret_palette)
 const char *sp_palette_color(const struct sp_palette *palette, size_t i)
 {
 	return palette->colors[i % palette->n];
-}
-
-size_t sp_palette_size(const struct sp_palette *palette)
-{
-	return palette->n;
 }
 
 const char *sp_palette_names(void)
@@ -152,15 +139,8 @@ long sp_color_map_add(struct sp_color_map *map, const char *name)
 
 	if (k >= 0)
 		return k;
-	if (map->n == map->cap) {
-		size_t cap = map->cap ? 2 * map->cap : 32;
-		char **names = realloc(map->names, cap * sizeof(*names));
-
-		if (!names)
-			return -ENOMEM;
-		map->names = names;
-		map->cap = cap;
-	}
+	if (SP_ARRAY_RESERVE(map->names, map->cap, map->n + 1, 32) < 0)
+		return -ENOMEM;
 	map->names[map->n] = strdup(name);
 	if (!map->names[map->n])
 		return -ENOMEM;

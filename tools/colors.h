@@ -35,13 +35,6 @@ struct sp_color_map; /* region name -> colour, first-seen order */
 const char *sp_color_for_index(size_t i);
 
 /**
- * Colour of name by its position in names[0..n) (default palette).
- * @return the colour, or NULL when name is not in the list.
- */
-const char *sp_color_for_name(const char *const *names, size_t n,
-			      const char *name);
-
-/**
  * Find a palette by name: "tab20" (default), "tab10", "tab20b", "tab20c",
  * "Set1", "Set2", "Set3", "Pastel1", "Pastel2", "Dark2", "Accent",
  * "Paired" (matplotlib's qualitative colormaps). NULL or "" is tab20.
@@ -50,8 +43,6 @@ const char *sp_color_for_name(const char *const *names, size_t n,
 int sp_palette_find(const char *name, const struct sp_palette **ret_palette);
 /** Colour i (cyclic) of a palette. */
 const char *sp_palette_color(const struct sp_palette *palette, size_t i);
-/** Number of colours of a palette. */
-size_t sp_palette_size(const struct sp_palette *palette);
 /** Comma-separated list of palette names (for error messages). */
 const char *sp_palette_names(void);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "sp-array.h"
 
 void ex_json_string(FILE *out, const char *str)
 {
@@ -25,11 +26,6 @@ void ex_json_double(FILE *out, double v)
 
 	cli_format_double(buf, sizeof(buf), v);
 	fputs(buf, out);
-}
-
-void ex_seconds(FILE *out, int64_t ns)
-{
-	ex_json_double(out, (double)ns / 1e9);
 }
 
 void ex_csv_string(FILE *out, const char *s)
@@ -341,15 +337,8 @@ static int add_run(struct ev_merge *m, const uint64_t *idx, uint64_t lo,
 {
 	if (n == 0)
 		return 0;
-	if (m->n_runs == m->cap_runs) {
-		size_t nc = m->cap_runs ? 2 * m->cap_runs : 64;
-		struct ev_run *p = realloc(m->runs, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		m->runs = p;
-		m->cap_runs = nc;
-	}
+	if (SP_ARRAY_RESERVE(m->runs, m->cap_runs, m->n_runs + 1, 64) < 0)
+		return -ENOMEM;
 	m->runs[m->n_runs++] = (struct ev_run){ idx, lo, n, 0 };
 	m->total += n;
 	return 0;

@@ -1,51 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Call-path trie shared by export folded and plot-data flame_graph: nodes
- * in an array, a small open-addressing hash from (parent, region) to the
- * child, and the accumulation of one rank's reconstructed calls.
+ * in an array, a map (struct sp_map) from (parent, region) to the child,
+ * and the accumulation of one rank's reconstructed calls.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "export-trie.h"
-
-static uint64_t hash64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
-static int hash_grow(struct ex_trie *t)
-{
-	size_t cap = t->hcap ? 2 * t->hcap : 1024;
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	uint32_t *vals = malloc(cap * sizeof(*vals));
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < t->hcap; i++) {
-		size_t h;
-
-		if (!t->keys[i])
-			continue;
-		for (h = hash64(t->keys[i]) & (cap - 1); keys[h]; h = (h + 1) & (cap - 1))
-			;
-		keys[h] = t->keys[i];
-		vals[h] = t->vals[i];
-	}
-	free(t->keys);
-	free(t->vals);
-	t->keys = keys;
-	t->vals = vals;
-	t->hcap = cap;
-	return 0;
-}
+#include "sp-array.h"
 
 /* Append a node under parent. Its index, or EX_NO_NODE on ENOMEM. */
 static uint32_t add_node(struct ex_trie *t, uint32_t parent, uint32_t region,
@@ -53,15 +17,8 @@ static uint32_t add_node(struct ex_trie *t, uint32_t parent, uint32_t region,
 {
 	struct ex_node *nd;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct ex_node *p = realloc(t->nodes, cap * sizeof(*p));
-
-		if (!p || cap >= EX_NO_NODE)
-			return EX_NO_NODE;
-		t->nodes = p;
-		t->cap = cap;
-	}
+	if (t->n + 1 >= EX_NO_NODE || SP_ARRAY_RESERVE(t->nodes, t->cap, t->n + 1, 256) < 0)
+		return EX_NO_NODE;
 	nd = &t->nodes[t->n];
 	memset(nd, 0, sizeof(*nd));
 	nd->parent = parent;
@@ -92,26 +49,24 @@ void ex_trie_free(struct ex_trie *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->nodes[i].label);
 	free(t->nodes);
-	free(t->keys);
-	free(t->vals);
+	sp_map_free(&t->children);
 	memset(t, 0, sizeof(*t));
 }
 
 uint32_t ex_trie_child(struct ex_trie *t, uint32_t parent, uint32_t region)
 {
 	uint64_t key = ((uint64_t)parent << 32 | region) + 1;
-	size_t h;
+	const uint32_t *found = sp_map_find(&t->children, key);
 
-	if ((t->n + 1) * 2 > t->hcap && hash_grow(t) < 0)
+	if (found)
+		return *found;
+	/* Room first, so a failure leaves no node without its entry. */
+	if (sp_map_reserve(&t->children, t->children.n + 1) < 0)
 		return EX_NO_NODE;
-	for (h = hash64(key) & (t->hcap - 1); t->keys[h]; h = (h + 1) & (t->hcap - 1))
-		if (t->keys[h] == key)
-			return t->vals[h];
-	if (add_node(t, parent, region, NULL) == EX_NO_NODE)
+	uint32_t node = add_node(t, parent, region, NULL);
+	if (node == EX_NO_NODE || sp_map_put(&t->children, key, node) < 0)
 		return EX_NO_NODE;
-	t->keys[h] = key;
-	t->vals[h] = (uint32_t)(t->n - 1);
-	return t->vals[h];
+	return node;
 }
 
 uint32_t ex_trie_label(struct ex_trie *t, uint32_t parent, const char *label)

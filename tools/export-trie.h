@@ -8,6 +8,7 @@
 #define SP_EXPORT_TRIE_H
 
 #include "export.h"
+#include "sp-map.h"
 
 #define EX_NO_NODE UINT32_MAX
 #define EX_LABEL UINT32_MAX   /* region of a labelled frame ("rank 3") */
@@ -23,9 +24,7 @@ struct ex_node {
 struct ex_trie {
 	struct ex_node *nodes;    /* nodes[0] is the root */
 	size_t n, cap;
-	uint64_t *keys;           /* (parent << 32 | region) + 1, 0 = empty */
-	uint32_t *vals;
-	size_t hcap;
+	struct sp_map children;   /* (parent << 32 | region) + 1 -> node */
 };
 
 /* Root of the top calls of a lane (EX_NO_NODE on ENOMEM). */

@@ -90,8 +90,6 @@ const char *export_formats_names(void);
 void ex_json_string(FILE *out, const char *s);
 /* Shortest round-trip double, "null" when not finite. */
 void ex_json_double(FILE *out, double v);
-/* ns as seconds (shortest round-trip double). */
-void ex_seconds(FILE *out, int64_t ns);
 /* A CSV field (quoted when it holds , " or a newline). */
 void ex_csv_string(FILE *out, const char *s);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp-array.h"
 #include "tui.h"
 
 enum group { G_RUN, G_SYSTEM, G_PARALLEL, G_SLURM, G_ENV, G_OTHER, G_MODULES, G_N };
@@ -132,16 +133,9 @@ static int add(struct tui_meta *m, enum group g, bool header, const char *key, c
 {
 	struct meta_line *l;
 
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 64;
-		struct meta_line *p = realloc(m->lines, cap * sizeof(*p));
-
-		if (!p) {
-			free(value);
-			return -1;
-		}
-		m->lines = p;
-		m->cap = cap;
+	if (SP_ARRAY_RESERVE(m->lines, m->cap, m->n + 1, 64) < 0) {
+		free(value);
+		return -1;
 	}
 	l = &m->lines[m->n++];
 	l->group = g;

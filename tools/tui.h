@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "compiler.h"
 #include "scope-profiler-reader.h"
 
 #define TUI_ALL_RANKS (-1L)
@@ -115,7 +116,7 @@ void tui_put_right(const struct tui *t, int y, int x, int width, const char *s);
 /* Columns of a string as tui_put counts them. */
 int tui_width(const struct tui *t, const char *s);
 /* printf into a message shown on the status line until the next key. */
-void tui_message(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tui_message(struct tui *t, const char *fmt, ...) SP_PRINTF(2, 3);
 /* Read a line on the status line. Returns true on Enter, false on Esc. */
 bool tui_prompt(struct tui *t, const char *label, char *buf, size_t size);
 /* Show the key help until a key is pressed. */

@@ -37,8 +37,8 @@ python3 "$src/preload/gen-mpi-wrappers.py" --reader-kinds "$src/preload/mpi-func
 # shellcheck disable=SC2046
 "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -fno-omit-frame-pointer -std=gnu11 \
-  -I"$src/reader" -I"$src/format" -I"$work" \
-  "$here/fuzz-reader.c" "$src"/reader/*.c \
+  -I"$src/reader" -I"$src/format" -I"$src/common" -I"$work" \
+  "$here/fuzz-reader.c" "$src"/reader/*.c "$src"/common/*.c \
   $(pkg-config --cflags --libs hdf5-serial libpcre2-8) -lm -lpthread -o "$bin" || exit 1
 cp "$fixtures"/*.{h5,spt,json} "$work/seeds/" || exit 1
 PYTHONPATH="$src/tests/lib:$src/tests/hostile" "$py" -c \
