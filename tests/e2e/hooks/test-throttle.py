@@ -132,9 +132,23 @@ def main():
         got = int(rs["spin"]["throttled_totals"])
         check(int(rs["spin"]["throttled_ci95"]) == -1, "estimate: no interval")
         if int(rs["spin"]["event_counts"]) == WINDOW:
-            # Decided in the 1 us phase: count x that mean misses the 7 us half.
-            ok, got, want, _ = interval_check(f, rs["spin"], prog, "estimate")
-            check(got < 0.5 * want, "estimate: total %d ns far below the true %d" % (got, want))
+            # Decided in the 1 us phase: the total is count x the window's
+            # mean, whatever the later calls cost.
+            s = rs["spin"]
+            off = int(s["event_offsets"])
+            d = f["events/end_times"][off:off + WINDOW] - f["events/start_times"][off:off + WINDOW]
+            mean_w = float(d.mean())
+            cnt = int(s["throttled_counts"])
+            check(abs(got - cnt * mean_w) <= 0.05 * cnt * mean_w,
+                  "estimate: total %d ns = %d calls x the window's mean %.0f ns" % (got, cnt, mean_w))
+            ok, got, want, _ = interval_check(f, s, prog, "estimate")
+            # A window preempted on a loaded machine has a mean near the
+            # threshold; the bias shows only against an undisturbed one.
+            if mean_w < 2000:
+                check(got < 0.6 * want, "estimate: total %d ns far below the true %d" % (got, want))
+            else:
+                print("note: the deciding window's mean is %.0f ns (preempted): bias not checked"
+                      % mean_w)
         else:
             print("note: estimate run throttled spin after %d calls (a preempted window): "
                   "its bias check needs the first window" % rs["spin"]["event_counts"])
