@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of tools/compare-stats.c: medians, the exact Mann-Whitney
+ * Unit tests of tools/compare/compare-stats.c: medians, the exact Mann-Whitney
  * distribution against brute-force enumeration, the tie fallback, and the
  * seeded bootstrap (reproducible, degenerate cases exact).
  */

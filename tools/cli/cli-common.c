@@ -160,7 +160,7 @@ int cli_open(const struct cli_common *c, const char *path,
 	return 0;
 }
 
-/* Shortest round-trip form, as Python's repr() (tools/double-format.cc). */
+/* Shortest round-trip form, as Python's repr() (tools/cli/double-format.cc). */
 size_t cli_format_shortest(char *buf, size_t size, double v);
 
 void cli_format_double(char *buf, size_t size, double v)

@@ -14,11 +14,13 @@
 
 /*
  * The command table. To add a command X:
- *   1. write tools/cmd-X.c with `int cmd_X(int argc, char **argv)` (argv[0]
- *      is the command name; parse with getopt_long and CLI_COMMON_OPTIONS,
- *      return EXIT_OK / EXIT_CHECK_FAILED / EXIT_USAGE);
- *   2. declare it in tools/commands.h;
- *   3. add one line here and the file name to tools/meson.build.
+ *   1. write cmd-X.c in the tools/ folder of its concern, with `int
+ *      cmd_X(int argc, char **argv)` (argv[0] is the command name; parse
+ *      with getopt_long and CLI_COMMON_OPTIONS, return EXIT_OK /
+ *      EXIT_CHECK_FAILED / EXIT_USAGE), and add it to that folder's
+ *      meson.build;
+ *   2. declare it in tools/cli/commands.h;
+ *   3. add one line here.
  */
 static const struct command {
 	const char *name;
