@@ -23,6 +23,7 @@
 #include "config.h"
 #include "functions.h"
 #include "lifecycle.h"
+#include "log.h"
 #include "mpi-record.h"
 
 int sp_mpi_cs_frames;
@@ -70,8 +71,8 @@ __attribute__((constructor(103))) static void sp_mpi_callsites_setup(void)
 		h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
 	void *fn = h ? dlsym(h, "unw_backtrace") : NULL;
 	if (!fn || !own_hi) {
-		fprintf(stderr, "scope-profiler: SCOPE_PROFILER_CALLSITES ignored: %s\n",
-			fn ? "own code range unknown" : "libunwind (unw_backtrace) not found");
+		sp_log(SP_LOG_WARN, "callsites", "SCOPE_PROFILER_CALLSITES ignored: %s",
+		       fn ? "own code range unknown" : "libunwind (unw_backtrace) not found");
 		return;
 	}
 	sp_mpi_unw_backtrace = (int (*)(void **, int))fn;

@@ -13,12 +13,12 @@
  * that writes its own file (no finalize) goes through the same module.
  */
 #define _GNU_SOURCE
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "lifecycle.h"
+#include "log.h"
 #include "mpi-callsites.h"
 #include "mpi-record.h"
 #include "names.h"
@@ -139,7 +139,7 @@ static int local_take(struct local *l, bool recorded)
 	if (s->aux && sp_mpi_sites_enabled()) {
 		l->h.columns |= SP_WCOL_CALLSITE;
 		if (sp_mpi_sites_take(&l->sites))
-			fprintf(stderr, "scope-profiler: out of memory resolving MPI call sites\n");
+			sp_log(SP_LOG_WARN, "mpi", "out of memory resolving MPI call sites");
 		l->h.sites_bytes = l->sites.bytes;
 		l->h.nsites = l->sites.n;
 	}
@@ -523,8 +523,8 @@ static int root_names(struct local *l0, MPI_Comm comm, struct sp_names *t, uint8
 		int sret = root_sites(l0, comm, r, &h, sites);
 		ret = ret ? ret : sret;
 		if (!h.ok)
-			fprintf(stderr, "scope-profiler: rank %d could not take its snapshot; "
-				"its events are missing\n", r);
+			sp_log(SP_LOG_WARN, "mpi", "rank %d could not take its snapshot; "
+			       "its events are missing", r);
 		z[r] = (struct sp_part_size){ .rank = (uint32_t)r, .nrows = h.nrows,
 			.nevents = h.nevents, .nthreads = h.nthreads, .nmpi = h.nmpi,
 			.dropped = h.dropped, .columns = h.columns };
@@ -564,7 +564,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 	uint32_t *ncomms = calloc((size_t)P, sizeof *ncomms);
 	struct root R = { .comm = comm };
 	if (!z || !ncomms) { /* cannot even track sizes: tell nobody to send */
-		fprintf(stderr, "scope-profiler: out of memory at MPI_Finalize\n");
+		sp_log(SP_LOG_WARN, "mpi", "out of memory at MPI_Finalize");
 		free(z);
 		free(ncomms);
 		return;
@@ -590,11 +590,11 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 	if (!R.ret)
 		R.ret = root_finish(&R, t0);
 	if (R.ret)
-		fprintf(stderr, "scope-profiler: could not write %s: %s\n", sp_config.output,
-			strerror(-R.ret));
-	else if (!sp_config.quiet)
-		fprintf(stderr, "scope-profiler: wrote %s (%d ranks, %u regions, %llu events)\n",
-			sp_config.output, P, t.n, (unsigned long long)tot.nevents);
+		sp_log(SP_LOG_WARN, "mpi", "could not write %s: %s", sp_config.output,
+		       strerror(-R.ret));
+	else
+		sp_log(SP_LOG_INFO, "mpi", "wrote %s (%d ranks, %u regions, %llu events)",
+		       sp_config.output, P, t.n, (unsigned long long)tot.nevents);
 	sp_assembly_destroy(R.a);
 	free(R.chunk);
 	free(R.comms);
@@ -668,7 +668,7 @@ void sp_mpi_before_finalize(void)
 			phase_b_send(&l, comm);
 		local_free(&l);
 	} else if (mine && comm == MPI_COMM_NULL) {
-		fprintf(stderr, "scope-profiler: no private communicator; rank %d not merged\n", rank);
+		sp_log(SP_LOG_WARN, "mpi", "no private communicator; rank %d not merged", rank);
 	}
 	if (mine) {
 		sp_mpi_records_reset();

@@ -84,7 +84,8 @@ struct pending {
 };
 
 /* One record's payload. Returns 0, or -EBADMSG for a malformed record
- * (skipped like a hole), or -ENOMEM. */
+ * (skipped like a hole), or -ENOMEM. Long: one short case per record type
+ * of the spill format (sp-spill.h), each checking its own lengths. */
 static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const char *p,
 		  struct pending *cl)
 {

@@ -153,6 +153,46 @@ static void aggregate_stats(const struct sp_row *row, struct rstats *st)
 		st->std = sqrt(row->summary.m2 / (double)st->count) / 1e9;
 }
 
+/* "per_rank" of one region: each selected rank's statistics, v and scratch
+ * holding at least its count of values. */
+static void emit_per_rank(struct rs_ctx *x, struct json_writer *w, struct sp_reader *r,
+			  uint32_t id, bool aggregate, double *v, double *scratch)
+{
+	const uint32_t *ranks;
+	size_t n_ranks = sp_reader_ranks(r, &ranks);
+
+	jw_key(w, "per_rank");
+	jw_begin_object(w);
+	for (size_t k = 0; k < n_ranks; k++) {
+		long i = sp_reader_row_find(r, id, ranks[k]);
+		const struct sp_row *row;
+		struct rstats one = { 0 };
+		char key[16];
+
+		if (i < 0 || !rank_selected(x, ranks[k]))
+			continue;
+		row = sp_reader_row(r, (size_t)i);
+		if (aggregate) {
+			aggregate_stats(row, &one);
+		} else {
+			size_t n = row_values(r, row, v);
+
+			stats_from_values(v, n, scratch, &one);
+			one.has_first = n > 0;
+			if (n) {
+				one.first = v[0];
+				one.last = v[n - 1];
+			}
+		}
+		snprintf(key, sizeof(key), "%u", ranks[k]);
+		jw_key(w, key);
+		jw_begin_object(w);
+		emit_stats(w, &one);
+		jw_end_object(w);
+	}
+	jw_end_object(w);
+}
+
 /*
  * One region of one file: pooled statistics and "per_rank". Returns 0 or
  * -ENOMEM.
@@ -235,36 +275,7 @@ static int emit_region(struct rs_ctx *x, struct json_writer *w,
 		pooled.avg = pooled.count ? pooled.total / (double)pooled.count : 0.0;
 	}
 	emit_stats(w, &pooled);
-	jw_key(w, "per_rank");
-	jw_begin_object(w);
-	for (size_t k = 0; k < n_ranks; k++) {
-		long i = sp_reader_row_find(r, id, ranks[k]);
-		const struct sp_row *row;
-		struct rstats one = { 0 };
-		char key[16];
-
-		if (i < 0 || !rank_selected(x, ranks[k]))
-			continue;
-		row = sp_reader_row(r, (size_t)i);
-		if (aggregate) {
-			aggregate_stats(row, &one);
-		} else {
-			size_t n = row_values(r, row, v);
-
-			stats_from_values(v, n, scratch, &one);
-			one.has_first = n > 0;
-			if (n) {
-				one.first = v[0];
-				one.last = v[n - 1];
-			}
-		}
-		snprintf(key, sizeof(key), "%u", ranks[k]);
-		jw_key(w, key);
-		jw_begin_object(w);
-		emit_stats(w, &one);
-		jw_end_object(w);
-	}
-	jw_end_object(w);
+	emit_per_rank(x, w, r, id, aggregate, v, scratch);
 	jw_end_object(w);
 	free(v);
 	free(scratch);

@@ -20,6 +20,8 @@ static const char usage[] =
 	"       [--sort start|total|calls|avg|min|max|first|last|std|p50|p95|p99|imbalance|name]\n"
 	"       [--columns region,ranks,calls,total,percent,avg,min,max,first,last,std,p50,p95,p99,imbalance]";
 
+/* One region of summary --json. Long but flat: one field after another in
+ * the order of the Python project's keys, which a split would scatter. */
 static void emit_region(struct json_writer *w, struct sp_reader *r, const struct sp_selection *sel,
 			uint32_t id, const struct sp_stats *st, const double *overhead)
 {
