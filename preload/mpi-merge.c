@@ -253,7 +253,8 @@ static int phase_a_send(struct local *l, MPI_Comm comm)
 	if (!ret)
 		ret = send_big(l->names, l->h.names_bytes, TAG_NAMES, comm);
 	if (!ret)
-		ret = send_big(l->s.kinds ? (const void *)l->s.kinds : "", l->h.nnames, TAG_KINDS, comm);
+		ret = send_big(l->s.kinds ? (const void *)l->s.kinds : "", l->s.kinds ? l->h.nnames : 0,
+			       TAG_KINDS, comm);
 	if (!ret)
 		ret = PMPI_Recv(l->map, (int)l->h.nnames, MPI_UINT32_T, 0, TAG_MAP, comm,
 				MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
@@ -502,6 +503,8 @@ static int root_names(struct local *l0, MPI_Comm comm, struct sp_names *t, uint8
 			blob = malloc(h.names_bytes + 1);
 			map = calloc(h.nnames + 1, sizeof *map);
 			lk = malloc((size_t)h.nnames + 1);
+			if (lk) /* kinds a shorter message leaves out: no kind, a function */
+				memset(lk, 0xff, (size_t)h.nnames + 1);
 			PMPI_Recv(blob ? blob : (char *)&st, blob ? (int)h.names_bytes : 0, MPI_BYTE, r,
 				  TAG_NAMES, comm, &st);
 			PMPI_Recv(lk ? lk : (uint8_t *)&st, lk ? (int)h.nnames : 0, MPI_BYTE, r,
