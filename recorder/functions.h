@@ -208,5 +208,17 @@ SP_HIDDEN void sp_sym_free(struct sp_symbol *sym);
 SP_HIDDEN char *sp_sym_demangle(const char *raw);
 /* Close every module (drops libdw state). */
 SP_HIDDEN void sp_sym_close_all(void);
+/* Called (no arguments) whenever sp_sym_module_of meets a new module: the
+ * spill file then describes it while it is mapped. NULL: nothing. */
+SP_HIDDEN void sp_sym_set_module_hook(void (*fn)(void));
+/* A module by file path and load bias, not necessarily mapped (`recover`
+ * resolves offsets with bias 0). Returns its index or -ENOMEM. */
+SP_HIDDEN int sp_sym_module_add(const char *path, uintptr_t bias);
+/* Whether the module's file is the one that ran: readable, an ELF file
+ * libdw opens, with this GNU build-id (n 0: not checked). Returns 0,
+ * -errno of the file (-ENOENT missing), -ENOEXEC not readable as ELF, or
+ * -ESTALE for another build; after -ESTALE the module resolves nothing
+ * ("module+0xoffset"). */
+SP_HIDDEN int sp_sym_module_check(int module, const void *build_id, size_t n);
 
 #endif /* SP_FUNCTIONS_H */

@@ -65,6 +65,10 @@ enum sp_spill_type {
 	SP_SPILL_TRAILER = 7,
 	/* payload: struct sp_spill_module + path bytes (no NUL). */
 	SP_SPILL_MODULE = 8,
+	/* payload: struct sp_spill_module_id + build-id bytes: the GNU build-id
+	 * note of MODULE `index` (build_id_bytes 0: the module has none), written
+	 * right after its MODULE record. Version-1 readers skip it as damage. */
+	SP_SPILL_MODULE_ID = 9,
 };
 
 #define SP_SPILL_OPEN INT64_MIN     /* same as the recorder's SP_OPEN */
@@ -75,7 +79,8 @@ struct sp_spill_region {
 	uint32_t kind;          /* SP_KIND_* (sp-format.h); version 1 wrote every
 				 * MPI region as 2, read as SP_KIND_MPI_OTHER */
 	uint64_t addr;          /* function address, else 0 */
-	int32_t module;         /* MODULE record index for a function, else -1 */
+	int32_t module;         /* MODULE record index for a function, else -1;
+				 * the function's offset in it is addr - bias */
 	uint32_t name_bytes;
 };
 
@@ -125,6 +130,13 @@ struct sp_spill_module {
 	uint64_t bias;          /* load bias (link_map l_addr) */
 	int32_t index;
 	uint32_t path_bytes;
+};
+
+#define SP_SPILL_BUILD_ID_MAX 64
+struct sp_spill_module_id {
+	int32_t index;          /* the MODULE record this completes */
+	uint32_t build_id_bytes; /* at most SP_SPILL_BUILD_ID_MAX */
+	uint64_t span;          /* bytes from the lowest to the end of the highest PT_LOAD */
 };
 
 #endif /* SP_SPILL_H */

@@ -201,6 +201,22 @@ static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const c
 							    strndup(p + sizeof m, m.path_bytes) };
 		return 0;
 	}
+	case SP_SPILL_MODULE_ID: {
+		struct sp_spill_module_id m;
+		if (h->bytes < sizeof m)
+			return -EBADMSG;
+		memcpy(&m, p, sizeof m);
+		if (m.build_id_bytes != h->bytes - sizeof m || m.build_id_bytes > SP_SPILL_BUILD_ID_MAX)
+			return -EBADMSG;
+		for (uint32_t i = d->nmodules; i-- > 0;) {
+			if (d->modules[i].index != m.index)
+				continue;
+			d->modules[i].build_id_bytes = m.build_id_bytes;
+			memcpy(d->modules[i].build_id, p + sizeof m, m.build_id_bytes);
+			break;
+		}
+		return 0;
+	}
 	default:
 		return -EBADMSG;
 	}

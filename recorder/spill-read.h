@@ -38,6 +38,8 @@ struct sp_spill_mdata {
 	int32_t index;
 	uint64_t bias;
 	char *path;
+	uint32_t build_id_bytes;      /* 0: none recorded (a version-1 writer, or no note) */
+	uint8_t build_id[SP_SPILL_BUILD_ID_MAX];
 };
 
 struct sp_spill_data {
@@ -61,9 +63,13 @@ struct sp_spill_data {
 SP_HIDDEN int sp_spill_read(const char *path, struct sp_spill_data *ret_data);
 SP_HIDDEN void sp_spill_data_free(struct sp_spill_data *d);
 
-/* Names for function regions: called with (addr, module path or NULL, bias)
- * and returns a malloc'd name, or NULL for the default "module+0xoffset". */
-typedef char *(*sp_spill_namer)(uint64_t addr, const char *module, uint64_t bias, void *ctx);
+/* Names for function regions: called with the region's module (NULL when
+ * the file names none) and its address; returns a malloc'd name, or NULL
+ * for the default "module+0xoffset" ("0x<addr>" without a module). It may
+ * set *ret_file (owned by ctx, alive until the snapshot is freed) and
+ * *ret_line, the function's definition. */
+typedef char *(*sp_spill_namer)(const struct sp_spill_mdata *module, uint64_t addr, void *ctx,
+				const char **ret_file, int64_t *ret_line);
 
 /*
  * The complete calls of a spill file as a snapshot (ns, rows per name, in

@@ -31,7 +31,10 @@ static int cmp_item(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static char *region_name(const struct sp_spill_data *d, uint32_t id, sp_spill_namer namer, void *ctx)
+/* Name of region id: its own, else the namer's (with the definition's
+ * file and line), else module+0xoffset. */
+static char *region_name(const struct sp_spill_data *d, uint32_t id, sp_spill_namer namer, void *ctx,
+			 const char **ret_file, int64_t *ret_line)
 {
 	const struct sp_spill_rdata *r = &d->regions[id];
 	if (r->name)
@@ -40,7 +43,7 @@ static char *region_name(const struct sp_spill_data *d, uint32_t id, sp_spill_na
 	for (uint32_t i = 0; r->module >= 0 && i < d->nmodules; i++)
 		if (d->modules[i].index == r->module)
 			m = &d->modules[i];
-	char *s = namer ? namer(r->addr, m ? m->path : NULL, m ? m->bias : 0, ctx) : NULL;
+	char *s = namer ? namer(m, r->addr, ctx, ret_file, ret_line) : NULL;
 	if (s)
 		return s;
 	if (m) {
@@ -61,11 +64,26 @@ static int cmp_str_id(const void *pa, const void *pb, void *ctx)
 	return c ? c : (a < b ? -1 : a > b);
 }
 
+/* Where a name's function is defined (from the namer), by name index. */
+struct source {
+	const char **file;
+	int64_t *line;
+};
+
 /* Region id -> unique name index (first-seen order by id). */
 static int build_names(struct sp_snapshot *s, const struct sp_spill_data *d, sp_spill_namer namer,
-		       void *ctx, uint32_t *map)
+		       void *ctx, uint32_t *map, struct source *src)
 {
 	uint32_t R = d->nregions;
+	const char **file = calloc(R + 1, sizeof *file);
+	int64_t *line = malloc((R + 1) * sizeof *line);
+	src->file = calloc(R + 1, sizeof *src->file);
+	src->line = malloc((R + 1) * sizeof *src->line);
+	if (!file || !line || !src->file || !src->line) {
+		free(file);
+		free(line);
+		return -ENOMEM;
+	}
 	char **raw = calloc(R + 1, sizeof *raw);
 	uint32_t *ord = calloc(R + 1, sizeof *ord), n = 0;
 	s->names = calloc(R + 1, sizeof *s->names);
@@ -75,7 +93,8 @@ static int build_names(struct sp_snapshot *s, const struct sp_spill_data *d, sp_
 		map[id] = UINT32_MAX;
 		if (!d->regions[id].present)
 			continue;
-		if (!(raw[id] = region_name(d, id, namer, ctx)))
+		line[id] = -1;
+		if (!(raw[id] = region_name(d, id, namer, ctx, &file[id], &line[id])))
 			ret = -ENOMEM;
 		ord[n++] = id;
 	}
@@ -92,6 +111,8 @@ static int build_names(struct sp_snapshot *s, const struct sp_spill_data *d, sp_
 			if (!d->regions[id].present)
 				continue;
 			if (first[id] == id) {
+				src->file[s->nnames] = file[id];
+				src->line[s->nnames] = line[id];
 				map[id] = s->nnames;
 				s->kinds[s->nnames] = (uint8_t)d->regions[id].kind;
 				s->names[s->nnames++] = raw[id];
@@ -106,6 +127,8 @@ static int build_names(struct sp_snapshot *s, const struct sp_spill_data *d, sp_
 		free(raw[id]);
 	free(raw);
 	free(ord);
+	free(file);
+	free(line);
 	return ret;
 }
 
@@ -139,7 +162,7 @@ static int collect(const struct sp_spill_data *d, const uint32_t *map, struct it
 }
 
 static int build_rows(struct sp_snapshot *s, const struct sp_spill_data *d, const uint32_t *map,
-		      const struct item *v, uint64_t n)
+		      const struct item *v, uint64_t n, const struct source *src)
 {
 	uint64_t *count = calloc(s->nnames + 1, sizeof *count);
 	uint64_t *dropped = calloc(s->nnames + 1, sizeof *dropped);
@@ -163,7 +186,8 @@ static int build_rows(struct sp_snapshot *s, const struct sp_spill_data *d, cons
 			continue;
 		struct sp_snap_row *row = &s->rows[s->nrows++];
 		*row = (struct sp_snap_row){ .region = k, .offset = off, .count = count[k],
-					     .dropped = dropped[k], .source_line = -1 };
+					     .dropped = dropped[k], .source_line = src->line[k],
+					     .source_file = src->file[k] };
 		sp_summary_compute(&row->summary, s->start + off, s->end + off, count[k]);
 		off += count[k];
 	}
@@ -181,12 +205,13 @@ int sp_spill_to_snapshot(const struct sp_spill_data *d, sp_spill_namer namer, vo
 	uint32_t *map = calloc(d->nregions + 1, sizeof *map);
 	struct item *v = NULL;
 	uint64_t n = 0;
-	int ret = map ? build_names(s, d, namer, ctx, map) : -ENOMEM;
+	struct source src = { 0 };
+	int ret = map ? build_names(s, d, namer, ctx, map, &src) : -ENOMEM;
 	if (!ret)
 		ret = collect(d, map, &v, &n, ret_unclosed);
 	if (!ret) {
 		qsort(v, n, sizeof *v, cmp_item);
-		ret = build_rows(s, d, map, v, n);
+		ret = build_rows(s, d, map, v, n, &src);
 	}
 	if (!ret) {
 		s->threads = calloc(d->nthreads + 1, sizeof *s->threads);
@@ -213,6 +238,8 @@ int sp_spill_to_snapshot(const struct sp_spill_data *d, sp_spill_namer namer, vo
 	}
 	free(map);
 	free(v);
+	free(src.file);
+	free(src.line);
 	if (ret)
 		sp_snapshot_free(s);
 	return ret;

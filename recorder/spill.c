@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "functions.h"
 #include "log.h"
 #include "sp-spill.h"
 #include "spill-read.h"
@@ -54,10 +55,24 @@ static atomic_int warned;
 static struct sp_spill_data loaded;
 static bool have_loaded;
 
-/* Modules already described by a MODULE record (normal context only). */
+static void describe_modules(void);
+
+/*
+ * Modules described in the file (MODULE + MODULE_ID records): all of them
+ * at open, and again whenever the function table meets a module it did not
+ * know (dlopen), both in normal context under module_lock. An entry is
+ * filled before nmods is bumped (release), and never changes while the file
+ * is open, so the signal handler finds a function's module with plain loads
+ * (module_index) and never calls the loader.
+ */
+#define MAX_MODULES 1024
+struct spill_module {
+	uintptr_t bias, lo, hi; /* load bias, [lo, hi) of its PT_LOAD segments */
+	uint64_t path_hash;
+};
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
-static uintptr_t module_bias[256];
-static int nmodules;
+static struct spill_module mods[MAX_MODULES];
+static atomic_int nmods;
 
 #define ALIGN8(n) (((n) + 7u) & ~(size_t)7u)
 
@@ -185,7 +200,7 @@ int sp_spill_open(const char *output, bool at_cap)
 	atomic_store(&stopped, 0);
 	atomic_store(&warned, 0);
 	atomic_store(&events_total, 0);
-	nmodules = 0;
+	atomic_store(&nmods, 0);
 	int ret = pwrite_all(&h, sizeof h, 0);
 	if (ret < 0) {
 		warn(": could not write the spill file: ", -ret,
@@ -193,6 +208,7 @@ int sp_spill_open(const char *output, bool at_cap)
 		sp_spill_remove();
 		return ret;
 	}
+	describe_modules();
 	sp_log(SP_LOG_DEBUG, "spill", "spill file %s open (%s)", path,
 	       at_cap ? "written at the memory cap and on fatal signals" : "written on fatal signals");
 	return 0;
@@ -210,33 +226,121 @@ void sp_spill_set_rank(const char *output, int rank, int size)
 	put_rec(SP_SPILL_RANK, 0, &r, sizeof r, NULL, 0);
 }
 
-/* MODULE record for a function address (normal context: dladdr locks). */
-static int32_t module_of(uintptr_t addr)
+static uint64_t hash_path(const char *p)
 {
-	Dl_info info;
-	struct link_map *lm = NULL;
-	if (!dladdr1((void *)addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
-		return -1;
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+/* The GNU build-id note of a loaded module, read from its PT_NOTE segments
+ * in memory. Returns its length (0: none). */
+static uint32_t build_id_of(const struct dl_phdr_info *info, const char **ret_id)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			const char *name = p + sizeof *n;
+			const char *desc = name + ((n->n_namesz + 3u) & ~3u);
+			if (desc + n->n_descsz > end)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+			    n->n_descsz <= SP_SPILL_BUILD_ID_MAX) {
+				*ret_id = desc;
+				return n->n_descsz;
+			}
+			p = desc + ((n->n_descsz + 3u) & ~3u);
+		}
+	}
+	return 0;
+}
+
+/* dl_iterate_phdr callback (module_lock held): describe a module not in
+ * mods[] yet. The main program has an empty name: /proc/self/exe. Entries
+ * without a file (the vDSO) are left out. */
+static int describe_one(struct dl_phdr_info *info, size_t size, void *first)
+{
+	(void)size;
 	char exe[4096];
-	const char *p = lm->l_name;
-	if (!p || !*p) {
+	const char *p = info->dlpi_name;
+	bool main_program = *(bool *)first && (!p || !*p);
+	*(bool *)first = false;
+	if (main_program) {
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 		if (n <= 0)
-			return -1;
+			return 0;
 		exe[n] = '\0';
 		p = exe;
 	}
-	pthread_mutex_lock(&module_lock);
-	int32_t i = 0;
-	while (i < nmodules && module_bias[i] != lm->l_addr)
-		i++;
-	if (i == nmodules && nmodules < 256) {
-		struct sp_spill_module m = { lm->l_addr, i, (uint32_t)strlen(p) };
-		if (put_rec(SP_SPILL_MODULE, 0, &m, sizeof m, p, m.path_bytes) == 0)
-			module_bias[nmodules++] = lm->l_addr;
+	if (!p || p[0] != '/')
+		return 0;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
 	}
+	int n = atomic_load_explicit(&nmods, memory_order_relaxed);
+	uint64_t h = hash_path(p);
+	for (int i = 0; i < n; i++)
+		if (mods[i].bias == info->dlpi_addr && mods[i].lo == lo && mods[i].path_hash == h)
+			return 0;
+	if (lo >= hi || n == MAX_MODULES)
+		return 0;
+	struct sp_spill_module m = { info->dlpi_addr, n, (uint32_t)strlen(p) };
+	const char *id = NULL;
+	struct sp_spill_module_id mid = { n, build_id_of(info, &id), hi - lo };
+	if (put_rec(SP_SPILL_MODULE, 0, &m, sizeof m, p, m.path_bytes) ||
+	    put_rec(SP_SPILL_MODULE_ID, 0, &mid, sizeof mid, id, mid.build_id_bytes))
+		return 1; /* the spill stopped: nothing more is written */
+	mods[n] = (struct spill_module){ info->dlpi_addr, lo, hi, h };
+	atomic_store_explicit(&nmods, n + 1, memory_order_release);
+	return 0;
+}
+
+/* Describe every loaded module not described yet (normal context: the
+ * loader's lock is taken). */
+static void describe_modules(void)
+{
+	if (spill_fd < 0 || getpid() != owner)
+		return;
+	sp_sym_set_module_hook(describe_modules);
+	pthread_mutex_lock(&module_lock);
+	bool first = true;
+	dl_iterate_phdr(describe_one, &first);
 	pthread_mutex_unlock(&module_lock);
-	return i < nmodules ? i : -1;
+}
+
+/* Index of the module holding addr, -1 if none is described. The newest
+ * first: a module loaded where a dlclose'd one was wins. Async-signal-safe. */
+static int32_t module_index(uintptr_t addr)
+{
+	for (int i = atomic_load_explicit(&nmods, memory_order_acquire) - 1; i >= 0; i--)
+		if (addr >= mods[i].lo && addr < mods[i].hi)
+			return i;
+	return -1;
+}
+
+/* Module of a function address, describing new modules first if none
+ * holds it (normal context only). */
+static int32_t module_of(uintptr_t addr)
+{
+	int32_t i = module_index(addr);
+	if (i < 0) {
+		describe_modules();
+		i = module_index(addr);
+	}
+	return i;
 }
 
 /* REGION records for regions created since the last sync. Two threads may
@@ -253,8 +357,8 @@ static void sync_regions(bool may_lock)
 		struct sp_spill_region rec = { .id = id, .kind = r->kind, .addr = r->addr,
 					       .module = -1,
 					       .name_bytes = name ? (uint32_t)strlen(name) : 0 };
-		if (!name && r->addr && may_lock)
-			rec.module = module_of(r->addr);
+		if (!name && r->addr)
+			rec.module = may_lock ? module_of(r->addr) : module_index(r->addr);
 		put_rec(SP_SPILL_REGION, 0, &rec, sizeof rec, name, rec.name_bytes);
 	}
 	while (from < n && !atomic_compare_exchange_weak(&names_written, &from, n))

@@ -5,6 +5,8 @@
  * they are mapped, so a library dlclose'd before finalize still resolves
  * from its file. C++ names are demangled with __cxa_demangle, found at run
  * time so that C programs need no libstdc++. Callers serialize all calls.
+ * `recover` and `merge` use the same code on the modules a spill file names
+ * (sp_sym_module_add), checking each file's build-id against the recorded one.
  */
 #define _GNU_SOURCE
 #include "functions.h"
@@ -33,18 +35,48 @@ struct module {
 	Dwfl *dwfl;           /* opened on first resolve, one per module */
 	Dwfl_Module *mod;     /* NULL if the file could not be read */
 	bool opened, indexed;
+	bool stale;           /* not the file that ran (sp_sym_module_check): never opened */
 	struct subprogram *subs; /* sorted by pc, built on the first lookup */
 	size_t nsubs, capsubs;
 };
 
 static struct module *modules;
 static int nmodules, capmodules;
+static void (*module_hook)(void);
 
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
+
+void sp_sym_set_module_hook(void (*fn)(void))
+{
+	module_hook = fn;
+}
+
+/* Index of (path, bias) in the table, added if new (*ret_new). */
+static int module_find_or_add(const char *path, uintptr_t bias, bool *ret_new)
+{
+	*ret_new = false;
+	for (int i = 0; i < nmodules; i++)
+		if (modules[i].bias == bias && strcmp(modules[i].path, path) == 0)
+			return i;
+	if (nmodules == capmodules) {
+		int cap = capmodules ? capmodules * 2 : 16;
+		struct module *m = realloc(modules, (size_t)cap * sizeof *m);
+		if (!m)
+			return -ENOMEM;
+		modules = m;
+		capmodules = cap;
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	modules[nmodules] = (struct module){ .path = copy, .bias = bias };
+	*ret_new = true;
+	return nmodules++;
+}
 
 int sp_sym_module_of(uintptr_t addr)
 {
@@ -61,27 +93,22 @@ int sp_sym_module_of(uintptr_t addr)
 		exe[n] = '\0';
 		path = exe;
 	}
-	for (int i = 0; i < nmodules; i++)
-		if (modules[i].bias == lm->l_addr && strcmp(modules[i].path, path) == 0)
-			return i;
-	if (nmodules == capmodules) {
-		int cap = capmodules ? capmodules * 2 : 16;
-		struct module *m = realloc(modules, (size_t)cap * sizeof *m);
-		if (!m)
-			return -ENOMEM;
-		modules = m;
-		capmodules = cap;
-	}
-	char *copy = strdup(path);
-	if (!copy)
-		return -ENOMEM;
-	modules[nmodules] = (struct module){ .path = copy, .bias = lm->l_addr };
-	return nmodules++;
+	bool added;
+	int i = module_find_or_add(path, lm->l_addr, &added);
+	if (added && module_hook)
+		module_hook(); /* the spill file describes the new module */
+	return i;
+}
+
+int sp_sym_module_add(const char *path, uintptr_t bias)
+{
+	bool added;
+	return module_find_or_add(path, bias, &added);
 }
 
 static Dwfl_Module *module_open(struct module *m)
 {
-	if (m->opened)
+	if (m->opened || m->stale)
 		return m->mod;
 	m->opened = true;
 	m->dwfl = dwfl_begin(&callbacks);
@@ -92,6 +119,32 @@ static Dwfl_Module *module_open(struct module *m)
 	m->mod = dwfl_report_elf(m->dwfl, base ? base + 1 : m->path, m->path, -1, m->bias, false);
 	dwfl_report_end(m->dwfl, NULL, NULL);
 	return m->mod;
+}
+
+int sp_sym_module_check(int module, const void *build_id, size_t n)
+{
+	if (module < 0 || module >= nmodules)
+		return -EINVAL;
+	struct module *m = &modules[module];
+	if (m->stale)
+		return -ESTALE;
+	if (access(m->path, R_OK) != 0)
+		return -errno;
+	Dwfl_Module *mod = module_open(m);
+	if (!mod)
+		return -ENOEXEC;
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int k = dwfl_module_build_id(mod, &id, &vaddr);
+	if (n && (k != (int)n || memcmp(id, build_id, n) != 0)) {
+		/* Another build of the file: its symbols would name other code. */
+		dwfl_end(m->dwfl);
+		m->dwfl = NULL;
+		m->mod = NULL;
+		m->stale = true;
+		return -ESTALE;
+	}
+	return 0;
 }
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
