@@ -23,8 +23,11 @@ job=$!
 for _ in $(seq 600); do [ "$(ls job | grep -c '^ready\.')" = $NP ] && break; sleep 0.1; done
 [ "$(ls job | grep -c '^ready\.')" = $NP ] || { cat job/log; echo "FAIL: ranks never got ready"; exit 1; }
 sleep 0.2  # the ready files are written: their pids are complete
-# SIGTERM to each rank (what the batch system's kill delivers to them).
-for r in $(seq 0 $((NP - 1))); do kill -TERM "$(cat job/ready.$r)"; done
+# SIGTERM to every rank at once (what the batch system's kill delivers to
+# them), in one kill(1): mpirun's reaction to the first death cannot
+# overtake the others' signals (that race is test-mpi.sh's subject).
+pids=(); for r in $(seq 0 $((NP - 1))); do pids+=("$(cat job/ready.$r)"); done
+kill -TERM "${pids[@]}"
 wait "$job" || true
 n=$(ls job | grep -c '^out.h5.spill.rank') || true
 [ "$n" = $NP ] || { ls job; cat job/log; echo "FAIL: $n spill files, want $NP"; exit 1; }
