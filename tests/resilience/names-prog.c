@@ -3,10 +3,13 @@
  * Functions named by -finstrument-functions, for the names tests: serial,
  * or an MPI program (USE_MPI), or another build of the same source
  * (VARIANT: one more function in front, so every offset moves).
- * usage: names-prog K DIR exit|wait
- * main -> K x middle(4) -> 4 x leaf; then wait_here once: it creates
- * DIR/ready.<rank> holding the pid and, with `wait`, sleeps until killed.
+ * usage: names-prog K DIR exit|wait [PLUGIN]
+ * main -> K x middle(4) -> 4 x leaf; with PLUGIN (a library dlopened now,
+ * after recording started) also K x plugin_step -> plugin_leaf. Then
+ * wait_here once: it creates DIR/ready.<rank> holding the pid and, with
+ * `wait`, sleeps until killed.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -51,7 +54,7 @@ static void wait_here(const char *dir, int rank, int forever)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4)
+	if (argc != 4 && argc != 5)
 		return 2;
 	long k = atol(argv[1]), s = 0;
 	int rank = 0;
@@ -67,6 +70,16 @@ int main(int argc, char **argv)
 #ifdef USE_MPI
 		MPI_Barrier(MPI_COMM_WORLD);
 #endif
+	}
+	if (argc == 5) {
+		void *h = dlopen(argv[4], RTLD_NOW);
+		int (*step)(int) = h ? (int (*)(int))dlsym(h, "plugin_step") : NULL;
+		if (!step) {
+			fprintf(stderr, "names-prog: %s\n", dlerror());
+			return 2;
+		}
+		for (long i = 0; i < k; i++)
+			s += step((int)i);
 	}
 	printf("sum %ld\n", s);
 	fflush(stdout);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Function names survive a SIGTERM: a program built with
-# -finstrument-functions -g is killed while running; `recover` of its spill
-# file names every function, file and line as a normal run does. Then the
+# -finstrument-functions -g, with a library it dlopens during the run, is
+# killed while running; `recover` of its spill file names every function,
+# file and line as a normal run does. Then the
 # program file is replaced by another build (and then removed): recover
 # names the functions <program>+0x<offset> of the build that ran, and
 # stores why (stderr and the metadata key unresolved_modules).
@@ -9,7 +10,9 @@ set -euo pipefail
 py=${SP_PYTHON:?}
 build=${SP_BUILD_DIR:?}; src=${SP_SOURCE_DIR:?}
 cli="$build/tools/scope-profiler"; lib="$build/preload/libscope-profiler.so"
-check="$src/tests/resilience/check_names.py"; source="$src/tests/resilience/names-prog.c"
+check="$src/tests/resilience/check_names.py"
+source="$src/tests/resilience/names-prog.c,$src/tests/resilience/names-plugin.c"
+plugin="$build/tests/resilience/libnames-plugin.so"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
 K=300
 cp "$build/tests/resilience/names-prog" app
@@ -18,6 +21,7 @@ cp "$build/tests/resilience/names-prog" app
 start() {
   mkdir "$1"
   SCOPE_PROFILER_OUTPUT="$work/$1/out.h5" SCOPE_PROFILER_THROTTLE_CALLS=0 LD_PRELOAD="$lib" ./app $K "$work/$1" "$2" \
+    "$plugin" \
     > "$1/stdout" 2> "$1/stderr" &
   pid=$!
 }
@@ -38,7 +42,8 @@ killed term
 [ ! -s term/recover.err ] || { cat term/recover.err; echo "FAIL: recover warned"; exit 1; }
 $py "$check" same normal/out.h5 term/rec.h5 "$source"
 $py "$check" lines term/rec.h5 "$source" \
-  "{('main', 0): 1, ('middle', 0): $K, ('leaf', 0): $((4 * K)), ('wait_here', 0): 1}"
+  "{('main', 0): 1, ('middle', 0): $K, ('leaf', 0): $((4 * K)), ('wait_here', 0): 1,
+    ('plugin_step', 0): $K, ('plugin_leaf', 0): $K}"
 
 # The build that ran is replaced by another one (one more function in front:
 # every offset moves, the build-id differs).
@@ -49,7 +54,8 @@ cp "$build/tests/resilience/names-prog-v2" app.new && mv -f app.new app
 "$cli" recover rebuilt/out.h5.spill.pid* -o rebuilt/rec.h5 > /dev/null 2> rebuilt/recover.err
 grep -q "/app: rebuilt since the run" rebuilt/recover.err ||
   { cat rebuilt/recover.err; echo "FAIL: no stderr line for the rebuilt program"; exit 1; }
-want="{'main': 1, 'middle': $K, 'leaf': $((4 * K)), 'wait_here': 1}"
+want="{'main': 1, 'middle': $K, 'leaf': $((4 * K)), 'wait_here': 1, 'plugin_step': $K,
+  'plugin_leaf': $K}"
 $py "$check" offsets rebuilt/rec.h5 app.ran app "$want" "/app: rebuilt since the run"
 # Removed: the same names, the reason "not found".
 rm app
