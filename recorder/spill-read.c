@@ -206,7 +206,8 @@ static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const c
 		if (h->bytes < sizeof m)
 			return -EBADMSG;
 		memcpy(&m, p, sizeof m);
-		if (m.build_id_bytes != h->bytes - sizeof m || m.build_id_bytes > SP_SPILL_BUILD_ID_MAX)
+		if (m.build_id_bytes != h->bytes - sizeof m ||
+		    m.build_id_bytes > SP_SPILL_BUILD_ID_MAX)
 			return -EBADMSG;
 		for (uint32_t i = d->nmodules; i-- > 0;) {
 			if (d->modules[i].index != m.index)

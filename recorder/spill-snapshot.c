@@ -33,8 +33,8 @@ static int cmp_item(const void *pa, const void *pb)
 
 /* Name of region id: its own, else the namer's (with the definition's
  * file and line), else module+0xoffset. */
-static char *region_name(const struct sp_spill_data *d, uint32_t id, sp_spill_namer namer, void *ctx,
-			 const char **ret_file, int64_t *ret_line)
+static char *region_name(const struct sp_spill_data *d, uint32_t id, sp_spill_namer namer,
+			 void *ctx, const char **ret_file, int64_t *ret_line)
 {
 	const struct sp_spill_rdata *r = &d->regions[id];
 	if (r->name)

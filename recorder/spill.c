@@ -242,15 +242,16 @@ static uint32_t build_id_of(const struct dl_phdr_info *info, const char **ret_id
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_NOTE)
 			continue;
-		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		const char *end = p + ph->p_memsz;
 		while (p + sizeof(ElfW(Nhdr)) <= end) {
 			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
 			const char *name = p + sizeof *n;
 			const char *desc = name + ((n->n_namesz + 3u) & ~3u);
 			if (desc + n->n_descsz > end)
 				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
-			    n->n_descsz <= SP_SPILL_BUILD_ID_MAX) {
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0 && n->n_descsz <= SP_SPILL_BUILD_ID_MAX) {
 				*ret_id = desc;
 				return n->n_descsz;
 			}

@@ -68,8 +68,8 @@ static void put_run(uint64_t bias, bool with_id, bool with_unknown)
 	}
 	static const uint64_t off[2] = { 0x1169, 0x11b5 };
 	for (uint32_t i = 0; i < 2; i++) {
-		struct sp_spill_region r = { .id = i, .kind = SP_KIND_FUNCTION, .addr = bias + off[i],
-					     .module = 0 };
+		struct sp_spill_region r = { .id = i, .kind = SP_KIND_FUNCTION,
+					     .addr = bias + off[i], .module = 0 };
 		put(SP_SPILL_REGION, &r, sizeof r, NULL, 0);
 	}
 	struct sp_spill_events h = { .first_seq = 0, .n = 2, .tick = 1000, .ns = 1000 };

@@ -14,117 +14,10 @@
 #include <string.h>
 
 #include "assemble.h"
-#include "functions.h"
 #include "names.h"
 #include "sp-spill.h"
+#include "spill-names.h"
 #include "spill-read.h"
-
-/*
- * Function names of spill files, with the symbolizer finalize uses
- * (recorder/symbols.c), from each module's path and the function's offset
- * in it. A module is checked once (its file must exist and carry the
- * recorded build-id); one that fails names its functions module+0xoffset
- * and its reason goes to stderr and to the metadata (unresolved_modules).
- * The state lives for one command: file names stay alive until the inputs
- * are written.
- */
-struct sym_module {
-	char *path;
-	int index;     /* in the symbolizer's table */
-	int status;    /* sp_sym_module_check() */
-};
-
-static struct symbolizer {
-	const struct cli_common *c;
-	struct sym_module *m;
-	size_t n;
-	char **files;  /* definition file names handed to snapshots */
-	size_t nfiles;
-	char **reasons; /* "path: reason" per module that resolves nothing */
-	size_t nreasons;
-} syms;
-
-static const char *module_reason(int status)
-{
-	switch (status) {
-	case -ENOENT:
-		return "not found";
-	case -ESTALE:
-		return "rebuilt since the run (its build-id differs from the recorded one)";
-	case -ENOEXEC:
-		return "not an ELF file that can be read";
-	default:
-		return strerror(-status);
-	}
-}
-
-static struct sym_module *sym_module(const struct sp_spill_mdata *md)
-{
-	for (size_t i = 0; i < syms.n; i++)
-		if (strcmp(syms.m[i].path, md->path) == 0)
-			return &syms.m[i];
-	struct sym_module *v = realloc(syms.m, (syms.n + 1) * sizeof *v);
-	char *path = strdup(md->path);
-	if (!v || !path) {
-		free(path);
-		if (v)
-			syms.m = v;
-		return NULL;
-	}
-	syms.m = v;
-	struct sym_module *m = &v[syms.n];
-	*m = (struct sym_module){ .path = path, .index = sp_sym_module_add(path, 0) };
-	m->status = m->index < 0 ? m->index
-				 : sp_sym_module_check(m->index, md->build_id, md->build_id_bytes);
-	syms.n++;
-	if (m->status) {
-		const char *base = strrchr(path, '/');
-		cli_error(syms.c, "%s: %s; its functions are named %s+0xoffset", path,
-			  module_reason(m->status), base ? base + 1 : path);
-		char **r = realloc(syms.reasons, (syms.nreasons + 1) * sizeof *r);
-		if (r) {
-			syms.reasons = r;
-			if (asprintf(&r[syms.nreasons], "%s: %s", path, module_reason(m->status)) >= 0)
-				syms.nreasons++;
-		}
-	}
-	return m;
-}
-
-static char *spill_namer(const struct sp_spill_mdata *md, uint64_t addr, void *ctx,
-			 const char **ret_file, int64_t *ret_line)
-{
-	(void)ctx;
-	struct sym_module *m = md ? sym_module(md) : NULL;
-	struct sp_symbol sym;
-	if (!m || m->status || sp_sym_resolve(m->index, addr - md->bias, true, &sym) < 0)
-		return NULL;
-	char **f = sym.file ? realloc(syms.files, (syms.nfiles + 1) * sizeof *f) : NULL;
-	if (f) {
-		syms.files = f;
-		f[syms.nfiles++] = sym.file;
-		*ret_file = sym.file;
-		*ret_line = sym.line;
-	} else {
-		free(sym.file);
-	}
-	return sym.name;
-}
-
-static void symbolizer_free(void)
-{
-	for (size_t i = 0; i < syms.n; i++)
-		free(syms.m[i].path);
-	for (size_t i = 0; i < syms.nfiles; i++)
-		free(syms.files[i]);
-	for (size_t i = 0; i < syms.nreasons; i++)
-		free(syms.reasons[i]);
-	free(syms.m);
-	free(syms.files);
-	free(syms.reasons);
-	sp_sym_close_all();
-	memset(&syms, 0, sizeof syms);
-}
 
 static bool is_spill(const char *path)
 {
@@ -169,8 +62,7 @@ static int load_spill(const struct cli_common *c, const char *path, struct rank_
 	ri->signo = d.partial ? d.trailer.signo : -1;
 	ri->start_ns = d.hdr.start_ns;
 	ri->end_ns = d.partial ? d.trailer.ns : d.last_ns;
-	syms.c = c;
-	ret = sp_spill_to_snapshot(&d, spill_namer, NULL, &ri->s, &ri->unclosed);
+	ret = sp_spill_to_snapshot(&d, spill_names_namer, (void *)c, &ri->s, &ri->unclosed);
 	sp_spill_data_free(&d);
 	if (ret) {
 		cli_error(c, "%s: %s", path, strerror(-ret));
@@ -474,9 +366,10 @@ static int run_meta(const struct rank_inputs *in, struct sp_run_meta *m, bool pa
 		ret = sp_meta_set_int(m, SP_META_PARTIAL, partial);
 	if (!ret && partial)
 		ret = sp_meta_set_int(m, SP_META_PARTIAL_SIGNAL, signo);
-	if (!ret && syms.nreasons)
-		ret = sp_meta_set_strlist(m, SP_META_UNRESOLVED_MODULES,
-					  (const char *const *)syms.reasons, syms.nreasons);
+	const char *const *reasons;
+	size_t nreasons = spill_names_reasons(&reasons);
+	if (!ret && nreasons)
+		ret = sp_meta_set_strlist(m, SP_META_UNRESOLVED_MODULES, reasons, nreasons);
 	return ret;
 }
 
@@ -584,7 +477,7 @@ void rank_inputs_free(struct rank_inputs *in)
 		sp_reader_destroy(in->v[i].reader);
 	free(in->v);
 	memset(in, 0, sizeof *in);
-	symbolizer_free();
+	spill_names_free();
 }
 
 /* The command line shared by merge and recover. */
