@@ -56,6 +56,7 @@ static struct sp_spill_data loaded;
 static bool have_loaded;
 
 static void describe_modules(void);
+static void modules_changed(void);
 
 /*
  * Modules described in the file (MODULE + MODULE_ID records): all of them
@@ -315,7 +316,7 @@ static void describe_modules(void)
 {
 	if (spill_fd < 0 || getpid() != owner)
 		return;
-	sp_sym_set_module_hook(describe_modules);
+	sp_sym_set_module_hook(modules_changed);
 	pthread_mutex_lock(&module_lock);
 	bool first = true;
 	dl_iterate_phdr(describe_one, &first);
@@ -364,6 +365,19 @@ static void sync_regions(bool may_lock)
 	}
 	while (from < n && !atomic_compare_exchange_weak(&names_written, &from, n))
 		;
+}
+
+/* The function table met a module it did not know (normal context, on a
+ * function's first call). The regions so far get their REGION records
+ * first, while their addresses still find their own module: a library
+ * loaded where a dlclose'd one was would otherwise take them (newest
+ * first). Then the new module is described. */
+static void modules_changed(void)
+{
+	if (spill_fd < 0 || getpid() != owner)
+		return;
+	sync_regions(true);
+	describe_modules();
 }
 
 static void put_thread(const struct sp_rec_thread *t)
