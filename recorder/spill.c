@@ -301,6 +301,29 @@ uint64_t sp_spill_events_total(void)
 	return atomic_load(&events_total);
 }
 
+int64_t sp_spill_kept(char *buf, size_t n)
+{
+	if (atomic_load(&spill_fd) < 0 || getpid() != owner || n < 2)
+		return -EBADF;
+	int fd = our_fd();
+	if (fd < 0)
+		return fd;
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(self, buf, n - 1);
+	struct stat st;
+	if (len > 0) { /* where it is now: its directory may have moved */
+		buf[len] = '\0';
+		if (stat(buf, &st) != 0 || st.st_dev != spill_dev || st.st_ino != spill_ino)
+			return -ENOENT; /* removed: "<path> (deleted)" */
+	} else if (path_is_ours()) { /* no /proc */
+		snprintf(buf, n, "%s", path);
+	} else {
+		return -ENOENT;
+	}
+	return (int64_t)atomic_load(&events_total);
+}
+
 int sp_spill_open(const char *output, bool at_cap)
 {
 	if (spill_fd >= 0)
