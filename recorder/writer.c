@@ -249,11 +249,13 @@ static int write_region_names(struct sp_writer *w, hid_t g)
 	return ret;
 }
 
+/* dir/.NAME.PID.tmp, NAME cut to 200 bytes: a name the file system takes
+ * (255 bytes) must not fail for the temp name's 17 more. */
 static char *temp_path(const char *path)
 {
 	char *dup = strdup(path), *dup2 = strdup(path), *out = NULL;
 	if (dup && dup2 &&
-	    asprintf(&out, "%s/.%s.%d.tmp", dirname(dup), basename(dup2), (int)getpid()) < 0)
+	    asprintf(&out, "%s/.%.200s.%d.tmp", dirname(dup), basename(dup2), (int)getpid()) < 0)
 		out = NULL;
 	free(dup);
 	free(dup2);
