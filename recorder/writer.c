@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* The errno of the last HDF5 failure (h5_error()), for callers in
@@ -488,16 +489,18 @@ static int fsync_path(const char *path, int flags)
 
 /*
  * HDF5 1.10 (Debian 12 ships 1.10.8): an H5Fclose whose flush fails (a full
- * disk) frees the file but leaves its ID registered, and the library's
- * teardown at exit closes it again: SIGSEGV in H5F__close_cb, inside the
- * application's exit(), its exit status lost (fixed in HDF5 1.14.1,
- * HDFGroup/hdf5 pull request 2496). So no file is closed with a flush that
- * can fail: a file given up (an error before the commit) or whose flush
- * before the close failed has HDF5's descriptor pointed at an empty
- * anonymous file (memfd), where the close's last writes succeed (metadata
- * only, small; the size is set sparsely). The temp file is removed by name.
+ * disk, RLIMIT_FSIZE) frees the file but leaves its ID registered, and the
+ * library's teardown at exit closes it again: SIGSEGV in H5F__close_cb,
+ * inside the application's exit(), its exit status lost (fixed in HDF5
+ * 1.14.1, HDFGroup/hdf5 pull request 2496). So no file is closed with a
+ * flush that can fail: a file given up (an error before the commit) or
+ * whose flush before the close failed has HDF5's descriptor pointed at an
+ * empty anonymous file (memfd), where the close's last writes succeed
+ * (metadata only; the size is set sparsely), and the soft RLIMIT_FSIZE is
+ * raised to the hard one for the close alone (the close writes past it;
+ * restored by restore_fsize()). The temp file is removed by name.
  */
-static void discard(struct sp_writer *w)
+static bool discard(struct sp_writer *w, struct rlimit *ret_saved)
 {
 	hid_t fapl = H5Fget_access_plist(w->file);
 	bool sec2 = fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2;
@@ -505,14 +508,29 @@ static void discard(struct sp_writer *w)
 		H5Pclose(fapl);
 	void *handle = NULL;
 	if (!sec2 || H5Fget_vfd_handle(w->file, H5P_DEFAULT, &handle) < 0 || !handle)
-		return;
+		return false;
 	int fd = *(int *)handle;
 	int m = memfd_create("scope-profiler-discarded", MFD_CLOEXEC);
 	if (m < 0)
-		return;
+		return false;
 	if (m != fd)
 		dup3(m, fd, O_CLOEXEC);
 	close(m);
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == rl.rlim_max)
+		return false;
+	*ret_saved = rl;
+	rl.rlim_cur = rl.rlim_max;
+	return setrlimit(RLIMIT_FSIZE, &rl) == 0;
+}
+
+static void close_discarded(struct sp_writer *w)
+{
+	struct rlimit saved;
+	bool raised = discard(w, &saved);
+	H5Fclose(w->file);
+	if (raised)
+		setrlimit(RLIMIT_FSIZE, &saved);
 }
 
 int sp_writer_commit(struct sp_writer *w)
@@ -520,8 +538,8 @@ int sp_writer_commit(struct sp_writer *w)
 	close_handles(w);
 	int ret = H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0 ? h5_error() : 0;
 	if (ret)
-		discard(w);
-	if (H5Fclose(w->file) < 0 && !ret)
+		close_discarded(w);
+	else if (H5Fclose(w->file) < 0)
 		ret = h5_error();
 	w->file = H5I_INVALID_HID;
 	if (!ret)
@@ -543,10 +561,8 @@ void sp_writer_destroy(struct sp_writer *w)
 	if (!w)
 		return;
 	close_handles(w);
-	if (w->file >= 0) { /* given up: nothing of it is kept */
-		discard(w);
-		H5Fclose(w->file);
-	}
+	if (w->file >= 0) /* given up: nothing of it is kept */
+		close_discarded(w);
 	if (w->tmp)
 		unlink(w->tmp); /* after a commit the name is gone: ENOENT */
 	free(w->path);

@@ -90,10 +90,10 @@ EOF
 # those dropped and counted) the spill file keeps, and `recover` reads
 # exactly those.
 kept_only() {
-  local name=$1 out=$2 total=$3 n spill dropped
+  local name=$1 out=$2 total=$3 why=${4:-No space left on device} n spill dropped
   dropped=$(sed -n 's/^scope-profiler: \([0-9]*\) calls were dropped (memory cap .*/\1/p' $name.err)
   total=$((total - ${dropped:-0}))
-  grep -qx "scope-profiler: could not write $out: No space left on device" $name.err ||
+  grep -qx "scope-profiler: could not write $out: $why" $name.err ||
     { cat $name.err; fail "$name: no write error, or not its reason"; }
   ! grep -q "counts are in the file" $name.err || fail "$name: claims counts are in the file"
   ! grep -q "all [0-9]* events are kept" $name.err || fail "$name: claims the events are kept"
@@ -114,6 +114,12 @@ one_warning fsize "File too large"
 bounded_writes fsize 1
 exact_drops fsize.h5 "{'outer': 1, 'iter': $K}"
 [ -z "$(ls | grep spill)" ] || fail "fsize: spill file left after a good write"
+# The limit is reached only by the final write (no spill before it; a
+# program that keeps its limit, exits 7): the write fails with EFBIG, the program's status 7 stays (HDF5 1.10 crashed
+# at exit after the failed close), the message counts what the spill keeps.
+want=7 cap=1G run fsize-final "$work/fsize-final.h5" \
+  bash -c 'ulimit -S -f 1024; trap "" XFSZ; exec "$@"' _ -- "$build/tests/resilience/resil-final" $K 7
+kept_only fsize-final "$work/fsize-final.h5" $((K + 1)) "File too large"
 # 16 threads (two waves of 8) at a 4 MiB limit: several threads reach it
 # together, and the second wave starts after the spill stopped. The
 # program lifts the limit before it exits: the profile holds every call,
