@@ -73,6 +73,7 @@ static bool have_loaded;
 static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *tally;
 static uint32_t ntally;
+static atomic_uint_least64_t tallied; /* their sum, for the warning */
 static bool lost_counted;
 
 /* Modules already described by a MODULE record (normal context only). */
@@ -252,7 +253,7 @@ static void stop(int err)
 	int none = 0;
 	if (!atomic_compare_exchange_strong(&stopped, &none, err))
 		return;
-	warn_lost(": spill stopped: ", err, err == ESTALE ? atomic_load(&events_total) : UINT64_MAX,
+	warn_lost(": spill stopped: ", err, err == ESTALE ? atomic_load(&tallied) : UINT64_MAX,
 		  atomic_load(&dumped) ? "; the events still in memory are not all in it"
 				       : "; later calls past the memory cap (SCOPE_PROFILER_MAX_MEMORY) "
 					 "are dropped and counted");
@@ -366,6 +367,7 @@ int sp_spill_open(const char *output, bool at_cap)
 	atomic_store(&warned, 0);
 	atomic_store(&events_total, 0);
 	atomic_store(&reopened, 0);
+	atomic_store(&tallied, 0);
 	nmodules = 0;
 	int ret = pwrite_all(fd, &h, sizeof h, 0);
 	if (ret < 0) {
@@ -559,6 +561,7 @@ static void tally_add(const struct sp_event *ev, size_t n)
 			ntally = cap;
 		}
 		tally[r]++;
+		atomic_fetch_add_explicit(&tallied, 1, memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&tally_lock);
 }
@@ -708,6 +711,9 @@ int sp_spill_load(void)
 {
 	if (spill_fd < 0 || getpid() != owner || !atomic_load(&events_total))
 		return 0;
+	if (atomic_load(&reopened))
+		sp_log(SP_LOG_DEBUG, "spill", "%s reopened %u times (the program closed its descriptor)",
+		       path, atomic_load(&reopened));
 	if (atomic_load(&stopped) == ESTALE) {
 		count_lost();
 		return 0;

@@ -8,11 +8,14 @@
  * with K more "iter" calls between them (the profiler spills meanwhile).
  * END: "exit" (default: closes FILE, exits 0), "term" (raises SIGTERM with
  * FILE open) or "replace": before reopening, SPILL (the profiler's spill
- * file) is removed and a file of 100 bytes 'x' put at its path. Prints
- * "done K" before it ends.
+ * file) is removed and a file of 100 bytes 'x' put at its path. With
+ * RESIL_THREADS=N, N threads make K calls of "titer" each while the lines
+ * are written (they spill at the same time as main). Prints "done K"
+ * before it ends.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,18 @@ static void calls(long n)
 		sp_begin_name("iter");
 		sp_end_name("iter");
 	}
+}
+
+static long k;
+
+static void *thread_calls(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < k; i++) {
+		sp_begin_name("titer");
+		sp_end_name("titer");
+	}
+	return NULL;
 }
 
 static int close_all(const char *how)
@@ -58,7 +73,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 4)
 		return 2;
-	long k = atol(argv[1]);
+	k = atol(argv[1]);
 	const char *end = argc > 4 ? argv[4] : "exit";
 	sp_begin_name("outer");
 	calls(k);
@@ -75,6 +90,13 @@ int main(int argc, char **argv)
 		perror(argv[3]);
 		return 3;
 	}
+	pthread_t t[16];
+	int nthreads = getenv("RESIL_THREADS") ? atoi(getenv("RESIL_THREADS")) : 0;
+	if (nthreads < 0 || nthreads > 16)
+		return 2;
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&t[i], NULL, thread_calls, NULL) != 0)
+			return 3;
 	for (int line = 0; line < 1000; line++) {
 		char buf[64];
 		int n = snprintf(buf, sizeof buf, "line %04d of the application's own file\n", line);
@@ -82,6 +104,8 @@ int main(int argc, char **argv)
 			return 4;
 		calls(k / 1000);
 	}
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
 	printf("done %ld\n", k);
 	fflush(stdout);
 	if (strcmp(end, "term") == 0)

@@ -47,6 +47,12 @@ for how in loop range; do
   ! grep -q "spill stopped" $how/stderr || { cat $how/stderr; fail "$how: the spill stopped"; }
 done
 
+# 4 threads spill while main writes app.dat: each finds the number closed,
+# one reopens the file, none writes into app.dat.
+run threads 0 SCOPE_PROFILER_MAX_MEMORY=1M RESIL_THREADS=4 -- $K loop app.dat
+cmp plain/app.dat threads/app.dat || fail "threads: the profiler wrote into app.dat"
+$py "$check" threads/out.h5 "{'outer': 1, 'iter': $((2 * K)), 'titer': $((4 * K))}"
+
 # SIGTERM with app.dat open: the dump goes to the spill file, with (1M)
 # and without (default cap: the dump is the first write after the close)
 # spills before it.
