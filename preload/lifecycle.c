@@ -146,10 +146,54 @@ void sp_lifecycle_end_finalize(void)
 	sp_signals_defer(false);
 }
 
+/* path as shown in a message: a name too long for one line (the 512-byte
+ * log line) keeps its start and end. */
+static const char *shown(const char *path, char *buf, size_t n)
+{
+	size_t len = strlen(path);
+	if (len <= 160 || n < 160)
+		return path;
+	snprintf(buf, n, "%.72s...%s (%zu characters)", path, path + len - 72, len);
+	return buf;
+}
+
+/*
+ * After a failed write: what is still in memory goes to the spill file
+ * (signal 0: "finalize failed"), and one line says what is kept, true by
+ * construction: the spill file's path as it is now, and the events its
+ * complete records hold (sp_spill_kept), out of the `total` of the run.
+ */
+static void keep_events(const char *path, uint64_t total)
+{
+	char where[4096], b1[200], b2[200];
+	int64_t kept = -EBADF;
+	int dump = -EBADF;
+	if (sp_spill_path()[0]) {
+		keep_spill = true;
+		dump = sp_spill_dump(0);
+		kept = sp_spill_kept(where, sizeof where);
+	}
+	const char *out = shown(path, b1, sizeof b1);
+	if (kept > 0 && dump == 0)
+		sp_log(SP_LOG_WARN, "lifecycle", "all %lld events are kept in %s "
+			"(scope-profiler recover FILE -o %s)", (long long)kept,
+			shown(where, b2, sizeof b2), out);
+	else if (kept > 0) /* the spill stopped (its warning says why) */
+		sp_log(SP_LOG_WARN, "lifecycle", "only %lld of the %llu events are kept, in %s "
+			"(scope-profiler recover FILE -o %s)", (long long)kept,
+			(unsigned long long)total, shown(where, b2, sizeof b2), out);
+	else
+		sp_log(SP_LOG_WARN, "lifecycle", "the %llu events of this run are lost (%s)",
+			(unsigned long long)total,
+			kept == 0 ? "the spill file could not take them"
+			: kept == -EBADF ? "no spill file" : "the spill file is gone");
+}
+
 int sp_lifecycle_write_rank(const char *path, int rank, int size)
 {
 	struct sp_snapshot snap;
 	int ret = sp_output_write_local(path, &snap, rank, size);
+	char b[200];
 	if (!ret) /* an info line: SCOPE_PROFILER_QUIET=1 silences it */
 		sp_log(SP_LOG_INFO, "lifecycle", "wrote %s (%u regions, %llu events)",
 			path, snap.nrows, (unsigned long long)snap.nevents);
@@ -157,23 +201,13 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 		sp_log(SP_LOG_WARN, "lifecycle", "%llu calls were dropped (memory cap "
 			"SCOPE_PROFILER_MAX_MEMORY or nesting depth)%s",
 			(unsigned long long)snap.dropped, ret ? "" : "; counts are in the file");
+	uint64_t total = snap.nevents;
 	sp_snapshot_free(&snap);
 	if (ret) {
-		sp_log(SP_LOG_WARN, "lifecycle", "could not write %s: %s", path,
+		sp_log(SP_LOG_WARN, "lifecycle", "could not write %s: %s", shown(path, b, sizeof b),
 			ret == -ENOLCK ? "HDF5 could not lock the file (on a file system without "
 					 "locks, set HDF5_USE_FILE_LOCKING=FALSE)" : strerror(-ret));
-		/* Keep the events: what is still in memory goes to the spill file
-		 * (signal 0: "finalize failed"), which `recover` can convert. */
-		if (sp_spill_path()[0]) {
-			keep_spill = true;
-			if (sp_spill_dump(0) == 0)
-				sp_log(SP_LOG_WARN, "lifecycle", "events kept in %s (scope-profiler "
-					"recover)", sp_spill_path());
-			else /* the spill stopped (its warning says why) */
-				sp_log(SP_LOG_WARN, "lifecycle", "only the %llu events spilled before "
-					"the spill stopped are kept, in %s (scope-profiler recover)",
-					(unsigned long long)sp_spill_events_total(), sp_spill_path());
-		}
+		keep_events(path, total);
 	}
 	return ret;
 }

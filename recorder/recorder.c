@@ -188,6 +188,9 @@ static int write_planned(const char *path, struct sp_snapshot *s, struct sp_snap
 	}
 	int fd;
 	uint64_t off_start, off_end;
+	/* A failed stream or fill frees the snapshot; the caller still says
+	 * how many events were lost and dropped. */
+	uint64_t nevents = s->nevents, dropped = s->dropped;
 	ret = sp_assembly_times_raw(a, &fd, &off_start, &off_end);
 	if (!ret)
 		ret = sp_snapshot_stream(s, plan, fd, off_start, off_end);
@@ -197,6 +200,8 @@ static int write_planned(const char *path, struct sp_snapshot *s, struct sp_snap
 		ret = sp_assembly_put_snapshot(a, 0, s, NULL, NULL, NULL);
 	if (ret) {
 		sp_assembly_destroy(a);
+		s->nevents = nevents;
+		s->dropped = dropped;
 		return ret;
 	}
 	return commit_file(a, NULL, rank, size);

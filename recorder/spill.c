@@ -6,6 +6,9 @@
  * the memory cap (slow path); the handler dumps what is still in memory.
  * The first failed write (disk full, quota, I/O error, short write) stops
  * the spill for good in this process: one warning, no write after it.
+ * The descriptor lives at a high number and every write first checks that
+ * it still is our file (our_fd()): an application that closes every
+ * descriptor and reopens its own files never gets our records.
  */
 #define _GNU_SOURCE
 #include "spill.h"
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,7 +43,15 @@ struct sp_spill_slots {
 	uint8_t used[SP_STACK_MAX];
 };
 
-static int spill_fd = -1;
+/* Our descriptor (-1: none). Replaced, never closed, when the program
+ * closed it: that number may be one of its files now. spill_dev/spill_ino
+ * name our file; fd_base is where our descriptors start (high_fd()). */
+static atomic_int spill_fd = -1;
+static dev_t spill_dev;
+static ino_t spill_ino;
+static struct sp_spill_header spill_header;
+static int fd_base = 3;
+static atomic_uint reopened;
 static bool spill_at_cap;
 static pid_t owner;
 static char path[4096];
@@ -54,6 +66,16 @@ static atomic_int stopped;
 static atomic_int warned;
 static struct sp_spill_data loaded;
 static bool have_loaded;
+
+/* Events in the file per region, added by sp_spill_thread() (normal
+ * context) once written. If the file goes out of reach (-ESTALE: the
+ * program closed our descriptor and the path names another file or none),
+ * finalize counts them as dropped, so dropped_events says what was lost. */
+static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t *tally;
+static uint32_t ntally;
+static atomic_uint_least64_t tallied; /* their sum, for the warning */
+static bool lost_counted;
 
 static void describe_modules(void);
 static void modules_changed(void);
@@ -77,11 +99,106 @@ static atomic_int nmods;
 
 #define ALIGN8(n) (((n) + 7u) & ~(size_t)7u)
 
-static int pwrite_all(const void *buf, size_t n, uint64_t off)
+/*
+ * Our descriptors sit at a fixed base, 1000, lowered to 24 below the soft
+ * RLIMIT_NOFILE when that is lower. open() takes the lowest free number,
+ * so a program that opens files after closing ours (close-all loops, a
+ * daemon) does not get our number back unless it holds ~1000 descriptors.
+ * Not the top of the limit: the kernel sizes each process's descriptor
+ * table to its highest number, and soft limits of 2^20 are common in
+ * containers (an 8 MB table per rank, and slower close-all loops).
+ */
+#define FD_BASE 1000
+#define FD_MARGIN 24
+
+static void set_fd_base(void)
+{
+	struct rlimit rl;
+	fd_base = FD_BASE;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < FD_BASE + FD_MARGIN)
+		fd_base = rl.rlim_cur > 3 + FD_MARGIN ? (int)rl.rlim_cur - FD_MARGIN : 3;
+}
+
+/* fd moved to fd_base or above, close-on-exec (fd itself if none is free
+ * there: the check in our_fd() still holds). Async-signal-safe. */
+static int high_fd(int fd)
+{
+	if (fd >= fd_base)
+		return fd;
+	int h = fcntl(fd, F_DUPFD_CLOEXEC, fd_base);
+	if (h < 0)
+		return fd;
+	close(fd);
+	return h;
+}
+
+static bool is_ours(int fd)
+{
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == spill_dev && st.st_ino == spill_ino;
+}
+
+/* A descriptor opened by path is our file: same device and inode, and our
+ * header at offset 0 (a file created where ours was removed can get its
+ * inode number back at once, ext4 and tmpfs do). Async-signal-safe. */
+static bool opened_is_ours(int fd)
+{
+	struct sp_spill_header h;
+	return is_ours(fd) && pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h &&
+	       memcmp(h.magic, spill_header.magic, sizeof h.magic) == 0 &&
+	       h.pid == spill_header.pid && h.tick0 == spill_header.tick0 &&
+	       h.ns0 == spill_header.ns0;
+}
+
+/* The path still names our file (checked as above). */
+static bool path_is_ours(void)
+{
+	int fd = path[0] ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW) : -1;
+	bool ours = opened_is_ours(fd);
+	if (fd >= 0)
+		close(fd);
+	return ours;
+}
+
+/*
+ * The descriptor to write through, checked to be our file (device and
+ * inode) just before each write. When it is not (the program closed it, and
+ * the number may be one of its files now), the path is reopened if it
+ * still names our file; else -ESTALE, and the spill stops. Nothing is
+ * created, truncated or closed that is not ours. A program that closes and
+ * reuses our number between the check and the pwrite (another thread, at
+ * that instant) is not caught; the high number makes that need ~1000 open
+ * descriptors. Async-signal-safe: open, fstat, fcntl, close, atomics.
+ */
+static int our_fd(void)
+{
+	int fd = atomic_load(&spill_fd);
+	if (is_ours(fd))
+		return fd;
+	if (fd < 0 || !path[0])
+		return -EBADF;
+	int again = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+	if (again < 0)
+		return -ESTALE;
+	if (!opened_is_ours(again)) {
+		close(again);
+		return -ESTALE;
+	}
+	again = high_fd(again);
+	if (!atomic_compare_exchange_strong(&spill_fd, &fd, again)) {
+		close(again); /* another thread reopened it first: fd is that one */
+		return is_ours(fd) ? fd : -ESTALE;
+	}
+	atomic_fetch_add(&reopened, 1);
+	return again;
+}
+
+static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
 {
 	const char *p = buf;
 	while (n) {
-		ssize_t w = pwrite(spill_fd, p, n, (off_t)off);
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -100,35 +217,62 @@ static size_t append(char *buf, size_t n, size_t cap, const char *s)
 	return n;
 }
 
+static size_t append_u64(char *buf, size_t n, size_t cap, uint64_t v)
+{
+	char d[24];
+	size_t k = 0;
+	do
+		d[k++] = (char)('0' + v % 10);
+	while ((v /= 10) && k < sizeof d);
+	while (k && n < cap)
+		buf[n++] = d[--k];
+	return n;
+}
+
 /* The one warning line, written with write(2): async-signal-safe (the
  * handler may be the one that hits the full disk) and no stdio lock taken
- * in the middle of the application's calls. `what` says what happens next. */
-static void warn(const char *doing, int err, const char *what)
+ * in the middle of the application's calls. `what` says what happens next;
+ * with lost != UINT64_MAX, "; the <lost> events in it are lost" comes first. */
+static void warn_lost(const char *doing, int err, uint64_t lost, const char *what)
 {
 	if (atomic_exchange(&warned, 1))
 		return;
-	char msg[sizeof path + 256];
-	const char *why = strerrordesc_np(err);
-	size_t n = append(msg, 0, sizeof msg - 1, "scope-profiler: ");
-	n = append(msg, n, sizeof msg - 1, path);
-	n = append(msg, n, sizeof msg - 1, doing);
-	n = append(msg, n, sizeof msg - 1, why ? why : "unknown error");
-	n = append(msg, n, sizeof msg - 1, what);
+	char msg[sizeof path + 512];
+	const size_t cap = sizeof msg - 1;
+	const char *why = err == ESTALE ? "its descriptor was closed by the program and the path no "
+					  "longer names the file"
+					: strerrordesc_np(err);
+	size_t n = append(msg, 0, cap, "scope-profiler: ");
+	n = append(msg, n, cap, path);
+	n = append(msg, n, cap, doing);
+	n = append(msg, n, cap, why ? why : "unknown error");
+	if (lost != UINT64_MAX) {
+		n = append(msg, n, cap, "; the ");
+		n = append_u64(msg, n, cap, lost);
+		n = append(msg, n, cap, " events in it are lost and counted as dropped");
+	}
+	n = append(msg, n, cap, what);
 	msg[n++] = '\n';
 	ssize_t w = write(STDERR_FILENO, msg, n);
 	(void)w; /* nothing better to do when stderr is gone too */
 }
 
-/* The first failure: no writer starts a pwrite after this. */
+static void warn(const char *doing, int err, const char *what)
+{
+	warn_lost(doing, err, UINT64_MAX, what);
+}
+
+/* The first failure: no writer starts a pwrite after this. -ESTALE (the
+ * file is out of reach, see our_fd()) also loses what it held. */
 static void stop(int err)
 {
 	int none = 0;
 	if (!atomic_compare_exchange_strong(&stopped, &none, err))
 		return;
-	warn(": spill stopped: ", err,
-	     atomic_load(&dumped) ? "; the events still in memory are not all in it"
-				  : "; later calls past the memory cap (SCOPE_PROFILER_MAX_MEMORY) "
-				    "are dropped and counted");
+	warn_lost(": spill stopped: ", err, err == ESTALE ? atomic_load(&tallied) : UINT64_MAX,
+		  atomic_load(&dumped) ? "; the events still in memory are not all in it"
+				       : "; later calls past the memory cap (SCOPE_PROFILER_MAX_MEMORY) "
+					 "are dropped and counted");
 }
 
 /* Append one record: payload a then b, header last, so a record cut short
@@ -137,19 +281,22 @@ static void stop(int err)
 static int put_rec(uint32_t type, uint32_t thread, const void *a, size_t na, const void *b,
 		   size_t nb)
 {
-	if (spill_fd < 0)
+	if (atomic_load_explicit(&spill_fd, memory_order_relaxed) < 0)
 		return -EBADF;
 	int err = atomic_load_explicit(&stopped, memory_order_relaxed);
 	if (err)
 		return -err;
 	int e = errno;
+	int fd = our_fd();
+	int ret = fd < 0 ? fd : 0;
 	struct sp_spill_rec h = { SP_SPILL_REC_MAGIC, type, (uint32_t)(na + nb), thread };
-	uint64_t off = atomic_fetch_add(&file_end, ALIGN8(sizeof h + na + nb));
-	int ret = na ? pwrite_all(a, na, off + sizeof h) : 0;
+	uint64_t off = ret ? 0 : atomic_fetch_add(&file_end, ALIGN8(sizeof h + na + nb));
+	if (!ret && na)
+		ret = pwrite_all(fd, a, na, off + sizeof h);
 	if (!ret && nb)
-		ret = pwrite_all(b, nb, off + sizeof h + na);
+		ret = pwrite_all(fd, b, nb, off + sizeof h + na);
 	if (!ret)
-		ret = pwrite_all(&h, sizeof h, off);
+		ret = pwrite_all(fd, &h, sizeof h, off);
 	if (ret)
 		stop(-ret);
 	errno = e;
@@ -171,19 +318,52 @@ uint64_t sp_spill_events_total(void)
 	return atomic_load(&events_total);
 }
 
+int64_t sp_spill_kept(char *buf, size_t n)
+{
+	if (atomic_load(&spill_fd) < 0 || getpid() != owner || n < 2)
+		return -EBADF;
+	int fd = our_fd();
+	if (fd < 0)
+		return fd;
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(self, buf, n - 1);
+	struct stat st;
+	if (len > 0) { /* where it is now: its directory may have moved */
+		buf[len] = '\0';
+		if (stat(buf, &st) != 0 || st.st_dev != spill_dev || st.st_ino != spill_ino)
+			return -ENOENT; /* removed: "<path> (deleted)" */
+	} else if (path_is_ours()) { /* no /proc */
+		snprintf(buf, n, "%s", path);
+	} else {
+		return -ENOENT;
+	}
+	return (int64_t)atomic_load(&events_total);
+}
+
 int sp_spill_open(const char *output, bool at_cap)
 {
 	if (spill_fd >= 0)
 		return 0;
 	spill_at_cap = at_cap;
 	if (snprintf(path, sizeof path, "%s" SP_SPILL_SUFFIX "pid%d", output, (int)getpid()) >=
-	    (int)sizeof path)
-		return -ENAMETOOLONG;
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	    (int)sizeof path) {
 		path[0] = '\0';
-		return -errno;
+		return -ENAMETOOLONG;
 	}
+	set_fd_base();
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int err = -errno;
+		if (fd >= 0)
+			close(fd);
+		path[0] = '\0';
+		return err;
+	}
+	fd = high_fd(fd);
+	spill_dev = st.st_dev;
+	spill_ino = st.st_ino;
 	struct timespec rt;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	struct sp_spill_header h = {
@@ -193,6 +373,7 @@ int sp_spill_open(const char *output, bool at_cap)
 	};
 	h.tick0 = sp_ticks();
 	h.ns0 = sp_monotonic_ns();
+	spill_header = h;
 	spill_fd = fd;
 	owner = getpid();
 	atomic_store(&file_end, ALIGN8(sizeof h));
@@ -201,8 +382,10 @@ int sp_spill_open(const char *output, bool at_cap)
 	atomic_store(&stopped, 0);
 	atomic_store(&warned, 0);
 	atomic_store(&events_total, 0);
+	atomic_store(&reopened, 0);
+	atomic_store(&tallied, 0);
 	atomic_store(&nmods, 0);
-	int ret = pwrite_all(&h, sizeof h, 0);
+	int ret = pwrite_all(fd, &h, sizeof h, 0);
 	if (ret < 0) {
 		warn(": could not write the spill file: ", -ret,
 		     "; calls past the memory cap (SCOPE_PROFILER_MAX_MEMORY) are dropped and counted");
@@ -221,7 +404,7 @@ void sp_spill_set_rank(const char *output, int rank, int size)
 		return;
 	char to[sizeof path];
 	if (snprintf(to, sizeof to, "%s" SP_SPILL_SUFFIX "rank%05d", output, rank) < (int)sizeof to &&
-	    rename(path, to) == 0)
+	    path_is_ours() && rename(path, to) == 0) /* never rename a file not ours */
 		memcpy(path, to, sizeof path);
 	struct sp_spill_rank r = { rank, size };
 	put_rec(SP_SPILL_RANK, 0, &r, sizeof r, NULL, 0);
@@ -478,6 +661,41 @@ static void move_to_slots(struct sp_rec_thread *t, struct sp_chunk *c, size_t n,
 	}
 }
 
+static void tally_add(const struct sp_event *ev, size_t n)
+{
+	pthread_mutex_lock(&tally_lock);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t r = ev[i].region;
+		if (r == SP_NO_REGION)
+			continue;
+		if (r >= ntally) {
+			uint32_t cap = ntally ? ntally : 64;
+			while (cap <= r)
+				cap *= 2;
+			uint64_t *m = realloc(tally, cap * sizeof *m);
+			if (!m)
+				continue;
+			memset(m + ntally, 0, (cap - ntally) * sizeof *m);
+			tally = m;
+			ntally = cap;
+		}
+		tally[r]++;
+		atomic_fetch_add_explicit(&tallied, 1, memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&tally_lock);
+}
+
+/* The file is out of reach: what it held is counted as dropped, once. */
+static void count_lost(void)
+{
+	pthread_mutex_lock(&tally_lock);
+	for (uint32_t r = 0; !lost_counted && r < ntally; r++)
+		if (tally[r])
+			sp_thread_count_dropped(r, tally[r]);
+	lost_counted = true;
+	pthread_mutex_unlock(&tally_lock);
+}
+
 /*
  * All chunks are written before any frame moves to a slot: if a write
  * fails, the thread's memory is exactly as before (it keeps its chunks and
@@ -508,6 +726,7 @@ int sp_spill_thread(struct sp_rec_thread *t)
 	for (struct sp_chunk *c = sp_chunk_oldest_after(t->chunks, NULL); c;
 	     c = sp_chunk_oldest_after(t->chunks, c)) {
 		size_t n = sp_chunk_count(t, c, t->pos);
+		tally_add(c->events, n);
 		move_to_slots(t, c, n, seq);
 		seq += n;
 	}
@@ -611,6 +830,13 @@ int sp_spill_load(void)
 {
 	if (spill_fd < 0 || getpid() != owner || !atomic_load(&events_total))
 		return 0;
+	if (atomic_load(&reopened))
+		sp_log(SP_LOG_DEBUG, "spill", "%s reopened %u times (the program closed its descriptor)",
+		       path, atomic_load(&reopened));
+	if (atomic_load(&stopped) == ESTALE) {
+		count_lost();
+		return 0;
+	}
 	/* Calls that were open when spilled have ended by now (finalize closed
 	 * every open call): write their ends (so the file stays complete for
 	 * `recover` if the write fails), then read everything back. After the
@@ -623,7 +849,22 @@ int sp_spill_load(void)
 			close_flush(&cl);
 		}
 	}
-	int ret = sp_spill_read(path, &loaded);
+	/* Read through our descriptor, not the path: the file may have been
+	 * renamed (its directory moved) and the path may name another file. */
+	int fd = our_fd();
+	if (fd < 0) {
+		stop(-fd);
+		if (fd == -ESTALE) {
+			count_lost();
+			return 0;
+		}
+		return fd;
+	}
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	int ret = sp_spill_read(self, &loaded);
+	if (ret == -ENOENT) /* no /proc */
+		ret = sp_spill_read(path, &loaded);
 	if (ret)
 		return ret;
 	have_loaded = true;
@@ -653,16 +894,19 @@ void sp_spill_unload(void)
 	have_loaded = false;
 }
 
+/* Closes our descriptor only if it still is ours: a number the program
+ * closed and reused is its file now. */
 void sp_spill_close(void)
 {
-	if (spill_fd >= 0)
-		close(spill_fd);
-	spill_fd = -1;
+	int fd = atomic_exchange(&spill_fd, -1);
+	if (is_ours(fd))
+		close(fd);
 }
 
+/* Unlinks the path only if it still names our file. */
 void sp_spill_remove(void)
 {
-	if (spill_fd >= 0 && getpid() == owner && path[0])
+	if (atomic_load(&spill_fd) >= 0 && getpid() == owner && path_is_ours())
 		unlink(path);
 	sp_spill_close();
 	path[0] = '\0';

@@ -58,5 +58,12 @@ SP_HIDDEN void sp_spill_remove(void);
 SP_HIDDEN void sp_spill_close(void);
 /* Number of events written to the spill file so far (EVENTS records). */
 SP_HIDDEN uint64_t sp_spill_events_total(void);
+/* Where the spill file is now (its directory may have been moved: found
+ * through our descriptor), written to buf (n bytes), and how many events
+ * it holds: the events of its complete EVENTS records. Returns that count,
+ * or -errno when no file of ours holds them (-ENOENT: removed, -ESTALE:
+ * our descriptor was closed and the path names another file, -EBADF: no
+ * spill file). */
+SP_HIDDEN int64_t sp_spill_kept(char *buf, size_t n);
 
 #endif /* SP_SPILL_WRITE_H */

@@ -284,6 +284,14 @@ void sp_thread_close_open(int64_t now)
 	pthread_mutex_unlock(&list_lock);
 }
 
+void sp_thread_count_dropped(uint32_t region, uint64_t n)
+{
+	struct sp_region *r = sp_region_get(region);
+	if (r)
+		atomic_fetch_add_explicit(&r->dropped, n, memory_order_relaxed);
+	atomic_fetch_add_explicit(&dropped_total, n, memory_order_relaxed);
+}
+
 uint64_t sp_thread_dropped_total(void)
 {
 	return atomic_load(&dropped_total);

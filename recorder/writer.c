@@ -20,7 +20,48 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+/* The errno of the last HDF5 failure (h5_error()), for callers in
+ * writer-index.c that only say -EIO. The writer is used by one thread. */
+static int last_err;
+
+struct h5_why {
+	int err;
+	bool lock;
+};
+
+static herr_t find_why(unsigned n, const H5E_error2_t *e, void *data)
+{
+	(void)n;
+	struct h5_why *why = data;
+	if (e->min_num == H5E_CANTLOCKFILE)
+		why->lock = true;
+	/* The sec2 driver's messages carry the system call's errno:
+	 * "... errno = 28, error message = 'No space left on device' ..." */
+	const char *p = e->desc ? strstr(e->desc, "errno = ") : NULL;
+	long v = p ? strtol(p + 8, NULL, 10) : 0;
+	if (v > 0 && v < 4096)
+		why->err = (int)v; /* walking down: the deepest one wins */
+	return 0;
+}
+
+/*
+ * Why the HDF5 call that just failed failed, as a negative errno: -ENOLCK
+ * when HDF5 could not lock the file (file systems without locks:
+ * HDF5_USE_FILE_LOCKING=FALSE), else the errno of the failed system call
+ * (ENOSPC, ENOENT, EROFS, ENAMETOOLONG, EACCES ...) that HDF5's error stack
+ * names, else -EIO.
+ */
+static int h5_error(void)
+{
+	struct h5_why why = { 0 };
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, find_why, &why);
+	last_err = why.lock ? ENOLCK : why.err ? why.err : EIO;
+	return -last_err;
+}
 
 static hid_t make_str_type(void)
 {
@@ -86,11 +127,12 @@ static int make_dset_level(hid_t group, const char *name, hid_t type, uint64_t n
 		H5Pset_deflate(dcpl, (unsigned)level);
 	}
 	hid_t d = H5Dcreate2(group, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	int ret = d < 0 ? h5_error() : 0;
 	if (dcpl != H5P_DEFAULT)
 		H5Pclose(dcpl);
 	H5Sclose(space);
-	if (d < 0)
-		return -EIO;
+	if (ret)
+		return ret;
 	H5Dclose(d);
 	return 0;
 }
@@ -107,7 +149,7 @@ int sp_writer_put_range(hid_t group, const char *name, uint64_t first, uint64_t 
 		return 0;
 	hid_t d = H5Dopen2(group, name, H5P_DEFAULT);
 	if (d < 0)
-		return -EIO;
+		return h5_error();
 	hid_t ftype = H5Dget_type(d);
 	hid_t fspace = H5Dget_space(d);
 	hsize_t start = first, count = n;
@@ -115,11 +157,12 @@ int sp_writer_put_range(hid_t group, const char *name, uint64_t first, uint64_t 
 	herr_t rc = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL);
 	if (rc >= 0)
 		rc = H5Dwrite(d, mem_type(ftype), mspace, fspace, H5P_DEFAULT, buf);
+	int ret = rc < 0 ? h5_error() : 0;
 	H5Sclose(mspace);
 	H5Sclose(fspace);
 	H5Tclose(ftype);
 	H5Dclose(d);
-	return rc < 0 ? -EIO : 0;
+	return ret;
 }
 
 static int attr_scalar(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v)
@@ -129,10 +172,11 @@ static int attr_scalar(hid_t obj, const char *name, hid_t ftype, hid_t mtype, co
 		H5Adelete(obj, name);
 	hid_t a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
 	herr_t rc = a < 0 ? -1 : H5Awrite(a, mtype, v);
+	int ret = rc < 0 ? h5_error() : 0;
 	if (a >= 0)
 		H5Aclose(a);
 	H5Sclose(space);
-	return rc < 0 ? -EIO : 0;
+	return ret;
 }
 
 static int attr_str(struct sp_writer *w, hid_t obj, const char *name, const char *v)
@@ -147,10 +191,11 @@ static int attr_strlist(struct sp_writer *w, hid_t obj, const char *name, char *
 	hid_t space = H5Screate_simple(1, &dims, NULL);
 	hid_t a = H5Acreate2(obj, name, w->str_type, space, H5P_DEFAULT, H5P_DEFAULT);
 	herr_t rc = a < 0 ? -1 : (n ? H5Awrite(a, w->str_type, v) : 0);
+	int ret = rc < 0 ? h5_error() : 0;
 	if (a >= 0)
 		H5Aclose(a);
 	H5Sclose(space);
-	return rc < 0 ? -EIO : 0;
+	return ret;
 }
 
 /*
@@ -161,17 +206,19 @@ static int attr_strlist(struct sp_writer *w, hid_t obj, const char *name, char *
 static int create_mpi(struct sp_writer *w, hid_t g, uint64_t m, int z)
 {
 	unsigned c = w->layout.columns;
+	static const struct {
+		const char *name;
+		bool callsite;
+	} cols[] = { { SP_EV_MPI_BYTES, false }, { SP_EV_MPI_PEERS, false },
+		     { SP_EV_MPI_ROOTS, false }, { SP_EV_MPI_TAGS, false },
+		     { SP_EV_MPI_COMMS, false }, { SP_EV_CALLSITE_IDS, true } };
 	int ret = 0;
-	ret |= make_dset_level(g, SP_EV_MPI_BYTES, H5T_STD_I64LE, m, z);
-	ret |= make_dset_level(g, SP_EV_MPI_PEERS, H5T_STD_I32LE, m, z);
-	ret |= make_dset_level(g, SP_EV_MPI_ROOTS, H5T_STD_I32LE, m, z);
-	ret |= make_dset_level(g, SP_EV_MPI_TAGS, H5T_STD_I32LE, m, z);
-	ret |= make_dset_level(g, SP_EV_MPI_COMMS, H5T_STD_I32LE, m, z);
-	if (c & SP_WCOL_CALLSITE)
-		ret |= make_dset_level(g, SP_EV_CALLSITE_IDS, H5T_STD_I32LE, m, z);
+	for (size_t i = 0; !ret && i < sizeof cols / sizeof *cols; i++)
+		if (!cols[i].callsite || (c & SP_WCOL_CALLSITE))
+			ret = make_dset_level(g, cols[i].name, i ? H5T_STD_I32LE : H5T_STD_I64LE, m, z);
 	if (!ret)
 		ret = attr_str(w, g, SP_EV_ATTR_MPI_LAYOUT, SP_MPI_LAYOUT_ROWS);
-	return ret ? -EIO : 0;
+	return ret;
 }
 
 static int create_events(struct sp_writer *w)
@@ -179,14 +226,15 @@ static int create_events(struct sp_writer *w)
 	const struct sp_writer_layout *l = &w->layout;
 	hid_t g = w->g_events;
 	uint64_t n = l->nevents;
-	int z = l->compression, ret = 0;
-	ret |= make_dset_level(g, SP_EV_START_TIMES, H5T_STD_I64LE, n, z ? z : DSET_RAW);
-	ret |= make_dset_level(g, SP_EV_END_TIMES, H5T_STD_I64LE, n, z ? z : DSET_RAW);
-	if (l->columns & SP_WCOL_THREAD_IDS)
-		ret |= make_dset_level(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n, z);
-	if (l->columns & SP_WCOL_MPI)
-		ret |= create_mpi(w, g, l->nmpi, z);
-	return ret ? -EIO : 0;
+	int z = l->compression;
+	int ret = make_dset_level(g, SP_EV_START_TIMES, H5T_STD_I64LE, n, z ? z : DSET_RAW);
+	if (!ret)
+		ret = make_dset_level(g, SP_EV_END_TIMES, H5T_STD_I64LE, n, z ? z : DSET_RAW);
+	if (!ret && (l->columns & SP_WCOL_THREAD_IDS))
+		ret = make_dset_level(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n, z);
+	if (!ret && (l->columns & SP_WCOL_MPI))
+		ret = create_mpi(w, g, l->nmpi, z);
+	return ret;
 }
 
 static int write_region_names(struct sp_writer *w, hid_t g)
@@ -202,11 +250,13 @@ static int write_region_names(struct sp_writer *w, hid_t g)
 	return ret;
 }
 
+/* dir/.NAME.PID.tmp, NAME cut to 200 bytes: a name the file system takes
+ * (255 bytes) must not fail for the temp name's 17 more. */
 static char *temp_path(const char *path)
 {
 	char *dup = strdup(path), *dup2 = strdup(path), *out = NULL;
 	if (dup && dup2 &&
-	    asprintf(&out, "%s/.%s.%d.tmp", dirname(dup), basename(dup2), (int)getpid()) < 0)
+	    asprintf(&out, "%s/.%.200s.%d.tmp", dirname(dup), basename(dup2), (int)getpid()) < 0)
 		out = NULL;
 	free(dup);
 	free(dup2);
@@ -224,8 +274,8 @@ static int open_groups(struct sp_writer *w)
 	hid_t rt = H5Gcreate2(root, SP_GROUP_REGION_TABLE, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	w->g_index = H5Gcreate2(root, SP_GROUP_INDEX, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	w->g_events = H5Gcreate2(root, SP_GROUP_EVENTS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	if (w->g_meta < 0 || rt < 0 || w->g_index < 0 || w->g_events < 0)
-		ret = -EIO;
+	if (!ret && (w->g_meta < 0 || rt < 0 || w->g_index < 0 || w->g_events < 0))
+		ret = h5_error();
 	if (!ret)
 		ret = write_region_names(w, rt);
 	if (rt >= 0)
@@ -233,26 +283,9 @@ static int open_groups(struct sp_writer *w)
 	if (!ret && (w->layout.columns & SP_WCOL_THREAD_IDS)) {
 		w->g_threads = H5Gcreate2(root, SP_GROUP_THREAD_TABLE, H5P_DEFAULT, H5P_DEFAULT,
 					  H5P_DEFAULT);
-		ret = w->g_threads < 0 ? -EIO : sp_writer_create_threads(w);
+		ret = w->g_threads < 0 ? h5_error() : sp_writer_create_threads(w);
 	}
 	return ret;
-}
-
-static herr_t find_lock_error(unsigned n, const H5E_error2_t *e, void *data)
-{
-	(void)n;
-	if (e->min_num == H5E_CANTLOCKFILE)
-		*(bool *)data = true;
-	return 0;
-}
-
-/* Why H5Fcreate failed: -ENOLCK when HDF5 could not lock the file (file
- * systems without locks: HDF5_USE_FILE_LOCKING=FALSE), -EIO otherwise. */
-static int create_error(void)
-{
-	bool lock = false;
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, find_lock_error, &lock);
-	return lock ? -ENOLCK : -EIO;
 }
 
 int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
@@ -284,12 +317,15 @@ int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the library never prints */
 	w->str_type = make_str_type();
 	w->summary_type = make_summary_type();
+	last_err = 0;
 	w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	int ret = w->file < 0 ? create_error() : open_groups(w);
+	int ret = w->file < 0 ? h5_error() : open_groups(w);
 	if (!ret)
 		ret = sp_writer_create_index(w);
 	if (!ret)
 		ret = create_events(w);
+	if (ret == -EIO && last_err) /* writer-index.c says only -EIO */
+		ret = -last_err;
 	if (ret) {
 		sp_writer_destroy(w);
 		return ret;
@@ -411,7 +447,7 @@ int sp_writer_put_group(struct sp_writer *w, const struct sp_writer_group *grp)
 {
 	hid_t g = H5Gcreate2(w->file, grp->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	if (g < 0)
-		return -EIO;
+		return h5_error();
 	int ret = 0;
 	for (size_t i = 0; !ret && i < grp->nattrs; i++)
 		ret = attr_scalar(g, grp->attrs[i].name, H5T_STD_I64LE, H5T_NATIVE_INT64,
@@ -451,10 +487,60 @@ static int fsync_path(const char *path, int flags)
 	return ret;
 }
 
+/*
+ * HDF5 1.10 (Debian 12 ships 1.10.8): an H5Fclose whose flush fails (a full
+ * disk, RLIMIT_FSIZE) frees the file but leaves its ID registered, and the
+ * library's teardown at exit closes it again: SIGSEGV in H5F__close_cb,
+ * inside the application's exit(), its exit status lost (fixed in HDF5
+ * 1.14.1, HDFGroup/hdf5 pull request 2496). So no file is closed with a
+ * flush that can fail: a file given up (an error before the commit) or
+ * whose flush before the close failed has HDF5's descriptor pointed at an
+ * empty anonymous file (memfd), where the close's last writes succeed
+ * (metadata only; the size is set sparsely), and the soft RLIMIT_FSIZE is
+ * raised to the hard one for the close alone (the close writes past it;
+ * restored by restore_fsize()). The temp file is removed by name.
+ */
+static bool discard(struct sp_writer *w, struct rlimit *ret_saved)
+{
+	hid_t fapl = H5Fget_access_plist(w->file);
+	bool sec2 = fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2;
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	void *handle = NULL;
+	if (!sec2 || H5Fget_vfd_handle(w->file, H5P_DEFAULT, &handle) < 0 || !handle)
+		return false;
+	int fd = *(int *)handle;
+	int m = memfd_create("scope-profiler-discarded", MFD_CLOEXEC);
+	if (m < 0)
+		return false;
+	if (m != fd)
+		dup3(m, fd, O_CLOEXEC);
+	close(m);
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == rl.rlim_max)
+		return false;
+	*ret_saved = rl;
+	rl.rlim_cur = rl.rlim_max;
+	return setrlimit(RLIMIT_FSIZE, &rl) == 0;
+}
+
+static void close_discarded(struct sp_writer *w)
+{
+	struct rlimit saved;
+	bool raised = discard(w, &saved);
+	H5Fclose(w->file);
+	if (raised)
+		setrlimit(RLIMIT_FSIZE, &saved);
+}
+
 int sp_writer_commit(struct sp_writer *w)
 {
 	close_handles(w);
-	int ret = H5Fclose(w->file) < 0 ? -EIO : 0;
+	int ret = H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0 ? h5_error() : 0;
+	if (ret)
+		close_discarded(w);
+	else if (H5Fclose(w->file) < 0)
+		ret = h5_error();
 	w->file = H5I_INVALID_HID;
 	if (!ret)
 		ret = fsync_path(w->tmp, O_RDONLY);
@@ -475,9 +561,8 @@ void sp_writer_destroy(struct sp_writer *w)
 	if (!w)
 		return;
 	close_handles(w);
-	if (w->file >= 0) {
-		H5Fclose(w->file);
-	}
+	if (w->file >= 0) /* given up: nothing of it is kept */
+		close_discarded(w);
 	if (w->tmp)
 		unlink(w->tmp); /* after a commit the name is gone: ENOENT */
 	free(w->path);

@@ -22,17 +22,19 @@ have_strace=; command -v strace > /dev/null && have_strace=1
 fail() { echo "FAIL: $*"; exit 1; }
 
 # run NAME OUTPUT WRAPPER... -- ARGS: run the program (bounded time, under
-# strace -c when there is one) with a 1 MiB cap; it must exit 0.
+# strace -c when there is one) with a 1 MiB cap; it must exit with $want
+# (0, or the status it is given in RESIL_EXIT).
+want=0
 run() {
   local name=$1 out=$2; shift 2
   local wrap=(); while [ "$1" != -- ]; do wrap+=("$1"); shift; done; shift
   local st=(); [ -z "$have_strace" ] || st=(strace -f -c -e trace=pwrite64,write -o "$name.strace")
   set +e
-  SCOPE_PROFILER_OUTPUT="$out" SCOPE_PROFILER_MAX_MEMORY=1M \
+  SCOPE_PROFILER_OUTPUT="$out" SCOPE_PROFILER_MAX_MEMORY=${cap:-1M} RESIL_EXIT=$want \
     timeout 60 "${st[@]}" "${wrap[@]}" "$@" > "$name.out" 2> "$name.err"
   local rc=$?
   set -e
-  [ $rc = 0 ] || { cat "$name.err"; fail "$name exited $rc, want 0 (124: did not finish in 60 s)"; }
+  [ $rc = $want ] || { cat "$name.err"; fail "$name exited $rc, want $want (124: did not finish in 60 s; 139: a crash)"; }
 }
 
 # one_warning NAME REASON: exactly one "spill stopped" line, this one.
@@ -83,15 +85,20 @@ EOF
   $py "$check" "$1" "$got"
 }
 
-# kept_only NAME: the final write failed too; the message says how many
-# events the spill file keeps, and `recover` reads exactly those.
+# kept_only NAME OUTPUT CALLS: the final write failed too, with the real
+# reason; the message says how many of the events recorded (the CALLS less
+# those dropped and counted) the spill file keeps, and `recover` reads
+# exactly those.
 kept_only() {
-  local name=$1 out=$2 n spill
-  grep -q "could not write $out: " $name.err || { cat $name.err; fail "$name: no write error"; }
+  local name=$1 out=$2 total=$3 why=${4:-No space left on device} n spill dropped
+  dropped=$(sed -n 's/^scope-profiler: \([0-9]*\) calls were dropped (memory cap .*/\1/p' $name.err)
+  total=$((total - ${dropped:-0}))
+  grep -qx "scope-profiler: could not write $out: $why" $name.err ||
+    { cat $name.err; fail "$name: no write error, or not its reason"; }
   ! grep -q "counts are in the file" $name.err || fail "$name: claims counts are in the file"
-  ! grep -q "events kept in" $name.err || fail "$name: claims the events are kept"
-  n=$(sed -n 's/^scope-profiler: only the \([0-9]*\) events spilled before the spill stopped are kept, in .* (scope-profiler recover)$/\1/p' $name.err)
-  [ -n "$n" ] && [ "$n" -gt 0 ] || { cat $name.err; fail "$name: what is kept"; }
+  ! grep -q "all [0-9]* events are kept" $name.err || fail "$name: claims the events are kept"
+  n=$(sed -n "s|^scope-profiler: only \([0-9]*\) of the $total events are kept, in $out\.spill\.pid[0-9]* (scope-profiler recover FILE -o $out)\$|\1|p" $name.err)
+  [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" -lt "$total" ] || { cat $name.err; fail "$name: what is kept"; }
   [ ! -e "$out" ] || fail "$name: $out exists"
   spill=$(ls "$out".spill.pid*)
   "$cli" recover --json "$spill" -o $name-rec.h5 > $name-rec.json
@@ -107,6 +114,12 @@ one_warning fsize "File too large"
 bounded_writes fsize 1
 exact_drops fsize.h5 "{'outer': 1, 'iter': $K}"
 [ -z "$(ls | grep spill)" ] || fail "fsize: spill file left after a good write"
+# The limit is reached only by the final write (no spill before it; a
+# program that keeps its limit, exits 7): the write fails with EFBIG, the program's status 7 stays (HDF5 1.10 crashed
+# at exit after the failed close), the message counts what the spill keeps.
+want=7 cap=1G run fsize-final "$work/fsize-final.h5" \
+  bash -c 'ulimit -S -f 1024; trap "" XFSZ; exec "$@"' _ -- "$build/tests/resilience/resil-final" $K 7
+kept_only fsize-final "$work/fsize-final.h5" $((K + 1)) "File too large"
 # 16 threads (two waves of 8) at a 4 MiB limit: several threads reach it
 # together, and the second wave starts after the spill stopped. The
 # program lifts the limit before it exits: the profile holds every call,
@@ -137,11 +150,12 @@ exact_drops "$disk/back.h5" "{'outer': 1, 'iter': $K}"
 rm -f "$disk"/*
 
 # ENOSPC, the disk stays full: the profile cannot be written either. The
-# exit status is still 0; the spill file keeps what was spilled before.
-run full "$disk/full.h5" -- "$prog" $K 0
+# exit status is still the program's (7: HDF5 1.10 crashed at exit after a
+# failed close); the spill file keeps what was spilled before.
+want=7 run full "$disk/full.h5" -- "$prog" $K 0
 one_warning full "No space left on device"
 bounded_writes full 20
-kept_only full "$disk/full.h5"
+kept_only full "$disk/full.h5" $((K + 1))
 ev=$($py -c "import json,sys; print(json.load(open(sys.argv[1]))['events'])" full-rec.json)
 $py "$check" full-rec.h5 "{'iter': $ev}" partial=1 signal=-1
 # Threads that fill the disk together leave holes (ranges reserved by a
@@ -174,8 +188,18 @@ counts() { $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(j['eve
 rm -f "$disk"/*
 
 # 16 threads filling the disk at once: still one warning for the process.
-run threads "$disk/threads.h5" -- "$prog" 20000 16
+want=7 run threads "$disk/threads.h5" -- "$prog" 20000 16
 one_warning threads "No space left on device"
 bounded_writes threads 32
-kept_only threads "$disk/threads.h5"
+kept_only threads "$disk/threads.h5" $((16 * 20000 + 16 + 1))
+rm -f "$disk"/*
+
+# The disk fills only at the final write (no spill before it: the default
+# cap): the HDF5 write fails, the dump after it is cut at the disk's end.
+# The status stays 7, and the message counts what the spill file holds.
+want=7 cap=1G run final "$disk/final.h5" -- "$prog" $K 0
+bounded_writes final 20
+kept_only final "$disk/final.h5" $((K + 1))
+ev=$($py -c "import json,sys; print(json.load(open(sys.argv[1]))['events'])" final-rec.json)
+$py "$check" final-rec.h5 "{'outer': 1, 'iter': $((ev - 1))}" partial=1 signal=-1
 echo "disk full: OK"
