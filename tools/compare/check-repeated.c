@@ -66,24 +66,34 @@ static int load_runs(struct cli_common *c, const struct check_opts *o,
 	ret->sides = calloc(n, sizeof(*ret->sides));
 	if (!ret->sides)
 		return EXIT_USAGE;
+	struct sp_reader *first = NULL; /* each run is compared with it */
 	for (size_t i = 0; i < n; i++) {
 		struct sp_reader *r;
 		int rc = cli_open(c, files[i], &r);
 
-		if (rc)
+		if (rc) {
+			sp_reader_destroy(first);
 			return rc;
+		}
 		if (i == 0) {
 			cmp_run_title(r, title, sizeof(title));
 			ret->title = strdup(title);
+		} else {
+			cmp_warn_mismatch(c, files[0], first, files[i], r, true);
 		}
 		rc = cmp_side_collect(r, c->sel, o->metric, &ret->sides[i]);
-		sp_reader_destroy(r);
+		if (i == 0)
+			first = r;
+		else
+			sp_reader_destroy(r);
 		if (rc < 0) {
+			sp_reader_destroy(first);
 			cli_error(c, "out of memory");
 			return EXIT_USAGE;
 		}
 		ret->n++;
 	}
+	sp_reader_destroy(first);
 	return 0;
 }
 
