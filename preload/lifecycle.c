@@ -89,16 +89,25 @@ static void open_spill(void)
 }
 
 /* An exec'd child of a profiled process (docs/CONFIG.md, "The output
- * path"): the first profiled process of a tree puts its pid in
- * SCOPE_PROFILER_ROOT_PID; a process that finds another pid there was
- * started by it (system(), popen(), exec after fork). The same pid is the
- * root itself after an exec of its own. */
-static bool exec_child(void)
+ * path"): the first profiled process of a tree puts "<pid> <template>" in
+ * SCOPE_PROFILER_ROOT; a process that finds another pid there was started
+ * by it (system(), popen(), exec after fork). The same pid is the root
+ * itself after an exec of its own. *ret_same: the child still has the
+ * root's template (it would write the root's file). */
+static bool exec_child(const char *tmpl, bool *ret_same)
 {
-	const char *root = getenv(SP_ROOT_PID_ENV);
-	char *end;
-	long pid = root ? strtol(root, &end, 10) : 0;
-	return root && *root && pid != (long)getpid();
+	const char *root = getenv(SP_ROOT_ENV);
+	char *end, *abs = NULL;
+	*ret_same = false;
+	if (!root || !*root)
+		return false;
+	long pid = strtol(root, &end, 10);
+	if (pid == (long)getpid())
+		return false;
+	if (*end == ' ' && sp_output_template_absolute(tmpl, &abs) == 0)
+		*ret_same = strcmp(abs, end + 1) == 0;
+	free(abs);
+	return true;
 }
 
 static int set_output(char *path)
@@ -114,12 +123,15 @@ static int set_output(char *path)
  * another directory expands it to a file beside the root's. */
 static void export_template(const char *tmpl)
 {
-	char *abs = NULL, pid[24];
-	if (tmpl[0] != '/' && sp_output_template_absolute(tmpl, &abs) == 0)
+	char *abs = NULL, *root = NULL;
+	if (sp_output_template_absolute(tmpl, &abs) < 0)
+		return;
+	if (tmpl[0] != '/')
 		setenv("SCOPE_PROFILER_OUTPUT", abs, 1);
+	if (asprintf(&root, "%d %s", (int)getpid(), abs) >= 0)
+		setenv(SP_ROOT_ENV, root, 1);
+	free(root);
 	free(abs);
-	snprintf(pid, sizeof pid, "%d", (int)getpid());
-	setenv(SP_ROOT_PID_ENV, pid, 1);
 }
 
 /* Where this process writes: placeholders expanded, made absolute now
@@ -128,12 +140,13 @@ static void export_template(const char *tmpl)
  * previous file rotated. -ECANCELED: record nothing. */
 static int resolve_output(void)
 {
-	bool child = exec_child();
+	const char *tmpl = sp_config.output && *sp_config.output ? sp_config.output
+								 : "profiling_data.h5";
+	bool same;
+	bool child = exec_child(tmpl, &same);
 	is_exec_child = child;
 	if (child && strcmp(sp_config.exec, "none") == 0)
 		return -ECANCELED;
-	const char *tmpl = sp_config.output && *sp_config.output ? sp_config.output
-								 : "profiling_data.h5";
 	struct sp_path_values v;
 	char host[256], *expanded = NULL, *path = NULL;
 	sp_path_values_init(&v, host, sizeof host);
@@ -141,7 +154,7 @@ static int resolve_output(void)
 	if (!ret)
 		ret = sp_output_path_absolute(expanded, &path);
 	free(expanded);
-	if (!ret && child && !strstr(tmpl, "%p")) {
+	if (!ret && child && same && !strstr(tmpl, "%p")) {
 		char *own = NULL;
 		ret = sp_output_path_for_pid(path, getpid(), &own);
 		free(path);
@@ -166,8 +179,13 @@ static int resolve_output(void)
 			       strerror(-fret));
 			return -ECANCELED;
 		}
-		sp_log(SP_LOG_WARN, "lifecycle", "cannot write %s: %s; the profile goes to %s "
-		       "instead", sp_config.output, strerror(-ret), fb);
+		/* In an MPI job the file is world rank 0's: the other ranks only
+		 * need a free name for their spill files, and say nothing. */
+		if (sp_launcher_rank() > 0)
+			unlink(fb);
+		else
+			sp_log(SP_LOG_WARN, "lifecycle", "cannot write %s: %s; the profile goes to %s "
+			       "instead", sp_config.output, strerror(-ret), fb);
 		set_output(fb);
 		return 0;
 	}

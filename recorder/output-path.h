@@ -17,9 +17,9 @@
 #include "compiler.h"
 
 /* The internal variable that marks a process tree: the first profiled
- * process sets it to its pid; a process that finds another pid in it is
- * an exec'd child. */
-#define SP_ROOT_PID_ENV "SCOPE_PROFILER_ROOT_PID"
+ * process sets it to "<pid> <absolute template>"; a process that finds
+ * another pid in it is an exec'd child. */
+#define SP_ROOT_ENV "SCOPE_PROFILER_ROOT"
 
 /* What the placeholders expand to. */
 struct sp_path_values {

@@ -9,7 +9,7 @@ build=${SP_BUILD_DIR:?}
 prog="$build/tests/paths/paths-mpi"; cli="$build/tools/scope-profiler"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl=self,vader
-unset SCOPE_PROFILER_OUTPUT SCOPE_PROFILER_ROOT_PID
+unset SCOPE_PROFILER_OUTPUT SCOPE_PROFILER_ROOT
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
 fail() { echo "FAIL: $*"; exit 1; }
 check() {  # FILE NP CALLS: one row per rank, CALLS barriers each, mpi_size NP

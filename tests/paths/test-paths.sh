@@ -13,7 +13,7 @@ work=$(mktemp -d); mounted=
 cleanup() { [ -z "$mounted" ] || umount "$work/ro" || umount -l "$work/ro"; rm -rf "$work"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-unset SCOPE_PROFILER_OUTPUT SCOPE_PROFILER_ROOT_PID SLURM_JOB_ID PBS_JOBID LSB_JOBID FLUX_JOB_ID \
+unset SCOPE_PROFILER_OUTPUT SCOPE_PROFILER_ROOT SLURM_JOB_ID PBS_JOBID LSB_JOBID FLUX_JOB_ID \
   OMPI_COMM_WORLD_RANK PMIX_RANK PMI_RANK SLURM_PROCID SCOPE_PROFILER_EXEC
 
 # counts FILE: {region: calls} of rank 0, and the metadata asked for.

@@ -170,7 +170,7 @@ static bool disabled(void)
  * the program's own pid), the name is made absolute against this
  * directory and a probe file is created beside it. The program gets the
  * absolute template and starts a new process tree (no inherited
- * SCOPE_PROFILER_ROOT_PID). Returns 0, or EXIT_USAGE after one line with
+ * SCOPE_PROFILER_ROOT). Returns 0, or EXIT_USAGE after one line with
  * the real error.
  */
 static int prepare_output(void)
@@ -196,7 +196,7 @@ static int prepare_output(void)
 		fprintf(stderr, "scope-profiler run: cannot write %s: %s\n", abs ? abs : tmpl,
 			strerror(-ret));
 	} else if (setenv("SCOPE_PROFILER_OUTPUT", abs, 1) < 0 ||
-		   unsetenv(SP_ROOT_PID_ENV) < 0) {
+		   unsetenv(SP_ROOT_ENV) < 0) {
 		ret = -errno;
 		fprintf(stderr, "scope-profiler run: %s\n", strerror(errno));
 	}
