@@ -134,6 +134,11 @@ static void export_template(const char *tmpl)
 	free(abs);
 }
 
+/* A path in a message, cut to 256 characters so that the rest of the line
+ * (sp_log cuts long lines) still says where the profile went. */
+#define SHOWN(path) (strlen(path) > 256 ? 256 : (int)strlen(path)), (path), \
+	(strlen(path) > 256 ? "..." : "")
+
 /* Where this process writes: placeholders expanded, made absolute now
  * (before the program can chdir), an exec'd child's own name, the $TMPDIR
  * fallback when the directory cannot be written (one warning), and a
@@ -174,9 +179,9 @@ static int resolve_output(void)
 		char *fb = NULL;
 		int fret = sp_output_path_fallback(sp_config.output, &fb);
 		if (fret < 0) {
-			sp_log(SP_LOG_WARN, "lifecycle", "cannot write %s: %s; nor a fallback in "
-			       "$TMPDIR: %s; nothing is recorded", sp_config.output, strerror(-ret),
-			       strerror(-fret));
+			sp_log(SP_LOG_WARN, "lifecycle", "cannot write %.*s%s: %s; nor a fallback in "
+			       "$TMPDIR: %s; nothing is recorded", SHOWN(sp_config.output),
+			       strerror(-ret), strerror(-fret));
 			return -ECANCELED;
 		}
 		/* In an MPI job the file is world rank 0's: the other ranks only
@@ -184,8 +189,8 @@ static int resolve_output(void)
 		if (sp_launcher_rank() > 0)
 			unlink(fb);
 		else
-			sp_log(SP_LOG_WARN, "lifecycle", "cannot write %s: %s; the profile goes to %s "
-			       "instead", sp_config.output, strerror(-ret), fb);
+			sp_log(SP_LOG_WARN, "lifecycle", "cannot write %.*s%s: %s; the profile goes to "
+			       "%s instead", SHOWN(sp_config.output), strerror(-ret), fb);
 		set_output(fb);
 		return 0;
 	}

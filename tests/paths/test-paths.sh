@@ -170,4 +170,13 @@ fb=$(ls "$work/tmp")
 grep -q "goes to $work/tmp/$fb instead" fb.err || fail "fallback not named: $(cat fb.err)"
 expect_counts "$work/tmp/$fb" "{'work': 6}"
 echo "preload fallback: $work/tmp/$fb {'work': 6}"
+# A name too long for any directory: the fallback keeps its first 64
+# characters (a 5000-character name is "File name too long" here); the
+# warning shows the first 256 characters of the name, then where it went.
+rm "$work/tmp/$fb"; long=$(printf 'L%.0s' $(seq 5000))
+TMPDIR="$work/tmp" SCOPE_PROFILER_OUTPUT="$work/$long.h5" "$app" --calls 2 > /dev/null 2> long.err
+grep -q "File name too long; the profile goes to $work/tmp/scope-profiler-$(printf 'L%.0s' $(seq 64))\.[A-Za-z0-9]\{6\}\.h5 instead" long.err ||
+  fail "long name: $(head -c 200 long.err)"
+expect_counts "$work/tmp/$(ls "$work/tmp")" "{'work': 2}"
+echo "preload fallback for a 5000-character name: $(ls "$work/tmp")"
 echo "all output-path cases passed"
