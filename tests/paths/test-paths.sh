@@ -72,7 +72,15 @@ grep -q -- "-N 512" diff.err || fail "diff warning without the command line: $(c
 "$cli" check rel.h5 n512.h5 > /dev/null 2> check.err || true
 grep -q "scope-profiler check: warning: the runs have different command lines" check.err ||
   fail "check: $(cat check.err)"
-echo "diff/check: warned on -N 256 vs -N 512, silent on equal command lines"
+"$cli" check --base rel.h5 same.h5 --cand same.h5 rel.h5 > /dev/null 2> rep.err || true
+[ ! -s rep.err ] || fail "repeated check of equal command lines warned: $(cat rep.err)"
+"$cli" check --base rel.h5 same.h5 --cand n512.h5 same.h5 > /dev/null 2> rep.err || true
+[ "$(grep -c "check: warning: the runs have different command lines" rep.err)" = 1 ] &&
+  grep -q "n512.h5: .* -N 512" rep.err || fail "repeated check: $(cat rep.err)"
+"$cli" scaling rel.h5 n512.h5 > /dev/null 2> scaling.err
+grep -q "scope-profiler scaling: warning: the runs have different command lines" scaling.err ||
+  fail "scaling: $(cat scaling.err)"
+echo "diff/check/scaling: warned on -N 256 vs -N 512, silent on equal command lines"
 
 # 3. An exec'd child (system(), the preload inherited through run's
 # LD_PRELOAD): its own file out.pid<N>.h5, the parent's file intact; the
