@@ -190,6 +190,8 @@ int sp_output_path_check(const char *path)
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return -EISDIR;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return 0; /* /dev/null, a FIFO: no probe beside it (the library says it records nothing) */
 	char *probe = NULL;
 	if (asprintf(&probe, "%s.spill.pid%d", path, (int)getpid()) < 0)
 		return -ENOMEM;

@@ -56,8 +56,9 @@ SP_HIDDEN int sp_output_path_absolute(const char *path, char **ret);
 SP_HIDDEN int sp_output_template_absolute(const char *tmpl, char **ret);
 /* Can files be created beside path? Creates and removes a probe named
  * like the spill file (<path>.spill.pid<PID>, the longest name written
- * there) and looks at path itself. Returns 0 or the real -errno (ENOENT,
- * ENOTDIR, EACCES, EROFS, ENAMETOOLONG, EISDIR, ...). */
+ * there) and looks at path itself (an existing non-regular file such as
+ * /dev/null: 0, no probe). Returns 0 or the real -errno (ENOENT, ENOTDIR,
+ * EACCES, EROFS, ENAMETOOLONG, EISDIR, ...). */
 SP_HIDDEN int sp_output_path_check(const char *path);
 /* The file of an exec'd child: out.h5 -> out.pid<N>.h5 (before the last
  * extension of the file name; none: appended). Returns 0 or -ENOMEM. */
