@@ -201,6 +201,14 @@ struct sp_summary_record {
 #define SP_META_THROTTLE_MEAN_NS "throttle_mean_ns"/* ours: int64 */
 #define SP_META_THROTTLE_SAMPLE "throttle_sample" /* ours: int64 */
 
+/* The process and its batch job (ours): the program's arguments at start
+ * (strlist, argv[0] first), the job id of Slurm, PBS, LSF or Flux, which
+ * of them, and the Slurm step. */
+#define SP_META_COMMAND_LINE "command_line"
+#define SP_META_JOB_ID "job_id"
+#define SP_META_JOB_SCHEDULER "job_scheduler"
+#define SP_META_JOB_STEP "job_step"
+
 /* Region name of the session root that "% session" refers to. */
 #define SP_SESSION_REGION "scope_profiler.session"
 

@@ -18,7 +18,9 @@
 
 #include "config.h"
 #include "log.h"
+#include "metadata.h"
 #include "output.h"
+#include "output-path.h"
 #include "recorder.h"
 #include "snapshot.h"
 #include "spill.h"
@@ -30,6 +32,7 @@ static atomic_int state;
 static pthread_mutex_t finalize_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool config_loaded;
 static bool keep_spill; /* the file could not be written: the spill file stays */
+static bool is_exec_child; /* started by a profiled process (resolve_output) */
 
 enum sp_state sp_lifecycle_state(void)
 {
@@ -85,6 +88,125 @@ static void open_spill(void)
 		sp_signals_install();
 }
 
+/* An exec'd child of a profiled process (docs/CONFIG.md, "The output
+ * path"): the first profiled process of a tree puts "<pid> <template>" in
+ * SCOPE_PROFILER_ROOT; a process that finds another pid there was started
+ * by it (system(), popen(), exec after fork). The same pid is the root
+ * itself after an exec of its own. *ret_same: the child still has the
+ * root's template (it would write the root's file). */
+static bool exec_child(const char *tmpl, bool *ret_same)
+{
+	const char *root = getenv(SP_ROOT_ENV);
+	char *end, *abs = NULL;
+	*ret_same = false;
+	if (!root || !*root)
+		return false;
+	long pid = strtol(root, &end, 10);
+	if (pid == (long)getpid())
+		return false;
+	if (*end == ' ' && sp_output_template_absolute(tmpl, &abs) == 0)
+		*ret_same = strcmp(abs, end + 1) == 0;
+	free(abs);
+	return true;
+}
+
+static int set_output(char *path)
+{
+	if (!path)
+		return -ENOMEM;
+	free(sp_config.output);
+	sp_config.output = path;
+	return 0;
+}
+
+/* The root's template, absolute, in the environment: a child started from
+ * another directory expands it to a file beside the root's. */
+static void export_template(const char *tmpl)
+{
+	char *abs = NULL, *root = NULL;
+	if (sp_output_template_absolute(tmpl, &abs) < 0)
+		return;
+	if (tmpl[0] != '/')
+		setenv("SCOPE_PROFILER_OUTPUT", abs, 1);
+	if (asprintf(&root, "%d %s", (int)getpid(), abs) >= 0)
+		setenv(SP_ROOT_ENV, root, 1);
+	free(root);
+	free(abs);
+}
+
+/* A path in a message, cut to 256 characters so that the rest of the line
+ * (sp_log cuts long lines) still says where the profile went. */
+#define SHOWN(path) (strlen(path) > 256 ? 256 : (int)strlen(path)), (path), \
+	(strlen(path) > 256 ? "..." : "")
+
+/* Where this process writes: placeholders expanded, made absolute now
+ * (before the program can chdir), an exec'd child's own name, the $TMPDIR
+ * fallback when the directory cannot be written (one warning), and a
+ * previous file rotated. -ECANCELED: record nothing. */
+static int resolve_output(void)
+{
+	const char *tmpl = sp_config.output && *sp_config.output ? sp_config.output
+								 : "profiling_data.h5";
+	bool same;
+	bool child = exec_child(tmpl, &same);
+	is_exec_child = child;
+	if (child && strcmp(sp_config.exec, "none") == 0)
+		return -ECANCELED;
+	struct sp_path_values v;
+	char host[256], *expanded = NULL, *path = NULL;
+	sp_path_values_init(&v, host, sizeof host);
+	int ret = sp_output_path_expand(tmpl, &v, &expanded);
+	if (!ret)
+		ret = sp_output_path_absolute(expanded, &path);
+	free(expanded);
+	if (!ret && child && same && !strstr(tmpl, "%p")) {
+		char *own = NULL;
+		ret = sp_output_path_for_pid(path, getpid(), &own);
+		free(path);
+		path = own;
+	}
+	if (!ret && !child)
+		export_template(tmpl);
+	if (ret || (ret = set_output(path)) < 0) {
+		free(path);
+		sp_log(SP_LOG_WARN, "lifecycle", "cannot name the output %s: %s; nothing is recorded",
+		       tmpl, strerror(-ret));
+		return -ECANCELED;
+	}
+	if (!output_usable())
+		return -ECANCELED;
+	if ((ret = sp_output_path_check(sp_config.output)) < 0) {
+		char *fb = NULL;
+		int fret = sp_output_path_fallback(sp_config.output, &fb);
+		if (fret < 0) {
+			sp_log(SP_LOG_WARN, "lifecycle", "cannot write %.*s%s: %s; nor a fallback in "
+			       "$TMPDIR: %s; nothing is recorded", SHOWN(sp_config.output),
+			       strerror(-ret), strerror(-fret));
+			return -ECANCELED;
+		}
+		/* In an MPI job the file is world rank 0's: the other ranks only
+		 * need a free name for their spill files, and say nothing. */
+		if (sp_launcher_rank() > 0)
+			unlink(fb);
+		else
+			sp_log(SP_LOG_WARN, "lifecycle", "cannot write %.*s%s: %s; the profile goes to "
+			       "%s instead", SHOWN(sp_config.output), strerror(-ret), fb);
+		set_output(fb);
+		return 0;
+	}
+	/* Only the process that writes the plain name rotates it: an MPI
+	 * job's file is written by world rank 0. */
+	char *moved = NULL;
+	int rank = sp_launcher_rank();
+	if (rank <= 0 && (ret = sp_output_path_rotate(sp_config.output, &moved)) > 0)
+		sp_log(SP_LOG_WARN, "lifecycle", "%s exists: kept it as %s", sp_config.output, moved);
+	else if (rank <= 0 && ret < 0)
+		sp_log(SP_LOG_WARN, "lifecycle", "%s exists and could not be kept aside (%s): it "
+		       "will be replaced", sp_config.output, strerror(-ret));
+	free(moved);
+	return 0;
+}
+
 int sp_lifecycle_start(void)
 {
 	pthread_mutex_lock(&finalize_lock);
@@ -94,9 +216,11 @@ int sp_lifecycle_start(void)
 		ret = -ESHUTDOWN;
 	else if (!sp_config.enabled || is_launcher())
 		ret = -ECANCELED;
-	else if (atomic_load(&state) == SP_STATE_OFF && !output_usable())
+	else if (atomic_load(&state) == SP_STATE_OFF && resolve_output() < 0) {
+		atomic_store(&state, SP_STATE_FINALIZED);
 		ret = -ECANCELED;
-	else if (atomic_load(&state) == SP_STATE_OFF) {
+	} else if (atomic_load(&state) == SP_STATE_OFF) {
+		sp_meta_capture_process();
 		ret = sp_recorder_start();
 		if (!ret)
 			open_spill();
@@ -214,6 +338,10 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 
 int sp_lifecycle_write_local(void)
 {
+	/* An exec'd child that recorded nothing (the shell of system(), a
+	 * tool without instrumentation) writes no file of its own. */
+	if (is_exec_child && sp_region_count() == 0)
+		return 0;
 	return sp_lifecycle_write_rank(sp_config.output, 0, 1);
 }
 

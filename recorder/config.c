@@ -36,6 +36,7 @@ struct setting {
 static const char *const clock_choices[] = { "auto", "tsc", "monotonic", NULL };
 static const char *const timing_choices[] = { "sampled", "exact", "estimate", NULL };
 static const char *const fork_choices[] = { "none", "child", NULL };
+static const char *const exec_choices[] = { "own", "none", NULL };
 
 #define S(name, kind, field, def, help) { name, kind, offsetof(struct sp_config, field), def, help, NULL, 0, 0 }
 #define CHOICE(name, field, def, choices, help) \
@@ -44,7 +45,7 @@ static const char *const fork_choices[] = { "none", "child", NULL };
 	{ name, K_INT, offsetof(struct sp_config, field), def, help, NULL, min, max }
 static const struct setting settings[] = {
 	S("ENABLE", K_BOOL, enabled, "1", "master switch; 0 records nothing and writes no file"),
-	S("OUTPUT", K_STR, output, "profiling_data.h5", "output HDF5 file"),
+	S("OUTPUT", K_STR, output, "profiling_data.h5", "output HDF5 file; %p pid, %r rank, %h host, %j job id, %t start time, %% a %"),
 	S("LABEL", K_STR, label, "", "run label stored as metadata `label`"),
 	S("MAX_MEMORY", K_SIZE, max_memory, "1G", "event memory cap per process; past it calls are dropped and counted"),
 	CHOICE("CLOCK", clock, "auto", clock_choices, "tick source: auto (TSC if invariant), tsc, monotonic"),
@@ -63,6 +64,7 @@ static const struct setting settings[] = {
 	S("SPILL", K_BOOL, spill, "1", "at MAX_MEMORY, write buffers to <output>.spill.* (0: drop and count)"),
 	S("SIGNALS", K_BOOL, signals, "1", "on SIGTERM/INT/XCPU/HUP and crashes, dump events to the spill file, re-raise"),
 	CHOICE("FORK", fork, "none", fork_choices, "forked child: none (records nothing) or child (writes <output>.pid<N>)"),
+	CHOICE("EXEC", exec, "own", exec_choices, "exec'd child of a profiled process: own (writes <output> with .pid<N> before the extension) or none (records nothing)"),
 	INT("COMPRESSION", compression, "0", 0, 9, "gzip level 1-9 (with byte shuffle) for the event columns; 0 = uncompressed"),
 	S("QUIET", K_BOOL, quiet, "0", "do not print the \"wrote FILE\" line on stderr"),
 	S("PRINT_CONFIG", K_BOOL, print_config, "0", "print the effective configuration to stderr at start"),

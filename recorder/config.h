@@ -36,6 +36,7 @@ struct sp_config {
 	bool spill;              /* SPILL: spill to <output>.spill.* at the cap */
 	bool signals;            /* SIGNALS: dump to the spill file on fatal signals */
 	char *fork;              /* FORK: none | child */
+	char *exec;              /* EXEC: own | none (an exec'd child of a profiled process) */
 	char *debug;             /* DEBUG: domains of debug lines ("1"/"all": every one) */
 };
 

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "output-path.h"
 #include "sp-config.h"
 #include "sp-format.h"
 
@@ -212,6 +213,74 @@ static int add_environment(struct sp_run_meta *m)
 	return ret;
 }
 
+/* What sp_meta_capture_process() saw at recording start (NULL: not
+ * captured, as in `recover` and `merge`, which describe no process). */
+static struct {
+	char *cmdline;   /* /proc/self/cmdline: arguments separated by '\0' */
+	size_t cmdline_bytes;
+	char *cwd;
+} start;
+
+void sp_meta_capture_process(void)
+{
+	if (start.cwd)
+		return;
+	start.cwd = getcwd(NULL, 0);
+	FILE *f = fopen("/proc/self/cmdline", "re");
+	if (!f)
+		return;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&buf, &size);
+	char chunk[4096];
+	size_t n;
+	while (mem && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		fwrite(chunk, 1, n, mem);
+	fclose(f);
+	if (mem && fclose(mem) == 0) {
+		start.cmdline = buf;
+		start.cmdline_bytes = size;
+	} else {
+		free(buf);
+	}
+}
+
+/* The command line (one string per argument), the job and its step. */
+static int add_process(struct sp_run_meta *m)
+{
+	int ret = 0;
+	if (start.cmdline && start.cmdline_bytes) {
+		size_t n = 0;
+		for (size_t i = 0; i < start.cmdline_bytes; i++)
+			n += start.cmdline[i] == '\0';
+		if (start.cmdline[start.cmdline_bytes - 1] != '\0')
+			n++; /* the last argument without its '\0' (cut short) */
+		const char **args = calloc(n, sizeof *args);
+		if (!args)
+			return -ENOMEM;
+		char *end = start.cmdline + start.cmdline_bytes;
+		size_t i = 0;
+		for (char *a = start.cmdline; a < end && i < n; a += strnlen(a, (size_t)(end - a)) + 1)
+			args[i++] = a;
+		char *last = NULL; /* a copy of an unterminated last argument */
+		if (i && start.cmdline[start.cmdline_bytes - 1] != '\0') {
+			last = strndup(args[i - 1], (size_t)(end - args[i - 1]));
+			args[i - 1] = last ? last : "";
+		}
+		ret = sp_meta_set_strlist(m, SP_META_COMMAND_LINE, args, i);
+		free(last);
+		free(args);
+	}
+	const char *scheduler = NULL, *job = sp_job_id(&scheduler), *step = sp_job_step();
+	if (!ret && job)
+		ret = sp_meta_set_str(m, SP_META_JOB_ID, job);
+	if (!ret && job)
+		ret = sp_meta_set_str(m, SP_META_JOB_SCHEDULER, scheduler);
+	if (!ret && step)
+		ret = sp_meta_set_str(m, SP_META_JOB_STEP, step);
+	return ret;
+}
+
 static int add_host(struct sp_run_meta *m)
 {
 	char buf[4096];
@@ -234,7 +303,10 @@ static int add_host(struct sp_run_meta *m)
 	cpu_model(buf, sizeof buf);
 	if (!ret && buf[0])
 		ret = sp_meta_set_str(m, SP_META_CHIP, buf);
-	if (!ret && getcwd(buf, sizeof buf))
+	/* The directory the program started in (it may chdir later). */
+	if (!ret && start.cwd)
+		ret = sp_meta_set_str(m, SP_META_WORKING_DIRECTORY, start.cwd);
+	else if (!ret && getcwd(buf, sizeof buf))
 		ret = sp_meta_set_str(m, SP_META_WORKING_DIRECTORY, buf);
 	return ret;
 }
@@ -256,6 +328,8 @@ int sp_meta_collect(struct sp_run_meta *m, const struct sp_run_info *run)
 		ret = sp_meta_set_str(m, SP_META_LABEL, run->label);
 	if (!ret)
 		ret = add_host(m);
+	if (!ret)
+		ret = add_process(m);
 	if (!ret)
 		ret = sp_meta_set_str(m, SP_META_VERSION, SP_VERSION);
 	if (!ret)

@@ -60,6 +60,10 @@ struct sp_run_info {
 	int64_t throttle_calls, throttle_mean_ns, throttle_sample;
 	const char *throttle_timing; /* sampled | exact | estimate */
 };
+/* Called once at recording start, before the program can chdir(): its
+ * command line and working directory, stored by every later
+ * sp_meta_collect() (keys command_line, working_directory). */
+SP_HIDDEN void sp_meta_capture_process(void);
 SP_HIDDEN int sp_meta_collect(struct sp_run_meta *m, const struct sp_run_info *run);
 
 #endif /* SP_METADATA_H */

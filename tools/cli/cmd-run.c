@@ -20,6 +20,7 @@
 #include "cli-common.h"
 #include "sp-config.h"
 #include "commands.h"
+#include "output-path.h" /* the preload's own path rules (docs/ARCHITECTURE.md) */
 
 static const char usage[] =
 	"usage: scope-profiler run [-o FILE] [--include RE] [--exclude RE]\n"
@@ -156,6 +157,55 @@ static int set_variable(const struct run_option *o, const char *arg)
 	return setenv(var, v, 1) ? -errno : 0;
 }
 
+static bool disabled(void)
+{
+	const char *v = getenv("SCOPE_PROFILER_ENABLE");
+	return v && (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "off") ||
+		     !strcasecmp(v, "false"));
+}
+
+/*
+ * The output, checked before the program starts (docs/CONFIG.md, "The
+ * output path"): the placeholders known here are expanded (%p stays for
+ * the program's own pid), the name is made absolute against this
+ * directory and a probe file is created beside it. The program gets the
+ * absolute template and starts a new process tree (no inherited
+ * SCOPE_PROFILER_ROOT). Returns 0, or EXIT_USAGE after one line with
+ * the real error.
+ */
+static int prepare_output(void)
+{
+	if (disabled())
+		return 0;
+	const char *tmpl = getenv("SCOPE_PROFILER_OUTPUT");
+	if (!tmpl || !*tmpl)
+		tmpl = "profiling_data.h5";
+	struct sp_path_values v;
+	char host[256], *partial = NULL, *abs = NULL, *path = NULL;
+	sp_path_values_init(&v, host, sizeof host);
+	v.keep_pid = true;
+	int ret = sp_output_path_expand(tmpl, &v, &partial);
+	if (!ret)
+		ret = sp_output_template_absolute(partial, &abs);
+	v.keep_pid = false;
+	if (!ret)
+		ret = sp_output_path_expand(abs, &v, &path);
+	if (!ret)
+		ret = sp_output_path_check(path);
+	if (ret < 0) {
+		fprintf(stderr, "scope-profiler run: cannot write %s: %s\n", abs ? abs : tmpl,
+			strerror(-ret));
+	} else if (setenv("SCOPE_PROFILER_OUTPUT", abs, 1) < 0 ||
+		   unsetenv(SP_ROOT_ENV) < 0) {
+		ret = -errno;
+		fprintf(stderr, "scope-profiler run: %s\n", strerror(errno));
+	}
+	free(partial);
+	free(abs);
+	free(path);
+	return ret < 0 ? EXIT_USAGE : 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct option longopts[N_RUN_OPTIONS + 3];
@@ -211,6 +261,8 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "scope-profiler run: no program given\n%s", usage);
 		return EXIT_USAGE;
 	}
+	if (prepare_output() != 0)
+		return EXIT_USAGE;
 	char lib[PATH_MAX];
 	int ret = find_library(library, lib, sizeof lib);
 	if (ret < 0) {

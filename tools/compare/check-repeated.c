@@ -58,32 +58,48 @@ static void runs_free(struct runs *r)
 	free(r->title);
 }
 
+/* ref: the file every run is compared with for cmp_warn_mismatch (the
+ * first baseline); NULL: this group's first run. */
 static int load_runs(struct cli_common *c, const struct check_opts *o,
-		     char **files, size_t n, struct runs *ret)
+		     char **files, size_t n, const char *ref, struct runs *ret)
 {
 	char title[4200];
 
 	ret->sides = calloc(n, sizeof(*ret->sides));
 	if (!ret->sides)
 		return EXIT_USAGE;
+	struct sp_reader *first = NULL;
+	if (ref && cli_open(c, ref, &first) != 0)
+		return EXIT_USAGE;
+	if (!ref)
+		ref = files[0];
 	for (size_t i = 0; i < n; i++) {
 		struct sp_reader *r;
 		int rc = cli_open(c, files[i], &r);
 
-		if (rc)
+		if (rc) {
+			sp_reader_destroy(first);
 			return rc;
+		}
 		if (i == 0) {
 			cmp_run_title(r, title, sizeof(title));
 			ret->title = strdup(title);
 		}
+		if (first)
+			cmp_warn_mismatch(c, ref, first, files[i], r, true);
 		rc = cmp_side_collect(r, c->sel, o->metric, &ret->sides[i]);
-		sp_reader_destroy(r);
+		if (!first)
+			first = r;
+		else
+			sp_reader_destroy(r);
 		if (rc < 0) {
+			sp_reader_destroy(first);
 			cli_error(c, "out of memory");
 			return EXIT_USAGE;
 		}
 		ret->n++;
 	}
+	sp_reader_destroy(first);
 	return 0;
 }
 
@@ -354,9 +370,9 @@ int check_repeated(struct cli_common *c, const struct check_opts *o,
 	long n = 0;
 	int rc;
 
-	rc = load_runs(c, o, bf, nb, &base);
+	rc = load_runs(c, o, bf, nb, NULL, &base);
 	if (rc == 0)
-		rc = load_runs(c, o, cf, nc, &cand);
+		rc = load_runs(c, o, cf, nc, bf[0], &cand);
 	if (rc == 0 && (n = analyse(&base, &cand, o, &res)) < 0) {
 		cli_error(c, "out of memory");
 		rc = EXIT_USAGE;

@@ -144,6 +144,8 @@ static int check_pair(struct cli_common *c, const struct check_opts *o)
 	rc = cli_open(c, c->files[0], &ra);
 	if (rc == 0)
 		rc = cli_open(c, c->files[1], &rb);
+	if (rc == 0)
+		cmp_warn_mismatch(c, c->files[0], ra, c->files[1], rb, true);
 	if (rc == 0 && (cmp_side_collect(ra, c->sel, o->metric, &sa) < 0 ||
 			cmp_side_collect(rb, c->sel, o->metric, &sb) < 0 ||
 			cmp_diff_build(&sa, &sb, NAN, CMP_SORT_PCT, &d) < 0)) {

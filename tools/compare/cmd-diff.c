@@ -108,6 +108,8 @@ static int run(struct cli_common *c, const struct diff_opts *o)
 	rc = cli_open(c, c->files[0], &ra);
 	if (rc == 0)
 		rc = cli_open(c, c->files[1], &rb);
+	if (rc == 0)
+		cmp_warn_mismatch(c, c->files[0], ra, c->files[1], rb, true);
 	if (rc == 0 && (cmp_side_collect(ra, c->sel, o->metric, &sa) < 0 ||
 			cmp_side_collect(rb, c->sel, o->metric, &sb) < 0 ||
 			cmp_diff_build(&sa, &sb, o->threshold, o->sort, &d) < 0)) {

@@ -179,19 +179,28 @@ static int load(struct cli_common *c, struct scaling *s)
 		cli_error(c, "out of memory");
 		return EXIT_USAGE;
 	}
+	/* Rank counts differ by design here; a different command line is
+	 * worth a warning (each run against the first). */
+	struct sp_reader *first = NULL;
 	for (size_t i = 0; i < s->nruns && rc == 0; i++) {
 		struct sp_reader *r;
 
 		rc = cli_open(c, c->files[i], &r);
 		if (rc)
 			break;
+		if (i > 0)
+			cmp_warn_mismatch(c, c->files[0], first, c->files[i], r, false);
 		rc = x_value(c, r, s->field, &xs[i]);
 		if (rc == 0 && cmp_side_collect(r, c->sel, CMP_AVG, &s->sides[i]) < 0) {
 			cli_error(c, "out of memory");
 			rc = EXIT_USAGE;
 		}
-		sp_reader_destroy(r);
+		if (i == 0)
+			first = r;
+		else
+			sp_reader_destroy(r);
 	}
+	sp_reader_destroy(first);
 	if (rc == 0)
 		build_keys(s, xs);
 	free(xs);

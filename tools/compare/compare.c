@@ -5,7 +5,9 @@
  * run titles, and the framed table the three comparison commands print.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -346,6 +348,62 @@ void cmp_json_run(struct json_writer *w, const char *key,
 	jw_key(w, "num_ranks"); jw_int(w, sp_reader_num_ranks(r));
 	jw_key(w, "title"); jw_string(w, title);
 	jw_end_object(w);
+}
+
+/* ---- comparable runs ---------------------------------------------------------- */
+
+/* The stored command line as one string, arguments joined by spaces
+ * (NULL when the file has none). */
+static char *command_line(const struct sp_reader *r)
+{
+	const struct sp_meta *m = sp_reader_metadata_find(r, "command_line");
+	if (!m || (m->type != SP_META_STRINGS && m->type != SP_META_STRING))
+		return NULL;
+	if (m->type == SP_META_STRING)
+		return strdup(m->s ? m->s : "");
+	size_t len = 1;
+	for (size_t i = 0; i < m->n; i++)
+		len += strlen(m->strv[i]) + 1;
+	char *s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; i < m->n; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, m->strv[i]);
+	}
+	return s;
+}
+
+static int64_t rank_count(const struct sp_reader *r)
+{
+	const struct sp_meta *m = sp_reader_metadata_find(r, "mpi_size");
+	if (m && m->type == SP_META_INT && m->i > 0)
+		return m->i;
+	return (int64_t)sp_reader_num_ranks(r);
+}
+
+int cmp_warn_mismatch(const struct cli_common *c, const char *file_a,
+		      const struct sp_reader *a, const char *file_b,
+		      const struct sp_reader *b, bool ranks)
+{
+	int n = 0;
+	char *ca = command_line(a), *cb = command_line(b);
+	if (ca && cb && strcmp(ca, cb) != 0) {
+		fprintf(stderr, "scope-profiler %s: warning: the runs have different command "
+			"lines:\n  %s: %s\n  %s: %s\n", c->command, file_a, ca, file_b, cb);
+		n++;
+	}
+	free(ca);
+	free(cb);
+	int64_t ra = rank_count(a), rb = rank_count(b);
+	if (ranks && ra > 0 && rb > 0 && ra != rb) {
+		fprintf(stderr, "scope-profiler %s: warning: the runs have different rank counts: "
+			"%s: %" PRId64 ", %s: %" PRId64 "\n", c->command, file_a, ra, file_b, rb);
+		n++;
+	}
+	return n;
 }
 
 /* ---- framed table -------------------------------------------------------------- */

@@ -99,6 +99,17 @@ void cmp_print_diff(FILE *f, const struct cmp_diff *d, enum cmp_metric m,
 
 /** The Python default_title(): "[<label> - ]<path> (<N> rank|ranks)". */
 void cmp_run_title(const struct sp_reader *r, char *buf, size_t size);
+
+/**
+ * Warn on stderr ("scope-profiler <cmd>: warning: ...") when run b is not
+ * the same experiment as run a: a different command line (metadata
+ * command_line) and, with ranks, a different rank count (mpi_size, else
+ * the ranks holding rows). A file that does not store a value is not
+ * compared on it. @return the number of warnings printed.
+ */
+int cmp_warn_mismatch(const struct cli_common *c, const char *file_a,
+		      const struct sp_reader *a, const char *file_b,
+		      const struct sp_reader *b, bool ranks);
 /** The metadata label, or NULL. */
 const char *cmp_run_label(const struct sp_reader *r);
 /** A metric value: null when !has, an integer for calls, else a float. */

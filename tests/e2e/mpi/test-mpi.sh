@@ -103,13 +103,18 @@ if [ -x "$build/examples/fortran/ring-usempi" ]; then
 else
   echo "FAIL: Fortran examples not built (gfortran + Open MPI Fortran bindings expected)"; exit 1
 fi
-# Rank 0 cannot write: every rank still returns from MPI_Finalize, exit 0,
-# same output, one line on stderr, no file.
-SCOPE_PROFILER_OUTPUT="$work/missing/dir/x.h5" timeout 120 mpirun --oversubscribe -n "$np" \
-  -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT "$build/tests/e2e/mpi/mpi-known" \
+# The output's directory is missing: every rank still returns from
+# MPI_Finalize, exit 0, same output; rank 0 says once where the profile
+# went instead ($TMPDIR, docs/CONFIG.md), and only that one file is there.
+mkdir "$work/tmp"
+TMPDIR="$work/tmp" SCOPE_PROFILER_OUTPUT="$work/missing/dir/x.h5" timeout 120 mpirun --oversubscribe -n "$np" \
+  -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x TMPDIR "$build/tests/e2e/mpi/mpi-known" \
   > fail.out 2> fail.err || { cat fail.err; echo "FAIL: a failed write broke the run"; exit 1; }
 cmp known.plain fail.out
-grep -q "scope-profiler: could not write $work/missing/dir/x.h5" fail.err
+[ "$(grep -c "cannot write $work/missing/dir/x.h5: No such file or directory; the profile goes to" fail.err)" = 1 ] ||
+  { cat fail.err; echo "FAIL: the fallback line"; exit 1; }
 [ ! -e "$work/missing" ]
+fb=$(ls "$work/tmp"); [ "$(echo "$fb" | wc -l)" = 1 ] || { echo "FAIL: fallback files: $fb"; exit 1; }
+$py "$src/tests/e2e/mpi/check_mpi.py" "$work/tmp/$fb" "$np" known "$cli"
 
 echo "mpi e2e with $np ranks: OK"

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The output path: placeholders (%p %r %h %j %t %%), the absolute form
+ * taken at start, the check that it can be written, the fallback in
+ * $TMPDIR, the name of an exec'd child and the rotation of a previous
+ * file. The rules are documented in docs/CONFIG.md ("The output path").
+ * No recording state: `scope-profiler run` uses the same functions for
+ * its check before the program starts.
+ */
+#ifndef SP_OUTPUT_PATH_H
+#define SP_OUTPUT_PATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "compiler.h"
+
+/* The internal variable that marks a process tree: the first profiled
+ * process sets it to "<pid> <absolute template>"; a process that finds
+ * another pid in it is an exec'd child. */
+#define SP_ROOT_ENV "SCOPE_PROFILER_ROOT"
+
+/* What the placeholders expand to. */
+struct sp_path_values {
+	pid_t pid;            /* %p */
+	int rank;             /* %r */
+	const char *host;     /* %h */
+	const char *job;      /* %j */
+	int64_t start_s;      /* %t: UTC seconds, written YYYYMMDDTHHMMSSZ */
+	bool keep_pid;        /* leave %p as it is (run: the program's pid is not known yet) */
+};
+
+/* This process's values: getpid(), the rank from the launcher's
+ * environment, gethostname(), the job id, now. */
+SP_HIDDEN void sp_path_values_init(struct sp_path_values *v, char *host, size_t host_size);
+
+/* The batch job: SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or FLUX_JOB_ID (the
+ * first set), NULL outside a job. *ret_scheduler (may be NULL): slurm,
+ * pbs, lsf or flux. */
+SP_HIDDEN const char *sp_job_id(const char **ret_scheduler);
+/* The job step (SLURM_STEP_ID), NULL when there is none. */
+SP_HIDDEN const char *sp_job_step(void);
+/* The MPI world rank from the launcher's environment (Open MPI, PMIx,
+ * MPICH/Hydra PMI, Slurm), -1 when none is set. */
+SP_HIDDEN int sp_launcher_rank(void);
+
+/* Expand the placeholders of tmpl into a new string (*ret, caller frees).
+ * An unknown placeholder (%x) and a lone % at the end stay as written.
+ * Returns 0 or -ENOMEM. */
+SP_HIDDEN int sp_output_path_expand(const char *tmpl, const struct sp_path_values *v, char **ret);
+/* path made absolute against the current directory (not resolved: a
+ * symbolic link stays one). Returns 0, -ENOMEM or getcwd()'s -errno. */
+SP_HIDDEN int sp_output_path_absolute(const char *path, char **ret);
+/* The same for a template: a '%' of the current directory is doubled. */
+SP_HIDDEN int sp_output_template_absolute(const char *tmpl, char **ret);
+/* Can files be created beside path? Creates and removes a probe named
+ * like the spill file (<path>.spill.pid<PID>, the longest name written
+ * there) and looks at path itself (an existing non-regular file such as
+ * /dev/null: 0, no probe). Returns 0 or the real -errno (ENOENT, ENOTDIR,
+ * EACCES, EROFS, ENAMETOOLONG, EISDIR, ...). */
+SP_HIDDEN int sp_output_path_check(const char *path);
+/* The file of an exec'd child: out.h5 -> out.pid<N>.h5 (before the last
+ * extension of the file name; none: appended). Returns 0 or -ENOMEM. */
+SP_HIDDEN int sp_output_path_for_pid(const char *path, pid_t pid, char **ret);
+/* A fallback file in $TMPDIR (else /tmp), created empty with O_EXCL and
+ * O_NOFOLLOW under a unique name scope-profiler-<name>.XXXXXX<ext>.
+ * Returns 0 or -errno. */
+SP_HIDDEN int sp_output_path_fallback(const char *path, char **ret);
+/* A previous non-empty file at path is moved to the first free
+ * <stem>.<N><ext> (N = 1, 2, ...), never replacing one. Returns 1 and the
+ * new name in *ret_moved (caller frees) when it moved a file, 0 when there
+ * was none (or it was empty, or not a regular file), -errno on failure. */
+SP_HIDDEN int sp_output_path_rotate(const char *path, char **ret_moved);
+
+#endif /* SP_OUTPUT_PATH_H */

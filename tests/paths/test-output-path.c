@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The output path's rules on their own (recorder/output-path.c): each
+ * placeholder, templates for `run`, absolute names, the exec'd child's
+ * name, the fallback's name and safety, and rotation on real files.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output-path.h"
+
+static char *expand(const char *tmpl, bool keep_pid)
+{
+	struct sp_path_values v = {
+		.pid = 4242, .rank = 3, .host = "node%7", .job = "J1",
+		.start_s = 1764641700, /* 2025-12-02T02:15:00Z */
+		.keep_pid = keep_pid,
+	};
+	char *out = NULL;
+	ck_assert_int_eq(sp_output_path_expand(tmpl, &v, &out), 0);
+	return out;
+}
+
+START_TEST(placeholders)
+{
+	char *s = expand("a-%p-%r-%h-%j-%t-%%-%x-%", false);
+	ck_assert_str_eq(s, "a-4242-3-node%7-J1-20251202T021500Z-%-%x-%");
+	free(s);
+	/* For run: %p and %% stay, a '%' of a value is doubled. */
+	s = expand("a-%p-%h-%%", true);
+	ck_assert_str_eq(s, "a-%p-node%%7-%%");
+	free(s);
+	struct sp_path_values none = { .pid = 1, .rank = 0 };
+	ck_assert_int_eq(sp_output_path_expand("%j-%h", &none, &s), 0);
+	ck_assert_str_eq(s, "nojob-localhost");
+	free(s);
+}
+END_TEST
+
+START_TEST(environment)
+{
+	unsetenv("SLURM_JOB_ID");
+	unsetenv("PBS_JOBID");
+	unsetenv("LSB_JOBID");
+	setenv("FLUX_JOB_ID", "f1", 1);
+	const char *sched = NULL;
+	ck_assert_str_eq(sp_job_id(&sched), "f1");
+	ck_assert_str_eq(sched, "flux");
+	setenv("PBS_JOBID", "7.pbs", 1);
+	ck_assert_str_eq(sp_job_id(&sched), "7.pbs");
+	ck_assert_str_eq(sched, "pbs");
+	setenv("SLURM_JOB_ID", "99", 1);
+	ck_assert_str_eq(sp_job_id(&sched), "99");
+	ck_assert_str_eq(sched, "slurm");
+	unsetenv("OMPI_COMM_WORLD_RANK");
+	unsetenv("PMIX_RANK");
+	unsetenv("PMI_RANK");
+	unsetenv("SLURM_PROCID");
+	ck_assert_int_eq(sp_launcher_rank(), -1);
+	setenv("SLURM_PROCID", "5", 1);
+	ck_assert_int_eq(sp_launcher_rank(), 5);
+	setenv("OMPI_COMM_WORLD_RANK", "2", 1);
+	ck_assert_int_eq(sp_launcher_rank(), 2);
+	setenv("OMPI_COMM_WORLD_RANK", "x", 1);
+	ck_assert_int_eq(sp_launcher_rank(), 5);
+}
+END_TEST
+
+START_TEST(names)
+{
+	char *s;
+	ck_assert_int_eq(sp_output_path_for_pid("/d/out.h5", 12, &s), 0);
+	ck_assert_str_eq(s, "/d/out.pid12.h5");
+	free(s);
+	ck_assert_int_eq(sp_output_path_for_pid("/d.x/out", 12, &s), 0);
+	ck_assert_str_eq(s, "/d.x/out.pid12");
+	free(s);
+	ck_assert_int_eq(sp_output_path_for_pid("/d/.hidden", 12, &s), 0);
+	ck_assert_str_eq(s, "/d/.hidden.pid12");
+	free(s);
+	ck_assert_int_eq(sp_output_path_absolute("/abs/x.h5", &s), 0);
+	ck_assert_str_eq(s, "/abs/x.h5");
+	free(s);
+	char *cwd = getcwd(NULL, 0), *want;
+	ck_assert_int_eq(sp_output_path_absolute("./x.h5", &s), 0);
+	ck_assert_int_ge(asprintf(&want, "%s/x.h5", cwd), 0);
+	ck_assert_str_eq(s, want);
+	free(s);
+	free(want);
+	free(cwd);
+}
+END_TEST
+
+static char dir[] = "/tmp/sp-output-path-XXXXXX";
+
+static void make_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[64];
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+START_TEST(rotation)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *out, *moved = NULL, *p1, *p2;
+	ck_assert_int_ge(asprintf(&out, "%s/r.h5", dir), 0);
+	ck_assert_int_ge(asprintf(&p1, "%s/r.1.h5", dir), 0);
+	ck_assert_int_ge(asprintf(&p2, "%s/r.2.h5", dir), 0);
+	ck_assert_int_eq(sp_output_path_rotate(out, &moved), 0); /* nothing there */
+	make_file(out, "");
+	ck_assert_int_eq(sp_output_path_rotate(out, &moved), 0); /* empty: not kept */
+	make_file(out, "first");
+	ck_assert_int_eq(sp_output_path_rotate(out, &moved), 1);
+	ck_assert_str_eq(moved, p1);
+	free(moved);
+	ck_assert_str_eq(slurp(p1), "first");
+	ck_assert_int_eq(access(out, F_OK), -1);
+	make_file(out, "second");
+	ck_assert_int_eq(sp_output_path_rotate(out, &moved), 1);
+	ck_assert_str_eq(moved, p2); /* never over r.1.h5 */
+	free(moved);
+	ck_assert_str_eq(slurp(p1), "first");
+	ck_assert_str_eq(slurp(p2), "second");
+	/* The check: a directory, a missing one, and a writable one. */
+	ck_assert_int_eq(sp_output_path_check(dir), -EISDIR);
+	ck_assert_int_eq(sp_output_path_check("/nonexistent-dir-sp/x.h5"), -ENOENT);
+	ck_assert_int_eq(sp_output_path_check(out), 0);
+	ck_assert_int_eq(access(out, F_OK), -1); /* the probe is gone */
+	/* The fallback: in $TMPDIR, unique, created empty, the extension kept. */
+	setenv("TMPDIR", dir, 1);
+	char *fb1, *fb2;
+	ck_assert_int_eq(sp_output_path_fallback("/ro/prof.h5", &fb1), 0);
+	ck_assert_int_eq(sp_output_path_fallback("/ro/prof.h5", &fb2), 0);
+	ck_assert_str_ne(fb1, fb2);
+	ck_assert_int_eq(strncmp(fb1, dir, strlen(dir)), 0);
+	ck_assert_str_eq(fb1 + strlen(fb1) - 3, ".h5");
+	struct stat st;
+	ck_assert_int_eq(lstat(fb1, &st), 0);
+	ck_assert(S_ISREG(st.st_mode) && st.st_size == 0 && (st.st_mode & 0777) == 0600);
+	setenv("TMPDIR", "relative", 1); /* not absolute: /tmp */
+	char *fb3;
+	ck_assert_int_eq(sp_output_path_fallback("x", &fb3), 0);
+	ck_assert_int_eq(strncmp(fb3, "/tmp/scope-profiler-x.", 22), 0);
+	unlink(fb3);
+	unlink(fb1);
+	unlink(fb2);
+	unlink(p1);
+	unlink(p2);
+	rmdir(dir);
+	free(fb1);
+	free(fb2);
+	free(fb3);
+	free(out);
+	free(p1);
+	free(p2);
+}
+END_TEST
+
+static Suite *output_path_suite(void)
+{
+	Suite *s = suite_create("output-path");
+	TCase *tc = tcase_create("rules");
+	tcase_add_test(tc, placeholders);
+	tcase_add_test(tc, environment);
+	tcase_add_test(tc, names);
+	tcase_add_test(tc, rotation);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(output_path_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

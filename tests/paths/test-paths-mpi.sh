@@ -1,0 +1,58 @@
+#!/bin/bash
+# The output path under a real mpirun: a template with %r gives one merged
+# file named by world rank 0, with every rank's calls; a previous file is
+# rotated once (by rank 0 alone); diff warns on different rank counts.
+set -euo pipefail
+py=${SP_PYTHON:?}
+command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
+build=${SP_BUILD_DIR:?}
+prog="$build/tests/paths/paths-mpi"; cli="$build/tools/scope-profiler"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl=self,vader
+unset SCOPE_PROFILER_OUTPUT SCOPE_PROFILER_ROOT
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+check() {  # FILE NP CALLS: one row per rank, CALLS barriers each, mpi_size NP
+  $py - "$@" <<'PY'
+import sys, h5py
+path, np_, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+f = h5py.File(path, "r")
+names = [n.decode() if isinstance(n, bytes) else n for n in f["region_table/names"][()]]
+idx = f["rank_region_index"]
+got = {}
+for r, i, c in zip(idx["ranks"][()], idx["region_ids"][()], idx["event_counts"][()]):
+    if names[i] == "MPI_Barrier":
+        got[int(r)] = int(c)
+assert got == {r: calls for r in range(np_)}, got
+assert int(f["metadata"].attrs["mpi_size"]) == np_
+cl = [x.decode() if isinstance(x, bytes) else x for x in f["metadata"].attrs["command_line"]]
+assert cl[0].endswith("paths-mpi") and cl[1:] == [str(calls)], cl
+print(path, "barriers per rank", got)
+PY
+}
+
+# A relative template with %r: rank 0 names the one merged file.
+SCOPE_PROFILER_QUIET=1 SCOPE_PROFILER_OUTPUT='mpi-%r.h5' mpirun -n 2 -x SCOPE_PROFILER_OUTPUT \
+  -x SCOPE_PROFILER_QUIET "$prog" 3 > log 2>&1 || { cat log; fail "mpirun"; }
+[ "$(ls | grep -v '^log$')" = "mpi-0.h5" ] || fail "files: $(ls | tr '\n' ' ')"
+check mpi-0.h5 2 3
+
+# run under mpirun, twice into m.h5: rank 0 alone keeps the first as m.1.h5.
+for n in 4 5; do
+  mpirun -n 2 "$cli" run -q -o m.h5 -- "$prog" $n > "log$n" 2>&1 || { cat "log$n"; fail "mpirun run"; }
+done
+[ "$(ls m*)" = "$(printf 'm.1.h5\nm.h5\nmpi-0.h5')" ] || fail "rotation: $(ls | tr '\n' ' ')"
+check m.1.h5 2 4
+check m.h5 2 5
+[ "$(grep -c "exists: kept it as $work/m.1.h5" log5)" = 1 ] || fail "rotation line: $(cat log5)"
+
+# diff: same command line, 1 rank against 2: one warning, on the ranks.
+SCOPE_PROFILER_QUIET=1 SCOPE_PROFILER_OUTPUT=one.h5 mpirun -n 1 -x SCOPE_PROFILER_OUTPUT \
+  -x SCOPE_PROFILER_QUIET "$prog" 5 > log1 2>&1 || { cat log1; fail "mpirun -n 1"; }
+"$cli" diff one.h5 m.h5 > /dev/null 2> diff.err
+grep -qx "scope-profiler diff: warning: the runs have different rank counts: one.h5: 1, m.h5: 2" diff.err ||
+  fail "diff: $(cat diff.err)"
+grep -q "command lines" diff.err && fail "diff warned on equal command lines: $(cat diff.err)"
+"$cli" diff m.1.h5 m.h5 > /dev/null 2> diff2.err
+grep -q "different command lines" diff2.err || fail "diff 4 vs 5: $(cat diff2.err)"
+echo "mpi: one merged file per job, rotation by rank 0, rank-count warning"
