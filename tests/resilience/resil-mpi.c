@@ -6,11 +6,16 @@
  *   wait:     create DIR/ready.<rank>, then sleep inside "waiting" until killed
  *   exit:     exit(0) without MPI_Finalize
  *   abort:    rank 1 calls MPI_Abort(3); the others wait as above
+ *   fatal:    rank 1 sends to a rank that does not exist (MPI_ERR_RANK under
+ *             MPI_ERRORS_ARE_FATAL: Open MPI aborts the job); the others wait
+ *   handler:  every rank installs its own SIGTERM handler (after the
+ *             profiler's), which calls _exit(0); then waits as above
  *   finalize: MPI_Finalize
  *   hdf5:     each rank writes DIR/app.<rank>.h5 with HDF5 (a dataset of K
  *             doubles) inside "app_write", then MPI_Finalize
  */
 #include <hdf5.h>
+#include <signal.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +62,12 @@ static int write_h5(const char *dir, int rank, long k)
 	return bad;
 }
 
+static void on_term(int signo)
+{
+	(void)signo;
+	_exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4)
@@ -82,6 +93,19 @@ int main(int argc, char **argv)
 			usleep(200000);
 			MPI_Abort(MPI_COMM_WORLD, 3);
 		}
+		wait_forever(dir, rank);
+	}
+	if (strcmp(how, "fatal") == 0) {
+		if (rank == 1) {
+			int size, x = 1;
+			usleep(200000);
+			MPI_Comm_size(MPI_COMM_WORLD, &size);
+			MPI_Send(&x, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);
+		}
+		wait_forever(dir, rank);
+	}
+	if (strcmp(how, "handler") == 0) {
+		signal(SIGTERM, on_term);
 		wait_forever(dir, rank);
 	}
 	int bad = strcmp(how, "hdf5") == 0 ? write_h5(dir, rank, k) : 0;
