@@ -146,6 +146,23 @@ void sp_lifecycle_end_finalize(void)
 	sp_signals_defer(false);
 }
 
+void sp_lifecycle_keep_spill(void)
+{
+	/* Keep the events: what is still in memory goes to the spill file
+	 * (signal 0: "finalize failed"), which `recover` can convert. */
+	if (!sp_spill_path()[0])
+		return;
+	keep_spill = true;
+	int ret = sp_spill_dump(0);
+	if (ret == 0 || ret == -EALREADY) /* -EALREADY: a signal dumped it meanwhile */
+		sp_log(SP_LOG_WARN, "lifecycle", "events kept in %s (scope-profiler recover)",
+		       sp_spill_path());
+	else /* the spill stopped (its warning says why) */
+		sp_log(SP_LOG_WARN, "lifecycle", "only the %llu events spilled before the spill "
+		       "stopped are kept, in %s (scope-profiler recover)",
+		       (unsigned long long)sp_spill_events_total(), sp_spill_path());
+}
+
 int sp_lifecycle_write_rank(const char *path, int rank, int size)
 {
 	struct sp_snapshot snap;
@@ -162,18 +179,7 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 		sp_log(SP_LOG_WARN, "lifecycle", "could not write %s: %s", path,
 			ret == -ENOLCK ? "HDF5 could not lock the file (on a file system without "
 					 "locks, set HDF5_USE_FILE_LOCKING=FALSE)" : strerror(-ret));
-		/* Keep the events: what is still in memory goes to the spill file
-		 * (signal 0: "finalize failed"), which `recover` can convert. */
-		if (sp_spill_path()[0]) {
-			keep_spill = true;
-			if (sp_spill_dump(0) == 0)
-				sp_log(SP_LOG_WARN, "lifecycle", "events kept in %s (scope-profiler "
-					"recover)", sp_spill_path());
-			else /* the spill stopped (its warning says why) */
-				sp_log(SP_LOG_WARN, "lifecycle", "only the %llu events spilled before "
-					"the spill stopped are kept, in %s (scope-profiler recover)",
-					(unsigned long long)sp_spill_events_total(), sp_spill_path());
-		}
+		sp_lifecycle_keep_spill();
 	}
 	return ret;
 }

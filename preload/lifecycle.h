@@ -28,6 +28,9 @@ SP_HIDDEN int sp_lifecycle_write_rank(const char *path, int rank, int size);
 /* sp_flush() in an MPI rank: this rank's checkpoint to <output>.rank<NNNNN>
  * (no collective call; `scope-profiler merge` combines them). */
 SP_HIDDEN int sp_mpi_flush_rank(void);
+/* The file could not be written (here or, for an MPI rank, by the root):
+ * dump what is in memory to the spill file and keep it for `recover`. */
+SP_HIDDEN void sp_lifecycle_keep_spill(void);
 /* Install the fatal-signal handlers (signals.c). */
 SP_HIDDEN void sp_signals_install(void);
 /* on: termination signals wait (finalize is writing); off: a signal that

@@ -11,6 +11,8 @@
  *   handler:  every rank installs its own SIGTERM handler (after the
  *             profiler's), which calls _exit(0); then waits as above
  *   finalize: MPI_Finalize
+ *   big M:    M calls of "work" (M = argv[4]), then DIR/ready.<rank>, then
+ *             MPI_Finalize (a long write for a signal to land in)
  *   hdf5:     each rank writes DIR/app.<rank>.h5 with HDF5 (a dataset of K
  *             doubles) inside "app_write", then MPI_Finalize
  */
@@ -107,6 +109,14 @@ int main(int argc, char **argv)
 	if (strcmp(how, "handler") == 0) {
 		signal(SIGTERM, on_term);
 		wait_forever(dir, rank);
+	}
+	if (strcmp(how, "big") == 0 && argc > 4) {
+		long m = atol(argv[4]);
+		for (long i = 0; i < m; i++) {
+			sp_begin_name("work");
+			sp_end_name("work");
+		}
+		touch(dir, "ready", rank);
 	}
 	int bad = strcmp(how, "hdf5") == 0 ? write_h5(dir, rank, k) : 0;
 	MPI_Finalize();
