@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "lifecycle.h"
 #include "spill.h"
 
@@ -28,7 +29,10 @@ static const int caught[] = { SIGTERM, SIGINT, SIGXCPU, SIGHUP, SIGSEGV, SIGBUS,
 #define NCAUGHT (sizeof caught / sizeof *caught)
 /* What the application wants after the dump: the disposition we replaced,
  * or the one it set since through sigaction()/signal(). While installed[i],
- * the kernel's disposition is ours and previous[i] is the application's. */
+ * the kernel's disposition is ours and previous[i] is the application's.
+ * previous[i] is written without a lock: an application that changes its
+ * handler while the same signal is being handled on another thread may
+ * have either one run (the kernel gives no stronger promise either). */
 static struct sigaction previous[NCAUGHT];
 static atomic_bool installed[NCAUGHT];
 static bool armed[NCAUGHT]; /* installed once: a handler set after SIG_IGN takes ours back */
@@ -254,7 +258,7 @@ SP_EXPORT sighandler_t signal(int signo, sighandler_t handler)
  * spill file (trailer signal 0), like a failed finalize write. */
 SP_EXPORT __attribute__((noreturn)) void _exit(int status)
 {
-	if (sp_lifecycle_state() == SP_STATE_RECORDING)
+	if (sp_config.signals && sp_lifecycle_state() == SP_STATE_RECORDING)
 		dump_once(0);
 	for (;;)
 		syscall(SYS_exit_group, status);
