@@ -677,11 +677,11 @@ void sp_mpi_before_finalize(void)
 		 * a failed write leaves them all for `recover`. */
 		if (PMPI_Bcast(&written, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
 			written = 0;
-	}
-	if (mine && !written)
-		sp_lifecycle_keep_spill(); else if (mine && comm == MPI_COMM_NULL) {
+	} else if (mine && comm == MPI_COMM_NULL) {
 		sp_log(SP_LOG_WARN, "mpi", "no private communicator; rank %d not merged", rank);
 	}
+	if (mine && !written)
+		sp_lifecycle_keep_spill();
 	if (mine) {
 		sp_mpi_records_reset();
 		sp_lifecycle_end_finalize();
