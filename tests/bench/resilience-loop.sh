@@ -37,6 +37,17 @@ expect() {  # the events of every rank; $1: the last region of rank 1
   echo "$e}"
 }
 
+kill_session() {  # SID SIG: every process of session SID (no procps needed)
+  local f line rest pid
+  for f in /proc/[0-9]*/stat; do
+    read -r line < "$f" 2>/dev/null || continue
+    rest=${line##*) }; read -r -a fields <<< "$rest"  # state ppid pgrp session ...
+    pid=${f#/proc/}; pid=${pid%/stat}
+    [ "${fields[3]}" = "$1" ] && kill -"$2" "$pid" 2>/dev/null
+  done
+  return 0
+}
+
 one() {  # WAY DIR: one job, killed the WAY way; 0 if its data is all there
   local way=$1 d=$2 job
   mkdir -p "$d"
@@ -51,7 +62,7 @@ one() {  # WAY DIR: one job, killed the WAY way; 0 if its data is all there
   done
   case $way in
     group) kill -TERM -- -$job ;;
-    session) pkill -TERM -s $job ;;
+    session) kill_session $job TERM ;;
     mpirun) kill -TERM $job ;;
   esac
   timeout 60 tail --pid=$job -f /dev/null; wait $job 2>/dev/null

@@ -40,9 +40,19 @@ expect() {  # per rank: K steps and barriers, init, comm_rank, then $1
 # in a process group of its own) and SIGTERM to mpirun alone, which sends
 # the ranks SIGCONT, SIGTERM 1 s later, and SIGKILL as soon as one of them
 # has ended. Every rank dumps to its spill file (docs/RESILIENCE.md).
+kill_session() {  # SID SIG: every process of session SID (no procps needed)
+  local f line rest pid
+  for f in /proc/[0-9]*/stat; do
+    read -r line < "$f" 2>/dev/null || continue
+    rest=${line##*) }; read -r -a fields <<< "$rest"  # state ppid pgrp session ...
+    pid=${f#/proc/}; pid=${pid%/stat}
+    [ "${fields[3]}" = "$1" ] && kill -"$2" "$pid" 2>/dev/null
+  done
+  return 0
+}
 term_case() {  # NAME how: session|mpirun
   mpirun_bg "$1" wait; wait_ready "$1" $NP
-  if [ "$2" = session ]; then pkill -TERM -s $job; else kill -TERM $job; fi
+  if [ "$2" = session ]; then kill_session $job TERM; else kill -TERM $job; fi
   set +e; timeout 60 tail --pid=$job -f /dev/null; wait $job; set -e
   ls "$1"/out.h5.spill.rank0000{0,1,2} > /dev/null
   [ ! -e "$1/out.h5" ] || { echo "FAIL: a merged file after SIGTERM"; exit 1; }
