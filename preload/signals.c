@@ -104,9 +104,10 @@ static bool dump_once(int signo)
 	return false;
 }
 
+/* sa_handler and sa_sigaction share their storage (SIG_DFL is NULL in both). */
 static bool is_handler(const struct sigaction *a)
 {
-	return (a->sa_flags & SA_SIGINFO) || (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN);
+	return a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN;
 }
 
 /* The application's handler runs as the kernel would have run it: with
@@ -188,7 +189,7 @@ void sp_signals_install(void)
 			continue;
 		/* An ignored signal (nohup) stays ignored; an application that
 		 * installed its handler before us keeps it, after the dump. */
-		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
+		if (old.sa_handler == SIG_IGN)
 			continue;
 		install_one(i, &old);
 	}
@@ -217,7 +218,7 @@ static int intercept(int signo, const struct sigaction *act, struct sigaction *o
 	if (i < 0 || !atomic_load(&installed[i]))
 		return real_sigaction(signo, act, old);
 	struct sigaction was = previous[i];
-	if (act && !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_IGN) {
+	if (act && act->sa_handler == SIG_IGN) {
 		if (real_sigaction(signo, act, NULL) < 0)
 			return -1;
 		atomic_store(&installed[i], false);

@@ -40,7 +40,7 @@ expect() {  # the events of every rank; $1: the last region of rank 1
 kill_session() {  # SID SIG: every process of session SID (no procps needed)
   local f line rest pid
   for f in /proc/[0-9]*/stat; do
-    read -r line < "$f" 2>/dev/null || continue
+    { read -r line < "$f"; } 2>/dev/null || continue
     rest=${line##*) }; read -r -a fields <<< "$rest"  # state ppid pgrp session ...
     pid=${f#/proc/}; pid=${pid%/stat}
     [ "${fields[3]}" = "$1" ] && kill -"$2" "$pid" 2>/dev/null

@@ -43,7 +43,7 @@ expect() {  # per rank: K steps and barriers, init, comm_rank, then $1
 kill_session() {  # SID SIG: every process of session SID (no procps needed)
   local f line rest pid
   for f in /proc/[0-9]*/stat; do
-    read -r line < "$f" 2>/dev/null || continue
+    { read -r line < "$f"; } 2>/dev/null || continue
     rest=${line##*) }; read -r -a fields <<< "$rest"  # state ppid pgrp session ...
     pid=${f#/proc/}; pid=${pid%/stat}
     [ "${fields[3]}" = "$1" ] && kill -"$2" "$pid" 2>/dev/null
