@@ -281,13 +281,20 @@ static const char *shown(const char *path, char *buf, size_t n)
 	return buf;
 }
 
+static const char *lost_why(int64_t kept)
+{
+	return kept == 0 ? "the spill file could not take them"
+	       : kept == -EBADF ? "no spill file" : "the spill file is gone";
+}
+
 /*
  * After a failed write: what is still in memory goes to the spill file
  * (signal 0: "finalize failed"), and one line says what is kept, true by
  * construction: the spill file's path as it is now, and the events its
- * complete records hold (sp_spill_kept), out of the `total` of the run.
+ * complete records hold (sp_spill_kept), out of the `total` of the run (0:
+ * not known here). A signal that dumped meanwhile (-EALREADY) dumped it all.
  */
-static void keep_events(const char *path, uint64_t total)
+void sp_lifecycle_keep_spill(const char *path, uint64_t total)
 {
 	char where[4096], b1[200], b2[200];
 	int64_t kept = -EBADF;
@@ -298,19 +305,24 @@ static void keep_events(const char *path, uint64_t total)
 		kept = sp_spill_kept(where, sizeof where);
 	}
 	const char *out = shown(path, b1, sizeof b1);
-	if (kept > 0 && dump == 0)
+	if (kept > 0 && (dump == 0 || dump == -EALREADY))
 		sp_log(SP_LOG_WARN, "lifecycle", "all %lld events are kept in %s "
 			"(scope-profiler recover FILE -o %s)", (long long)kept,
 			shown(where, b2, sizeof b2), out);
-	else if (kept > 0) /* the spill stopped (its warning says why) */
+	else if (kept > 0 && total) /* the spill stopped (its warning says why) */
 		sp_log(SP_LOG_WARN, "lifecycle", "only %lld of the %llu events are kept, in %s "
 			"(scope-profiler recover FILE -o %s)", (long long)kept,
 			(unsigned long long)total, shown(where, b2, sizeof b2), out);
-	else
+	else if (kept > 0)
+		sp_log(SP_LOG_WARN, "lifecycle", "only %lld events are kept (the spill stopped), "
+			"in %s (scope-profiler recover FILE -o %s)", (long long)kept,
+			shown(where, b2, sizeof b2), out);
+	else if (total)
 		sp_log(SP_LOG_WARN, "lifecycle", "the %llu events of this run are lost (%s)",
-			(unsigned long long)total,
-			kept == 0 ? "the spill file could not take them"
-			: kept == -EBADF ? "no spill file" : "the spill file is gone");
+			(unsigned long long)total, lost_why(kept));
+	else
+		sp_log(SP_LOG_WARN, "lifecycle", "the events of this run are lost (%s)",
+			lost_why(kept));
 }
 
 int sp_lifecycle_write_rank(const char *path, int rank, int size)
@@ -331,7 +343,7 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 		sp_log(SP_LOG_WARN, "lifecycle", "could not write %s: %s", shown(path, b, sizeof b),
 			ret == -ENOLCK ? "HDF5 could not lock the file (on a file system without "
 					 "locks, set HDF5_USE_FILE_LOCKING=FALSE)" : strerror(-ret));
-		keep_events(path, total);
+		sp_lifecycle_keep_spill(path, total);
 	}
 	return ret;
 }

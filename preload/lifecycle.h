@@ -8,6 +8,7 @@
 #define SP_LIFECYCLE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "compiler.h"
 
@@ -28,6 +29,10 @@ SP_HIDDEN int sp_lifecycle_write_rank(const char *path, int rank, int size);
 /* sp_flush() in an MPI rank: this rank's checkpoint to <output>.rank<NNNNN>
  * (no collective call; `scope-profiler merge` combines them). */
 SP_HIDDEN int sp_mpi_flush_rank(void);
+/* The file could not be written (here or, for an MPI rank, by the root):
+ * dump what is in memory to the spill file and keep it for `recover`, and
+ * say truly what is kept of `total` events (0: not known) meant for `path`. */
+SP_HIDDEN void sp_lifecycle_keep_spill(const char *path, uint64_t total);
 /* Install the fatal-signal handlers (signals.c). */
 SP_HIDDEN void sp_signals_install(void);
 /* on: termination signals wait (finalize is writing); off: a signal that

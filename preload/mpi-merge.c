@@ -556,7 +556,7 @@ static int root_finish(struct root *R, int64_t t0)
 	return ret;
 }
 
-static void merge_root(struct local *l0, MPI_Comm comm)
+static int merge_root(struct local *l0, MPI_Comm comm)
 {
 	int64_t t0 = sp_monotonic_ns();
 	int P = sp_mpi_world_size;
@@ -570,7 +570,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 		sp_log(SP_LOG_WARN, "mpi", "out of memory at MPI_Finalize");
 		free(z);
 		free(ncomms);
-		return;
+		return -ENOMEM;
 	}
 	R.groups.comms_present = true;
 	R.ret = root_names(l0, comm, &t, &kinds, z, ncomms, &tot, &R.groups.sites);
@@ -606,6 +606,7 @@ static void merge_root(struct local *l0, MPI_Comm comm)
 	free(ncomms);
 	free(kinds);
 	sp_names_free(&t);
+	return R.ret;
 }
 
 /* ---- a rank's own file ------------------------------------------------------ */
@@ -658,7 +659,7 @@ void sp_mpi_before_finalize(void)
 	int e = errno;
 	MPI_Comm comm = sp_mpi_private_comm;
 	bool mine = sp_lifecycle_begin_finalize(); /* stops recording */
-	int any = mine, rank = sp_mpi_world_rank;
+	int any = mine, rank = sp_mpi_world_rank, written = 1;
 	if (comm == MPI_COMM_NULL ||
 	    PMPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
 		any = 0;
@@ -666,13 +667,21 @@ void sp_mpi_before_finalize(void)
 		struct local l;
 		local_take(&l, mine);
 		if (rank == 0)
-			merge_root(&l, comm);
+			written = merge_root(&l, comm) == 0;
 		else if (!phase_a_send(&l, comm))
 			phase_b_send(&l, comm);
 		local_free(&l);
+		/* Every rank keeps its spill file until the root has committed
+		 * the file: a rank killed meanwhile (mpirun's SIGTERM, then
+		 * SIGKILL) has its events there (the handler dumps them), and
+		 * a failed write leaves them all for `recover`. */
+		if (PMPI_Bcast(&written, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+			written = 0;
 	} else if (mine && comm == MPI_COMM_NULL) {
 		sp_log(SP_LOG_WARN, "mpi", "no private communicator; rank %d not merged", rank);
 	}
+	if (mine && !written)
+		sp_lifecycle_keep_spill(sp_config.output, 0);
 	if (mine) {
 		sp_mpi_records_reset();
 		sp_lifecycle_end_finalize();

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -748,9 +749,24 @@ static uint64_t seq_in_memory(const struct sp_rec_thread *t, const struct sp_eve
 	return UINT64_MAX;
 }
 
+/* A thread that is spilling while the handler runs on another thread
+ * finishes its spill first (its memory is then consistent again, and
+ * recording is off, so it adds at most the call it is in): wait for it,
+ * 500 ms at most. The thread the handler interrupted cannot finish. */
+static void wait_spilled(const struct sp_rec_thread *t)
+{
+	if (t->native_id == (int64_t)syscall(SYS_gettid))
+		return;
+	struct timespec ms = { 0, 1000000 };
+	for (int i = 0; i < 500 && atomic_load(&t->spilling); i++)
+		nanosleep(&ms, NULL);
+}
+
 static void dump_thread(struct sp_rec_thread *t, int64_t now)
 {
 	put_thread(t);
+	if (atomic_load(&t->spilling))
+		wait_spilled(t);
 	if (atomic_load(&t->spilling))
 		return; /* interrupted mid-spill: its memory is half in the file */
 	const struct sp_event *pos = t->pos;

@@ -6,11 +6,18 @@
  *   wait:     create DIR/ready.<rank>, then sleep inside "waiting" until killed
  *   exit:     exit(0) without MPI_Finalize
  *   abort:    rank 1 calls MPI_Abort(3); the others wait as above
+ *   fatal:    rank 1 sends to a rank that does not exist (MPI_ERR_RANK under
+ *             MPI_ERRORS_ARE_FATAL: Open MPI aborts the job); the others wait
+ *   handler:  every rank installs its own SIGTERM handler (after the
+ *             profiler's), which calls _exit(0); then waits as above
  *   finalize: MPI_Finalize
+ *   big M:    M calls of "work" (M = argv[4]), then DIR/ready.<rank>, then
+ *             MPI_Finalize (a long write for a signal to land in)
  *   hdf5:     each rank writes DIR/app.<rank>.h5 with HDF5 (a dataset of K
  *             doubles) inside "app_write", then MPI_Finalize
  */
 #include <hdf5.h>
+#include <signal.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +64,12 @@ static int write_h5(const char *dir, int rank, long k)
 	return bad;
 }
 
+static void on_term(int signo)
+{
+	(void)signo;
+	_exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4)
@@ -83,6 +96,27 @@ int main(int argc, char **argv)
 			MPI_Abort(MPI_COMM_WORLD, 3);
 		}
 		wait_forever(dir, rank);
+	}
+	if (strcmp(how, "fatal") == 0) {
+		if (rank == 1) {
+			int size, x = 1;
+			usleep(200000);
+			MPI_Comm_size(MPI_COMM_WORLD, &size);
+			MPI_Send(&x, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);
+		}
+		wait_forever(dir, rank);
+	}
+	if (strcmp(how, "handler") == 0) {
+		signal(SIGTERM, on_term);
+		wait_forever(dir, rank);
+	}
+	if (strcmp(how, "big") == 0 && argc > 4) {
+		long m = atol(argv[4]);
+		for (long i = 0; i < m; i++) {
+			sp_begin_name("work");
+			sp_end_name("work");
+		}
+		touch(dir, "ready", rank);
 	}
 	int bad = strcmp(how, "hdf5") == 0 ? write_h5(dir, rank, k) : 0;
 	MPI_Finalize();
