@@ -47,6 +47,9 @@ static inline __attribute__((always_inline)) uintptr_t hook_sp(void)
 #else
 #define HOOK_SP() ((uintptr_t)__builtin_frame_address(0))
 #endif
+/* The place of the call, built only where it is used (the fast path has
+ * no frame: the return address is one load from the stack top). */
+#define HOOK_AT(sp) ((struct sp_frame_at){ .sp = (sp), .pc = (uintptr_t)__builtin_return_address(0) })
 
 /* Only reached with a TSC: without one, sp_fn_mode has SP_FN_SLOW_CLOCK
  * and every call takes the filtered path, which reads sp_ticks(). */
@@ -82,11 +85,14 @@ static inline int64_t tsc_ticks(void)
 static inline void push_throttled(struct sp_fn_thread *h, struct sp_rec_thread *t, uint32_t region,
 				  struct sp_frame_at at)
 {
+	uint32_t d = t->depth;
+	t->stack_at[d + 1] = at; /* first: fewer values live at once */
 	int64_t now = tsc_ticks();
-	sp_frame_push(t, (struct sp_frame){
+	t->stack[d] = (struct sp_frame){
 		.ev = NULL, .start = now, .region = region,
 		.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION, .timed0 = h->timed++,
-	}, at);
+	};
+	t->depth = d + 1;
 }
 
 static inline bool pop_throttled(struct sp_fn_thread *h, struct sp_rec_thread *t, uint32_t region)
@@ -187,13 +193,13 @@ static __attribute__((noinline)) void exit_slow(void *fn, uintptr_t sp)
  * and the start-up measurement of a counted-only call run this same code. */
 static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread *h,
 								struct sp_rec_thread *t, void *fn,
-								struct sp_frame_at at)
+								uintptr_t sp)
 {
 	if (SP_UNLIKELY(t->busy))
 		return;
 	const struct sp_fn_entry *e = &h->cache[sp_fn_slot((uintptr_t)fn)];
 	if (SP_UNLIKELY(e->addr != (uintptr_t)fn))
-		return enter_slow(fn, at);
+		return enter_slow(fn, HOOK_AT(sp));
 	uint32_t region = e->region;
 	if (SP_LIKELY(e->gate)) {
 		/* Throttled, counted only: no timestamp, no frame. */
@@ -201,26 +207,29 @@ static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread
 		if (SP_LIKELY(--h->countdown))
 			return;
 		if (sp_patch_enabled)
-			return patch_enter(h, region, at);
-		return sp_fn_enter_sampled(h, region, at);
+			return patch_enter(h, region, HOOK_AT(sp));
+		return sp_fn_enter_sampled(h, region, HOOK_AT(sp));
 	}
 	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return; /* filtered out */
 	if (SP_UNLIKELY(sp_fn_mode)) {
 		struct sp_fn_stats *st = &h->stats[region];
 		if (sp_fn_mode == SP_FN_THROTTLE && st->throttled && t->depth < SP_STACK_MAX &&
-		    sp_frame_top_sp(t) > at.sp)
-			return push_throttled(h, t, region, at);
-		return sp_fn_enter_filtered(h, region, at);
+		    sp_frame_top_sp(t) > sp)
+			return push_throttled(h, t, region, HOOK_AT(sp));
+		return sp_fn_enter_filtered(h, region, HOOK_AT(sp));
 	}
 	/* The recorder's open with the TSC read inline. One compare finds the
 	 * frames a longjmp may have left open (the innermost frame at or below
 	 * this call's stack address, or an inlined call in its host); that case
-	 * and a full buffer are a tail call. */
-	int64_t now = tsc_ticks();
-	if (SP_UNLIKELY(sp_event_full(t)) || SP_UNLIKELY(sp_frame_top_sp(t) <= at.sp))
-		return sp_fn_enter_rare(h, region, now, at);
-	sp_event_open_at(t, region, now, at);
+	 * and a full buffer are a tail call. The place is stored before the
+	 * clock is read: fewer values live at once, no register saved. */
+	struct sp_frame_at *top = &t->stack_at[t->depth];
+	if (SP_UNLIKELY(sp_event_full(t)) || SP_UNLIKELY(top->sp <= sp))
+		return sp_fn_enter_rare(h, region, tsc_ticks(), HOOK_AT(sp));
+	top[1] = HOOK_AT(sp);
+	struct sp_frame *f = sp_event_push_frame(t, region);
+	sp_event_start(f, tsc_ticks());
 }
 
 static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread *h,
@@ -255,13 +264,14 @@ static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread 
 SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
-	struct sp_frame_at at = { HOOK_SP(), (uintptr_t)__builtin_return_address(0) };
+	uintptr_t sp = HOOK_SP();
 	if (SP_UNLIKELY(!atomic_load_explicit(&sp_recording, memory_order_relaxed)))
 		return;
+	__asm__("" : "+r"(sp)); /* one register for it, not recomputed (which costs a saved one) */
 	struct sp_fn_thread *h = sp_fn_tls;
 	if (SP_UNLIKELY(!h))
-		return enter_slow(fn, at);
-	enter_hook(h, sp_tls, fn, at); /* sp_tls == h->t, one load shorter */
+		return enter_slow(fn, HOOK_AT(sp));
+	enter_hook(h, sp_tls, fn, sp); /* sp_tls == h->t, one load shorter */
 }
 
 SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
@@ -285,7 +295,7 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
  */
 static __attribute__((noinline)) void calib_enter(struct sp_fn_thread *h, void *fn)
 {
-	enter_hook(h, h->t, fn, SP_FRAME_NOWHERE);
+	enter_hook(h, h->t, fn, SP_FRAME_NO_SP);
 }
 
 static __attribute__((noinline)) void calib_exit(struct sp_fn_thread *h, void *fn)

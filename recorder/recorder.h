@@ -143,11 +143,10 @@ static inline __attribute__((always_inline)) bool sp_event_full(const struct sp_
 	return SP_UNLIKELY(t->pos == t->end) || SP_UNLIKELY(t->depth >= SP_STACK_MAX);
 }
 
-/* Open without a start time (sp_event_start() sets it): for a caller that
- * reads the clock as the last thing before the call it times. The frame has
- * no place (SP_FRAME_NO_SP). Returns the frame. */
-static inline __attribute__((always_inline)) struct sp_frame *sp_event_push(struct sp_rec_thread *t,
-									     uint32_t region)
+/* The event and frame of sp_event_push(), the frame's place left to the
+ * caller. */
+static inline __attribute__((always_inline)) struct sp_frame *sp_event_push_frame(struct sp_rec_thread *t,
+										   uint32_t region)
 {
 	struct sp_event *ev = t->pos;
 	uint32_t d = t->depth;
@@ -156,12 +155,21 @@ static inline __attribute__((always_inline)) struct sp_frame *sp_event_push(stru
 	ev->region = region;
 	ev->aux = 0;
 	t->depth = d + 1;
-	t->stack_at[d + 1].sp = SP_FRAME_NO_SP;
 	struct sp_frame *f = &t->stack[d];
 	f->ev = ev;
 	f->region = region;
 	f->flags = 0;
 	return f;
+}
+
+/* Open without a start time (sp_event_start() sets it): for a caller that
+ * reads the clock as the last thing before the call it times. The frame has
+ * no place (SP_FRAME_NO_SP). Returns the frame. */
+static inline __attribute__((always_inline)) struct sp_frame *sp_event_push(struct sp_rec_thread *t,
+									     uint32_t region)
+{
+	t->stack_at[t->depth + 1].sp = SP_FRAME_NO_SP;
+	return sp_event_push_frame(t, region);
 }
 
 /* The start time of the event sp_event_push() opened with frame f. */
@@ -186,8 +194,8 @@ static inline __attribute__((always_inline)) struct sp_event *sp_event_open_at(s
 										uint32_t region, int64_t now,
 										struct sp_frame_at at)
 {
-	struct sp_frame *f = sp_event_push(t, region);
-	t->stack_at[t->depth] = at;
+	t->stack_at[t->depth + 1] = at;
+	struct sp_frame *f = sp_event_push_frame(t, region);
 	sp_event_start(f, now);
 	return f->ev;
 }
