@@ -26,6 +26,31 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site);
  * errno: the fast paths call nothing that can set it (rdtsc or the vDSO
  * clock, loads and stores); every slow path saves and restores it itself.
  */
+/*
+ * Where a hook was called (recorder.h, struct sp_frame_at): the hook's CFA,
+ * i.e. the instrumented function's stack pointer at its call of the hook,
+ * and the hook's return address. GCC computes the CFA from %rsp without
+ * building a frame; clang's builtin would build one, so x86-64 reads %rsp
+ * at the top of the hook (a leaf: no push before it). Enter and exit hooks
+ * of one function see the same CFA, or a lower one at the exit after alloca.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define HOOK_SP() ((uintptr_t)__builtin_dwarf_cfa())
+#elif defined(__x86_64__)
+static inline __attribute__((always_inline)) uintptr_t hook_sp(void)
+{
+	uintptr_t sp;
+	__asm__("mov %%rsp, %0" : "=r"(sp));
+	return sp;
+}
+#define HOOK_SP() hook_sp()
+#else
+#define HOOK_SP() ((uintptr_t)__builtin_frame_address(0))
+#endif
+/* The place of the call, built only where it is used (the fast path has
+ * no frame: the return address is one load from the stack top). */
+#define HOOK_AT(sp) ((struct sp_frame_at){ .sp = (sp), .pc = (uintptr_t)__builtin_return_address(0) })
+
 /* Only reached with a TSC: without one, sp_fn_mode has SP_FN_SLOW_CLOCK
  * and every call takes the filtered path, which reads sp_ticks(). */
 static inline int64_t tsc_ticks(void)
@@ -57,13 +82,17 @@ static inline int64_t tsc_ticks(void)
  * region (whose throttle counters no longer move). The cache fill sized
  * h->stats for every cached region because sp_fn_mode != 0.
  */
-static inline void push_throttled(struct sp_fn_thread *h, struct sp_rec_thread *t, uint32_t region)
+static inline void push_throttled(struct sp_fn_thread *h, struct sp_rec_thread *t, uint32_t region,
+				  struct sp_frame_at at)
 {
+	uint32_t d = t->depth;
+	t->stack_at[d + 1] = at; /* first: fewer values live at once */
 	int64_t now = tsc_ticks();
-	t->stack[t->depth++] = (struct sp_frame){
+	t->stack[d] = (struct sp_frame){
 		.ev = NULL, .start = now, .region = region,
 		.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION, .timed0 = h->timed++,
 	};
+	t->depth = d + 1;
 }
 
 static inline bool pop_throttled(struct sp_fn_thread *h, struct sp_rec_thread *t, uint32_t region)
@@ -90,8 +119,10 @@ static inline bool pop_throttled(struct sp_fn_thread *h, struct sp_rec_thread *t
  * region's flag tells the other threads on their next countdown. A site
  * that cannot be patched keeps the function sampled.
  */
-static __attribute__((noinline)) void patch_enter(struct sp_fn_thread *h, uint32_t region, void *ret)
+static __attribute__((noinline)) void patch_enter(struct sp_fn_thread *h, uint32_t region,
+						   struct sp_frame_at at)
 {
+	void *ret = (void *)at.pc;
 	struct sp_fn_stats *st = &h->stats[region];
 	int saved = errno;
 	h->t->busy = 1;
@@ -105,7 +136,7 @@ static __attribute__((noinline)) void patch_enter(struct sp_fn_thread *h, uint32
 	h->t->busy = 0;
 	errno = saved;
 	if (st->throttled == 1)
-		sp_fn_enter_sampled(h, region);
+		sp_fn_enter_sampled(h, region, at);
 }
 
 static __attribute__((noinline)) void patch_exit(struct sp_fn_thread *h, void *ret)
@@ -120,7 +151,7 @@ static __attribute__((noinline)) void patch_exit(struct sp_fn_thread *h, void *r
 
 static void calibrate_count_cost(void);
 
-static __attribute__((noinline)) void enter_slow(void *fn)
+static __attribute__((noinline)) void enter_slow(void *fn, struct sp_frame_at at)
 {
 	struct sp_fn_thread *h = sp_fn_tls;
 	if (!h) {
@@ -141,33 +172,34 @@ static __attribute__((noinline)) void enter_slow(void *fn)
 	if (!e || e->region == SP_NO_REGION)
 		return;
 	if (sp_fn_mode)
-		sp_fn_enter_filtered(h, e->region);
+		sp_fn_enter_filtered(h, e->region, at);
 	else
-		sp_rec_enter_thread(h->t, e->region);
+		sp_fn_enter_rare(h, e->region, sp_ticks(), at);
 }
 
-static __attribute__((noinline)) void exit_slow(void *fn)
+static __attribute__((noinline)) void exit_slow(void *fn, uintptr_t sp)
 {
 	struct sp_fn_thread *h = sp_fn_tls;
 	struct sp_fn_entry *e = sp_fn_cache_fill(h, (uintptr_t)fn);
 	if (!e || e->region == SP_NO_REGION)
 		return;
 	if (sp_fn_mode)
-		sp_fn_exit_filtered(h, e->region);
+		sp_fn_exit_filtered(h, e->region, sp);
 	else
-		sp_fn_exit_unwind(h, e->region, sp_ticks());
+		sp_fn_exit_unwind(h, e->region, sp_ticks(), sp);
 }
 
 /* The hooks' bodies once the thread's state is known: the exported hooks
  * and the start-up measurement of a counted-only call run this same code. */
 static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread *h,
-								struct sp_rec_thread *t, void *fn)
+								struct sp_rec_thread *t, void *fn,
+								uintptr_t sp)
 {
 	if (SP_UNLIKELY(t->busy))
 		return;
 	const struct sp_fn_entry *e = &h->cache[sp_fn_slot((uintptr_t)fn)];
 	if (SP_UNLIKELY(e->addr != (uintptr_t)fn))
-		return enter_slow(fn);
+		return enter_slow(fn, HOOK_AT(sp));
 	uint32_t region = e->region;
 	if (SP_LIKELY(e->gate)) {
 		/* Throttled, counted only: no timestamp, no frame. */
@@ -175,30 +207,40 @@ static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread
 		if (SP_LIKELY(--h->countdown))
 			return;
 		if (sp_patch_enabled)
-			return patch_enter(h, region, __builtin_return_address(0));
-		return sp_fn_enter_sampled(h, region);
+			return patch_enter(h, region, HOOK_AT(sp));
+		return sp_fn_enter_sampled(h, region, HOOK_AT(sp));
 	}
 	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return; /* filtered out */
 	if (SP_UNLIKELY(sp_fn_mode)) {
 		struct sp_fn_stats *st = &h->stats[region];
-		if (sp_fn_mode == SP_FN_THROTTLE && st->throttled && t->depth < SP_STACK_MAX)
-			return push_throttled(h, t, region);
-		return sp_fn_enter_filtered(h, region);
+		if (sp_fn_mode == SP_FN_THROTTLE && st->throttled && t->depth < SP_STACK_MAX &&
+		    sp_frame_top_sp(t) > sp)
+			return push_throttled(h, t, region, HOOK_AT(sp));
+		return sp_fn_enter_filtered(h, region, HOOK_AT(sp));
 	}
-	/* The recorder's open with the TSC read inline; its slow path is a
-	 * tail call. */
-	sp_rec_enter_at(t, region, tsc_ticks());
+	/* The recorder's open with the TSC read inline. One compare finds the
+	 * frames a longjmp may have left open (the innermost frame at or below
+	 * this call's stack address, or an inlined call in its host); that case
+	 * and a full buffer are a tail call. The place is stored before the
+	 * clock is read: fewer values live at once, no register saved. */
+	struct sp_frame_at *top = &t->stack_at[t->depth];
+	if (SP_UNLIKELY(sp_event_full(t)) || SP_UNLIKELY(top->sp <= sp))
+		return sp_fn_enter_rare(h, region, tsc_ticks(), HOOK_AT(sp));
+	top[1] = HOOK_AT(sp);
+	struct sp_frame *f = sp_event_push_frame(t, region);
+	sp_event_start(f, tsc_ticks());
 }
 
 static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread *h,
-							       struct sp_rec_thread *t, void *fn)
+							       struct sp_rec_thread *t, void *fn,
+							       uintptr_t sp)
 {
 	if (SP_UNLIKELY(t->busy))
 		return;
 	const struct sp_fn_entry *e = &h->cache[sp_fn_slot((uintptr_t)fn)];
 	if (SP_UNLIKELY(e->addr != (uintptr_t)fn))
-		return exit_slow(fn);
+		return exit_slow(fn, sp);
 	if (SP_LIKELY(e->gate)) {
 		/* A counted-only call: no frame of this function is open. */
 		if (SP_UNLIKELY(e->gate > 1) && !--h->countdown)
@@ -211,34 +253,37 @@ static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread 
 	if (SP_UNLIKELY(sp_fn_mode)) {
 		if (sp_fn_mode == SP_FN_THROTTLE && pop_throttled(h, t, region))
 			return;
-		return sp_fn_exit_filtered(h, region);
+		return sp_fn_exit_filtered(h, region, sp);
 	}
 	int64_t now = tsc_ticks();
 	if (SP_LIKELY(sp_event_close(t, region, now)))
 		return;
-	sp_fn_exit_unwind(h, region, now); /* longjmp'ed frames, stray exit */
+	sp_fn_exit_unwind(h, region, now, sp); /* longjmp'ed frames, stray exit */
 }
 
 SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
+	uintptr_t sp = HOOK_SP();
 	if (SP_UNLIKELY(!atomic_load_explicit(&sp_recording, memory_order_relaxed)))
 		return;
+	__asm__("" : "+r"(sp)); /* one register for it, not recomputed (which costs a saved one) */
 	struct sp_fn_thread *h = sp_fn_tls;
 	if (SP_UNLIKELY(!h))
-		return enter_slow(fn);
-	enter_hook(h, sp_tls, fn); /* sp_tls == h->t, one load shorter */
+		return enter_slow(fn, HOOK_AT(sp));
+	enter_hook(h, sp_tls, fn, sp); /* sp_tls == h->t, one load shorter */
 }
 
 SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
+	uintptr_t sp = HOOK_SP();
 	if (SP_UNLIKELY(!atomic_load_explicit(&sp_recording, memory_order_relaxed)))
 		return;
 	struct sp_fn_thread *h = sp_fn_tls;
 	if (SP_UNLIKELY(!h))
 		return;
-	exit_hook(h, sp_tls, fn);
+	exit_hook(h, sp_tls, fn, sp);
 }
 
 /*
@@ -250,12 +295,12 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
  */
 static __attribute__((noinline)) void calib_enter(struct sp_fn_thread *h, void *fn)
 {
-	enter_hook(h, h->t, fn);
+	enter_hook(h, h->t, fn, SP_FRAME_NO_SP);
 }
 
 static __attribute__((noinline)) void calib_exit(struct sp_fn_thread *h, void *fn)
 {
-	exit_hook(h, h->t, fn);
+	exit_hook(h, h->t, fn, SP_FRAME_NO_SP);
 }
 
 static __attribute__((noinline)) void calib_empty(struct sp_fn_thread *h, void *fn)

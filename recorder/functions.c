@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +42,20 @@ __thread struct sp_fn_thread *sp_fn_tls __attribute__((tls_model("initial-exec")
  * its first call ever; every later call is one cache probe. An excluded
  * function gets no region at all, so it costs a probe per call and is never
  * in the file. Without filters nothing is resolved before finalize.
+ *
+ * dlclose (sp_fn_forget_range): the entries of an unloaded module's range
+ * become stale and every thread's cache slots for it are cleared. The next
+ * call at such an address asks which module is mapped there now: the same
+ * file at the same bias keeps its entry (a plugin reloaded); another module
+ * gets a new entry with a new region, and the old one moves to the retired
+ * list, which finalize still resolves (from the old module's file).
  */
 struct fn_info {
 	uintptr_t addr;
 	uint32_t region; /* SP_NO_REGION: excluded */
 	int32_t module;  /* sp_sym_module_of() result, < 0 unknown */
+	atomic_int stale;        /* its module was unloaded (under fn_lock) */
+	struct fn_info *retired; /* next on the retired list (fn_lock) */
 };
 
 struct fn_map {
@@ -55,6 +65,7 @@ struct fn_map {
 };
 
 static struct fn_map *_Atomic fn_map;
+static struct fn_info *retired_list; /* replaced entries, guarded by fn_lock */
 static pthread_mutex_t fn_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sp_fn_thread *thread_list; /* guarded by fn_lock */
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
@@ -107,9 +118,9 @@ static struct fn_map *map_reserve(void)
 	return n;
 }
 
-/* First call of addr in the process: decide its filter state. Caller
- * holds fn_lock. */
-static uint32_t decide_region(uintptr_t addr, int module)
+/* First call of addr in the process (or in a module loaded where another
+ * was: `fresh`): decide its filter state. Caller holds fn_lock. */
+static uint32_t decide_region(uintptr_t addr, int module, bool fresh)
 {
 	if (functions_off)
 		return SP_NO_REGION;
@@ -122,25 +133,92 @@ static uint32_t decide_region(uintptr_t addr, int module)
 		if (!keep)
 			return SP_NO_REGION;
 	}
-	return sp_region_for_addr(addr);
+	return fresh ? sp_region_new_for_addr(addr) : sp_region_for_addr(addr);
+}
+
+/* The current map's slot holding addr's entry. Caller holds fn_lock. */
+static struct fn_info *_Atomic *map_slot(struct fn_map *m, uintptr_t addr)
+{
+	for (size_t i = hash_addr(addr) & m->mask;; i = (i + 1) & m->mask) {
+		struct fn_info *fi = atomic_load_explicit(&m->slots[i], memory_order_relaxed);
+		if (!fi)
+			return NULL;
+		if (fi->addr == addr)
+			return &m->slots[i];
+	}
+}
+
+/* A stale entry's address is called again. Caller holds fn_lock. Returns
+ * the entry to use. */
+static struct fn_info *renew(struct fn_map *m, struct fn_info *fi)
+{
+	int module = sp_sym_module_of(fi->addr);
+	if (module == fi->module) {
+		atomic_store(&fi->stale, 0); /* the same file at the same place */
+		return fi;
+	}
+	struct fn_info *_Atomic *slot = map_slot(m, fi->addr);
+	struct fn_info *n = slot ? malloc(sizeof *n) : NULL;
+	if (!n)
+		return NULL;
+	*n = (struct fn_info){ .addr = fi->addr, .module = module };
+	n->region = decide_region(fi->addr, module, true);
+	fi->retired = retired_list;
+	retired_list = fi;
+	atomic_store_explicit(slot, n, memory_order_release);
+	return n;
 }
 
 static struct fn_info *fn_lookup_or_insert(uintptr_t addr)
 {
 	struct fn_info *fi = map_find(atomic_load_explicit(&fn_map, memory_order_acquire), addr);
-	if (fi)
+	if (fi && !atomic_load_explicit(&fi->stale, memory_order_acquire))
 		return fi;
 	pthread_mutex_lock(&fn_lock);
-	fi = map_find(atomic_load_explicit(&fn_map, memory_order_relaxed), addr);
-	struct fn_map *m;
-	if (!fi && (m = map_reserve()) != NULL && (fi = malloc(sizeof *fi)) != NULL) {
+	struct fn_map *m = atomic_load_explicit(&fn_map, memory_order_relaxed);
+	fi = map_find(m, addr);
+	if (fi && atomic_load_explicit(&fi->stale, memory_order_relaxed)) {
+		fi = renew(m, fi);
+	} else if (!fi && (m = map_reserve()) != NULL && (fi = calloc(1, sizeof *fi)) != NULL) {
 		fi->addr = addr;
 		fi->module = sp_sym_module_of(addr);
-		fi->region = decide_region(addr, fi->module);
+		fi->region = decide_region(addr, fi->module, false);
 		map_put(m, fi);
 	}
 	pthread_mutex_unlock(&fn_lock);
 	return fi;
+}
+
+bool sp_fn_table_used(void)
+{
+	return atomic_load_explicit(&fn_map, memory_order_relaxed) != NULL;
+}
+
+/*
+ * [lo, hi) was unmapped (dlclose). Its entries turn stale and no cache
+ * slot of any thread keeps one of its addresses. Writing another thread's
+ * cache: only the slot's addr, with one relaxed store of 0, so its owner
+ * sees the old slot or a miss (it cannot be running the unloaded code);
+ * a miss refills under fn_lock, which this holds.
+ */
+void sp_fn_forget_range(uintptr_t lo, uintptr_t hi)
+{
+	int saved = errno;
+	pthread_mutex_lock(&fn_lock);
+	struct fn_map *m = atomic_load_explicit(&fn_map, memory_order_relaxed);
+	for (size_t i = 0; m && i <= m->mask; i++) {
+		struct fn_info *fi = atomic_load_explicit(&m->slots[i], memory_order_relaxed);
+		if (fi && fi->addr >= lo && fi->addr < hi)
+			atomic_store_explicit(&fi->stale, 1, memory_order_release);
+	}
+	for (struct sp_fn_thread *h = thread_list; h; h = h->next)
+		for (uint32_t k = 0; k < SP_FN_CACHE_SIZE; k++) {
+			uintptr_t a = __atomic_load_n(&h->cache[k].addr, __ATOMIC_RELAXED);
+			if (a >= lo && a < hi)
+				__atomic_store_n(&h->cache[k].addr, 0, __ATOMIC_RELAXED);
+		}
+	pthread_mutex_unlock(&fn_lock);
+	errno = saved;
 }
 
 /* Grow the thread's counters so that `region` has a slot. */
@@ -185,6 +263,7 @@ struct sp_fn_entry *sp_fn_cache_fill(struct sp_fn_thread *h, uintptr_t addr)
 }
 
 static void gate(struct sp_fn_thread *h, struct sp_fn_stats *st, uint32_t region);
+static void close_abandoned(struct sp_fn_thread *h, struct sp_frame_at at, int64_t now);
 
 /* ---- sampled timing ------------------------------------------------------ */
 
@@ -235,24 +314,26 @@ uint64_t sp_fn_next_gap(struct sp_fn_thread *h)
 	return gap_table[(x * 0x2545F4914F6CDD1Dull) >> (64 - GAP_BITS)];
 }
 
-void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region)
+void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region, struct sp_frame_at at)
 {
 	int saved = errno;
 	struct sp_rec_thread *t = h->t;
 	h->countdown = sp_fn_next_gap(h);
 	int64_t now = sp_ticks();
+	if (SP_UNLIKELY(sp_frame_top_sp(t) <= at.sp))
+		close_abandoned(h, at, now);
 	if (SP_LIKELY(t->depth < SP_STACK_MAX)) {
 		h->stats[region].open++;
 		gate(h, &h->stats[region], region);
-		t->stack[t->depth++] = (struct sp_frame){
+		sp_frame_push(t, (struct sp_frame){
 			.ev = NULL, .start = now, .region = region,
 			.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION | SP_FRAME_SAMPLED,
 			.timed0 = h->timed,
-		};
+		}, at);
 		h->timed++;
 	} else {
 		h->counts[region]--; /* not counted here after all */
-		sp_thread_enter_slow(t, region, now); /* counted as dropped */
+		sp_thread_enter_slow(t, region, now, at); /* counted as dropped */
 	}
 	errno = saved;
 }
@@ -395,13 +476,15 @@ static void throttle_account(struct sp_fn_thread *h, struct sp_fn_stats *st,
 
 /* errno: both filtered paths may reach the chunk allocator; the caller
  * (a hook) relies on them to keep errno. */
-static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
+static void enter_filtered(struct sp_fn_thread *h, uint32_t region, struct sp_frame_at at)
 {
 	struct sp_rec_thread *t = h->t;
 	int64_t now = sp_ticks();
+	if (SP_UNLIKELY(sp_frame_top_sp(t) <= at.sp))
+		close_abandoned(h, at, now);
 	uint32_t d = t->depth;
 	if (SP_UNLIKELY(d >= SP_STACK_MAX)) {
-		sp_thread_enter_slow(t, region, now); /* counted as dropped */
+		sp_thread_enter_slow(t, region, now, at); /* counted as dropped */
 		return;
 	}
 	struct sp_fn_stats *st = &h->stats[region];
@@ -423,16 +506,16 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 		probe = SP_FRAME_PROBE;
 	}
 	if (st->throttled || (sp_fn_max_depth && d >= sp_fn_max_depth)) {
-		t->stack[t->depth++] = (struct sp_frame){
+		sp_frame_push(t, (struct sp_frame){
 			.ev = NULL, .start = now, .region = region,
 			.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION | probe, .timed0 = timed0,
-		};
+		}, at);
 		if (probe)
 			h->probe_ticks += sp_ticks() - now;
 		return;
 	}
 	if (SP_UNLIKELY(t->pos == t->end)) {
-		sp_thread_enter_slow(t, region, now);
+		sp_thread_enter_slow(t, region, now, at);
 		if (t->depth > d) {
 			t->stack[t->depth - 1].flags |= SP_FRAME_FUNCTION;
 			t->stack[t->depth - 1].timed0 = timed0;
@@ -443,7 +526,7 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region)
 		}
 		return;
 	}
-	sp_event_open(t, region, now);
+	sp_event_open_at(t, region, now, at);
 	t->stack[d].flags = SP_FRAME_FUNCTION | probe;
 	t->stack[d].timed0 = timed0;
 	if (probe)
@@ -496,14 +579,27 @@ static void close_frame(struct sp_fn_thread *h, struct sp_frame *f, int64_t now)
 		gate(h, st, f->region);
 }
 
-void sp_fn_enter_filtered(struct sp_fn_thread *h, uint32_t region)
+void sp_fn_enter_filtered(struct sp_fn_thread *h, uint32_t region, struct sp_frame_at at)
 {
 	int saved = errno;
-	enter_filtered(h, region);
+	enter_filtered(h, region, at);
 	errno = saved;
 }
 
-void sp_fn_exit_filtered(struct sp_fn_thread *h, uint32_t region)
+void sp_fn_enter_rare(struct sp_fn_thread *h, uint32_t region, int64_t now, struct sp_frame_at at)
+{
+	int saved = errno;
+	struct sp_rec_thread *t = h->t;
+	if (sp_frame_top_sp(t) <= at.sp)
+		close_abandoned(h, at, now);
+	if (sp_event_full(t))
+		sp_thread_enter_slow(t, region, now, at);
+	else
+		sp_event_open_at(t, region, now, at);
+	errno = saved;
+}
+
+void sp_fn_exit_filtered(struct sp_fn_thread *h, uint32_t region, uintptr_t sp)
 {
 	struct sp_rec_thread *t = h->t;
 	int64_t now = sp_ticks();
@@ -516,19 +612,91 @@ void sp_fn_exit_filtered(struct sp_fn_thread *h, uint32_t region)
 		}
 		return;
 	}
-	sp_fn_exit_unwind(h, region, now);
+	sp_fn_exit_unwind(h, region, now, sp);
+}
+
+/* Pop the innermost frame, left without its exit, at `now`. A sampled
+ * call whose exit was never seen (longjmp, or its exit hook call patched to
+ * a NOP while it ran) was counted when it entered; its duration is unknown,
+ * so it stays out of the sample. */
+static void close_left(struct sp_fn_thread *h, int64_t now)
+{
+	struct sp_rec_thread *t = h->t;
+	struct sp_frame *f = &t->stack[--t->depth];
+	if (f->flags & SP_FRAME_SAMPLED) {
+		struct sp_fn_stats *st = &h->stats[f->region];
+		st->open--;
+		gate(h, st, f->region);
+		return;
+	}
+	close_frame(h, f, now);
 }
 
 /*
- * The innermost frame is not `region`'s: frames were skipped by longjmp (or
- * by an exception through uninstrumented code). Close every frame above the
- * function's innermost frame at `now`, then the function's own. An exit
- * with no matching frame (recording started inside it) is ignored: the
- * stack never underflows.
+ * A handler's first call on the signal stack (sigaltstack) is above the
+ * frames it interrupted when that stack lies higher: it nests, it does not
+ * abandon them. One system call, on this rare path only.
  */
-void sp_fn_exit_unwind(struct sp_fn_thread *h, uint32_t region, int64_t now)
+static bool enters_signal_stack(const struct sp_rec_thread *t, uintptr_t sp)
+{
+	stack_t ss;
+	if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK))
+		return false;
+	uintptr_t lo = (uintptr_t)ss.ss_sp, hi = lo + ss.ss_size, top = sp_frame_top_sp(t);
+	return sp >= lo && sp < hi && !(top >= lo && top < hi);
+}
+
+/*
+ * An enter at `at`, at or above the innermost open frame's sp. A live
+ * caller's sp is always higher than a real call's, so every frame below
+ * at.sp was left without its exit (longjmp out of it, an exception through
+ * code whose exits are not instrumented), and so were the calls past
+ * SP_STACK_MAX. A frame at the same sp is either an inlined call's host
+ * (inlined copies share their host's frame) or a call left at the same
+ * place: the same copy of code entered again there (same pc) means the
+ * latter, for it and every frame above it. Otherwise the new call nests
+ * (see docs/HOOKS.md for what this misses). Frames without a place (MPI,
+ * manual regions) stop the walk. All close at the new call's time. Caller
+ * saves errno.
+ */
+static void close_abandoned(struct sp_fn_thread *h, struct sp_frame_at at, int64_t now)
 {
 	struct sp_rec_thread *t = h->t;
+	if (at.sp == SP_FRAME_NO_SP)
+		return;
+	/* keep: the frames that stay open, counted from the bottom */
+	uint32_t keep = t->depth;
+	while (keep && t->stack_at[keep].sp < at.sp)
+		keep--;
+	uint32_t d = keep;
+	while (d && t->stack_at[d].sp == at.sp && t->stack_at[d].pc != at.pc)
+		d--;
+	if (d && t->stack_at[d].sp == at.sp)
+		keep = d - 1;
+	if (keep == t->depth || enters_signal_stack(t, at.sp))
+		return; /* an inlined call in its host; a handler's on its own stack */
+	t->overflow = 0;
+	while (t->depth > keep)
+		close_left(h, now);
+}
+
+/*
+ * The innermost frame is not `region`'s (or not an event): frames were
+ * skipped by longjmp (or by an exception through uninstrumented code).
+ * Frames below the exit's stack address sp are the function's abandoned
+ * callees: closed at `now`. Then, as without addresses: every frame above
+ * the function's innermost frame, and the function's own. An exit with no
+ * matching frame (recording started inside it) is ignored: the stack never
+ * underflows.
+ */
+void sp_fn_exit_unwind(struct sp_fn_thread *h, uint32_t region, int64_t now, uintptr_t sp)
+{
+	struct sp_rec_thread *t = h->t;
+	if (sp != SP_FRAME_NO_SP && t->depth && sp_frame_top_sp(t) < sp) {
+		t->overflow = 0;
+		while (t->depth && sp_frame_top_sp(t) < sp)
+			close_left(h, now);
+	}
 	if (t->overflow) {
 		t->overflow--;
 		return;
@@ -538,21 +706,9 @@ void sp_fn_exit_unwind(struct sp_fn_thread *h, uint32_t region, int64_t now)
 		i--;
 	if (i == 0)
 		return;
-	while (t->depth >= i) {
-		t->depth--;
-		struct sp_frame *f = &t->stack[t->depth];
-		if (t->depth >= i && (f->flags & SP_FRAME_SAMPLED)) {
-			/* A sampled call whose exit was never seen (longjmp, or
-			 * its exit hook call patched to a NOP while it ran): it
-			 * was counted when it entered; its duration is unknown,
-			 * so it stays out of the sample. */
-			struct sp_fn_stats *st = &h->stats[f->region];
-			st->open--;
-			gate(h, st, f->region);
-			continue;
-		}
-		close_frame(h, f, now);
-	}
+	while (t->depth > i)
+		close_left(h, now);
+	close_frame(h, &t->stack[--t->depth], now);
 }
 
 /* ---- setup and finalize -------------------------------------------------- */
@@ -698,23 +854,29 @@ static void publish_probes(const struct sp_clock_map *cm)
 				(count_call_ns > 0 ? count_call_ns : 0);
 }
 
+static void resolve_one(const struct fn_info *fi)
+{
+	struct sp_region *r = fi && fi->region != SP_NO_REGION ? sp_region_get(fi->region) : NULL;
+	if (!r || (r->name && r->source_line >= 0))
+		return;
+	struct sp_symbol sym;
+	if (sp_sym_resolve(fi->module, fi->addr, true, &sym) < 0)
+		return;
+	if (!r->name)
+		sp_region_set_name(r, sym.name);
+	if (sym.file || sym.line >= 0)
+		sp_region_set_source(r, sym.file, sym.line);
+	sp_sym_free(&sym);
+}
+
+/* Every entry, the replaced ones too (each names its own module). */
 static void resolve_all(void)
 {
 	struct fn_map *m = atomic_load_explicit(&fn_map, memory_order_acquire);
-	for (size_t i = 0; m && i <= m->mask; i++) {
-		struct fn_info *fi = atomic_load_explicit(&m->slots[i], memory_order_relaxed);
-		struct sp_region *r = fi && fi->region != SP_NO_REGION ? sp_region_get(fi->region) : NULL;
-		if (!r || (r->name && r->source_line >= 0))
-			continue;
-		struct sp_symbol sym;
-		if (sp_sym_resolve(fi->module, fi->addr, true, &sym) < 0)
-			continue;
-		if (!r->name)
-			sp_region_set_name(r, sym.name);
-		if (sym.file || sym.line >= 0)
-			sp_region_set_source(r, sym.file, sym.line);
-		sp_sym_free(&sym);
-	}
+	for (size_t i = 0; m && i <= m->mask; i++)
+		resolve_one(atomic_load_explicit(&m->slots[i], memory_order_relaxed));
+	for (const struct fn_info *fi = retired_list; fi; fi = fi->retired)
+		resolve_one(fi);
 }
 
 void sp_fn_finalize(void)

@@ -139,13 +139,22 @@ SP_HIDDEN struct sp_fn_thread *sp_fn_thread_attach(void);
  * deciding its filter state, on the first call ever), fill the slot and
  * return it. NULL on allocation failure. Saves errno. */
 SP_HIDDEN struct sp_fn_entry *sp_fn_cache_fill(struct sp_fn_thread *h, uintptr_t addr);
-/* The filtered paths (sp_fn_mode != 0) and the mismatched-exit path. */
-SP_HIDDEN void sp_fn_enter_filtered(struct sp_fn_thread *h, uint32_t region);
-SP_HIDDEN void sp_fn_exit_filtered(struct sp_fn_thread *h, uint32_t region);
-SP_HIDDEN void sp_fn_exit_unwind(struct sp_fn_thread *h, uint32_t region, int64_t now);
+/*
+ * The filtered paths (sp_fn_mode != 0) and the mismatched-exit path. at is
+ * where the hook was called (recorder.h, struct sp_frame_at; SP_FRAME_NOWHERE:
+ * unknown): an enter at or above open frames closes those it abandoned
+ * (left by longjmp), an exit closes the frames below it before its own.
+ */
+SP_HIDDEN void sp_fn_enter_filtered(struct sp_fn_thread *h, uint32_t region, struct sp_frame_at at);
+SP_HIDDEN void sp_fn_exit_filtered(struct sp_fn_thread *h, uint32_t region, uintptr_t sp);
+SP_HIDDEN void sp_fn_exit_unwind(struct sp_fn_thread *h, uint32_t region, int64_t now, uintptr_t sp);
+/* Plain recording (sp_fn_mode == 0), an enter the fast path does not take:
+ * frames left open at or below `at`, or no room for the event. Saves errno. */
+SP_HIDDEN void sp_fn_enter_rare(struct sp_fn_thread *h, uint32_t region, int64_t now,
+				struct sp_frame_at at);
 /* Sampled mode: the countdown of throttled calls reached 0; time this call
  * of `region` (throttled, no frame of it open) and draw the next gap. */
-SP_HIDDEN void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region);
+SP_HIDDEN void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region, struct sp_frame_at at);
 /* The next countdown of throttled calls (sampled mode; UINT64_MAX else). */
 SP_HIDDEN uint64_t sp_fn_next_gap(struct sp_fn_thread *h);
 /* Patch mode: true when another thread patched the function already. */
@@ -153,6 +162,13 @@ SP_HIDDEN bool sp_fn_region_patched(struct sp_fn_stats *st, uint32_t region);
 /* Patch mode: a hook call of the function became a NOP: this thread's state
  * 2, the region's flag and the time (the first wins). */
 SP_HIDDEN void sp_fn_mark_patched(struct sp_fn_thread *h, struct sp_fn_stats *st, uint32_t region);
+
+/* dlclose unmapped [lo, hi): forget its functions' entries and every
+ * thread's cache slots for them, so that a module loaded there later gets
+ * its own regions and names (see functions.c). Takes fn_lock; saves errno. */
+SP_HIDDEN void sp_fn_forget_range(uintptr_t lo, uintptr_t hi);
+/* True once some function was looked up (the table exists). */
+SP_HIDDEN bool sp_fn_table_used(void);
 
 /* Read the configuration, compile the filters, set sp_fn_mode. Idempotent;
  * called on the first hook call. Returns 0 or -errno. */

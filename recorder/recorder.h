@@ -46,6 +46,22 @@ struct sp_frame {
 	uint64_t timed0;               /* hooks: the thread's timed calls at entry */
 };
 
+/*
+ * Where a hook frame's call was made: sp, the hook's CFA (the instrumented
+ * function's stack pointer when it called its enter hook), and pc, the
+ * hook's return address (which copy of the function's code entered: an
+ * inlined copy has its own). A real callee's sp is always lower than every
+ * live caller's on the same stack; an inlined one shares its host's. Frames
+ * of the MPI wrappers and the manual API have SP_FRAME_NO_SP: never taken
+ * for abandoned; an enter without one abandons nothing.
+ */
+struct sp_frame_at {
+	uintptr_t sp;
+	uintptr_t pc;
+};
+#define SP_FRAME_NO_SP UINTPTR_MAX
+#define SP_FRAME_NOWHERE ((struct sp_frame_at){ .sp = SP_FRAME_NO_SP, .pc = 0 })
+
 #define SP_FRAME_DROPPED 1u   /* no event: buffer or memory cap exhausted */
 #define SP_FRAME_UNTIMED 2u   /* no event: filtered/throttled, accounted elsewhere */
 
@@ -81,6 +97,16 @@ struct sp_rec_thread {
 	size_t nprefix;
 	atomic_int spilling;           /* 1 while the thread writes its chunks out */
 	struct sp_frame stack[SP_STACK_MAX];
+	/*
+	 * Where the open frames were entered, one above their index:
+	 * stack_at[d + 1] is frame d's, and stack_at[0].sp is SP_FRAME_NO_SP
+	 * (set at attach), so stack_at[depth].sp is the innermost frame's with
+	 * no test for an empty stack. Only the hooks write pc. An enter at or
+	 * above the innermost frame's sp may mean that frame was left without
+	 * its exit (longjmp, an exception through code whose exits are not
+	 * instrumented): the hooks' slow path decides (functions.c).
+	 */
+	struct sp_frame_at stack_at[SP_STACK_MAX + 1];
 };
 
 /* 1 while events are recorded. Read with a relaxed load on the hot path. */
@@ -92,7 +118,8 @@ SP_HIDDEN extern __thread struct sp_rec_thread *sp_tls
 SP_HIDDEN struct sp_rec_thread *sp_thread_attach(void);
 /* Open a call without room for its event: a new chunk, else a frame without
  * event (dropped). Returns the event, NULL if none. */
-SP_HIDDEN struct sp_event *sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region, int64_t now);
+SP_HIDDEN struct sp_event *sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region, int64_t now,
+					       struct sp_frame_at at);
 SP_HIDDEN void sp_thread_exit_slow(struct sp_rec_thread *t, uint32_t region, int64_t now);
 
 static inline struct sp_rec_thread *sp_thread_get(void)
@@ -116,11 +143,10 @@ static inline __attribute__((always_inline)) bool sp_event_full(const struct sp_
 	return SP_UNLIKELY(t->pos == t->end) || SP_UNLIKELY(t->depth >= SP_STACK_MAX);
 }
 
-/* Open without a start time (sp_event_start() sets it): for a caller that
- * reads the clock as the last thing before the call it times. Returns the
- * frame. */
-static inline __attribute__((always_inline)) struct sp_frame *sp_event_push(struct sp_rec_thread *t,
-									     uint32_t region)
+/* The event and frame of sp_event_push(), the frame's place left to the
+ * caller. */
+static inline __attribute__((always_inline)) struct sp_frame *sp_event_push_frame(struct sp_rec_thread *t,
+										   uint32_t region)
 {
 	struct sp_event *ev = t->pos;
 	uint32_t d = t->depth;
@@ -134,6 +160,16 @@ static inline __attribute__((always_inline)) struct sp_frame *sp_event_push(stru
 	f->region = region;
 	f->flags = 0;
 	return f;
+}
+
+/* Open without a start time (sp_event_start() sets it): for a caller that
+ * reads the clock as the last thing before the call it times. The frame has
+ * no place (SP_FRAME_NO_SP). Returns the frame. */
+static inline __attribute__((always_inline)) struct sp_frame *sp_event_push(struct sp_rec_thread *t,
+									     uint32_t region)
+{
+	t->stack_at[t->depth + 1].sp = SP_FRAME_NO_SP;
+	return sp_event_push_frame(t, region);
 }
 
 /* The start time of the event sp_event_push() opened with frame f. */
@@ -151,6 +187,36 @@ static inline __attribute__((always_inline)) struct sp_event *sp_event_open(stru
 	struct sp_frame *f = sp_event_push(t, region);
 	sp_event_start(f, now);
 	return f->ev;
+}
+
+/* The same for a frame entered at `at` (the hooks). */
+static inline __attribute__((always_inline)) struct sp_event *sp_event_open_at(struct sp_rec_thread *t,
+										uint32_t region, int64_t now,
+										struct sp_frame_at at)
+{
+	t->stack_at[t->depth + 1] = at;
+	struct sp_frame *f = sp_event_push_frame(t, region);
+	sp_event_start(f, now);
+	return f->ev;
+}
+
+/* Push a frame without event (filtered, throttled, dropped) entered at
+ * `at`. Room was checked by the caller (depth < SP_STACK_MAX). */
+static inline __attribute__((always_inline)) struct sp_frame *sp_frame_push(struct sp_rec_thread *t,
+									     struct sp_frame fr,
+									     struct sp_frame_at at)
+{
+	uint32_t d = t->depth;
+	t->stack[d] = fr;
+	t->stack_at[d + 1] = at;
+	t->depth = d + 1;
+	return &t->stack[d];
+}
+
+/* Stack address of the innermost open frame, SP_FRAME_NO_SP if none. */
+static inline __attribute__((always_inline)) uintptr_t sp_frame_top_sp(const struct sp_rec_thread *t)
+{
+	return t->stack_at[t->depth].sp;
 }
 
 /* Close the innermost call at `now` if it is an event of `region`: returns
@@ -178,7 +244,7 @@ static inline __attribute__((always_inline)) struct sp_event *sp_rec_enter_at(st
 									       uint32_t region, int64_t now)
 {
 	if (SP_UNLIKELY(sp_event_full(t)))
-		return sp_thread_enter_slow(t, region, now);
+		return sp_thread_enter_slow(t, region, now, SP_FRAME_NOWHERE);
 	return sp_event_open(t, region, now);
 }
 
@@ -284,6 +350,10 @@ struct sp_region {
 SP_HIDDEN uint32_t sp_region_intern(const char *name, unsigned kind);
 /* Id for a function address, creating an unnamed region if needed. */
 SP_HIDDEN uint32_t sp_region_for_addr(uintptr_t addr);
+/* A new unnamed region for a function address, also when the address has
+ * one (a module loaded where an unloaded one was). Not found by
+ * sp_region_for_addr(), which keeps the first. */
+SP_HIDDEN uint32_t sp_region_new_for_addr(uintptr_t addr);
 /* The region with this id, or NULL if the id is out of range. Lock-free. */
 SP_HIDDEN struct sp_region *sp_region_get(uint32_t id);
 /* Number of regions created so far. */

@@ -182,6 +182,23 @@ uint32_t sp_region_for_addr(uintptr_t addr)
 	return intern(NULL, addr, SP_KIND_FUNCTION);
 }
 
+uint32_t sp_region_new_for_addr(uintptr_t addr)
+{
+	if (!addr)
+		return SP_NO_REGION;
+	uint32_t id = SP_NO_REGION;
+	pthread_mutex_lock(&table_lock);
+	struct sp_region *r = region_new();
+	if (r) {
+		r->addr = addr;
+		r->kind = SP_KIND_FUNCTION;
+		id = r->id;
+		atomic_store_explicit(&region_count, id + 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&table_lock);
+	return id;
+}
+
 /* Names and sources are set before the flush reads them, by the thread
  * doing the flush or under table_lock; readers on the hot path never read
  * them. */

@@ -73,6 +73,7 @@ struct sp_rec_thread *sp_thread_attach(void)
 		t->native_id = gettid();
 		t->ident = (int64_t)pthread_self();
 		t->start_ns = sp_monotonic_ns();
+		t->stack_at[0] = SP_FRAME_NOWHERE; /* below the outermost frame */
 		pthread_once(&key_once, make_key);
 		pthread_setspecific(exit_key, t);
 		pthread_mutex_lock(&list_lock);
@@ -186,7 +187,8 @@ static void count_drop(uint32_t region)
 	atomic_fetch_add_explicit(&dropped_total, 1, memory_order_relaxed);
 }
 
-struct sp_event *sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region, int64_t now)
+struct sp_event *sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region, int64_t now,
+				      struct sp_frame_at at)
 {
 	if (t->depth >= SP_STACK_MAX) {
 		t->overflow++;
@@ -194,13 +196,12 @@ struct sp_event *sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region, 
 		return NULL;
 	}
 	if (t->pos == t->end && !grow(t)) {
-		struct sp_frame *f = &t->stack[t->depth++];
-		*f = (struct sp_frame){ .ev = NULL, .start = now, .region = region,
-					.flags = SP_FRAME_DROPPED };
+		sp_frame_push(t, (struct sp_frame){ .ev = NULL, .start = now, .region = region,
+						    .flags = SP_FRAME_DROPPED }, at);
 		count_drop(region);
 		return NULL;
 	}
-	return sp_event_open(t, region, now);
+	return sp_event_open_at(t, region, now, at);
 }
 
 /*
@@ -222,8 +223,10 @@ void sp_thread_exit_slow(struct sp_rec_thread *t, uint32_t region, int64_t now)
 	struct sp_frame *f = &t->stack[i - 1];
 	if (f->ev)
 		f->ev->end = now;
-	for (uint32_t j = i; j < t->depth; j++)
+	for (uint32_t j = i; j < t->depth; j++) {
 		t->stack[j - 1] = t->stack[j];
+		t->stack_at[j] = t->stack_at[j + 1];
+	}
 	t->depth--;
 }
 

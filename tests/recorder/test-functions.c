@@ -156,12 +156,12 @@ START_TEST(test_throttle_exact_counts)
 	struct sp_fn_thread *h = sp_fn_thread_attach();
 	ck_assert_uint_eq(sp_fn_mode & ~SP_FN_SLOW_CLOCK, SP_FN_THROTTLE);
 	uint32_t outer = region_of(h, fn_alpha), leaf = region_of(h, fn_beta);
-	sp_fn_enter_filtered(h, outer);
+	sp_fn_enter_filtered(h, outer, SP_FRAME_NOWHERE);
 	for (int i = 0; i < 1000; i++) {
-		sp_fn_enter_filtered(h, leaf);
-		sp_fn_exit_filtered(h, leaf);
+		sp_fn_enter_filtered(h, leaf, SP_FRAME_NOWHERE);
+		sp_fn_exit_filtered(h, leaf, SP_FRAME_NO_SP);
 	}
-	sp_fn_exit_filtered(h, outer);
+	sp_fn_exit_filtered(h, outer, SP_FRAME_NO_SP);
 	ck_assert_uint_eq(h->t->depth, 0);
 	sp_recorder_stop();
 	sp_fn_finalize();
@@ -192,14 +192,14 @@ START_TEST(test_min_duration_rewinds)
 	struct sp_fn_thread *h = sp_fn_thread_attach();
 	ck_assert_uint_eq(sp_fn_mode & ~SP_FN_SLOW_CLOCK, SP_FN_MIN_DURATION);
 	uint32_t a = region_of(h, fn_alpha), b = region_of(h, fn_beta);
-	sp_fn_enter_filtered(h, a);
+	sp_fn_enter_filtered(h, a, SP_FRAME_NOWHERE);
 	struct sp_event *pos0 = h->t->pos - 1;
 	for (int i = 0; i < 100; i++) {
-		sp_fn_enter_filtered(h, b);
-		sp_fn_exit_filtered(h, b);
+		sp_fn_enter_filtered(h, b, SP_FRAME_NOWHERE);
+		sp_fn_exit_filtered(h, b, SP_FRAME_NO_SP);
 	}
 	ck_assert_ptr_eq(h->t->pos - 1, pos0); /* all 100 rewound */
-	sp_fn_exit_filtered(h, a);
+	sp_fn_exit_filtered(h, a, SP_FRAME_NO_SP);
 	sp_recorder_stop();
 	sp_fn_finalize();
 	struct sp_snapshot s;
@@ -218,9 +218,9 @@ START_TEST(test_max_depth)
 	struct sp_fn_thread *h = sp_fn_thread_attach();
 	uint32_t a = region_of(h, fn_alpha);
 	for (int i = 0; i < 5; i++) /* recursion 5 deep: 2 recorded, 3 counted */
-		sp_fn_enter_filtered(h, a);
+		sp_fn_enter_filtered(h, a, SP_FRAME_NOWHERE);
 	for (int i = 0; i < 5; i++)
-		sp_fn_exit_filtered(h, a);
+		sp_fn_exit_filtered(h, a, SP_FRAME_NO_SP);
 	sp_recorder_stop();
 	sp_fn_finalize();
 	struct sp_snapshot s;
@@ -242,9 +242,9 @@ START_TEST(test_unwind_skipped_frames)
 	sp_rec_enter_thread(h->t, a);
 	sp_rec_enter_thread(h->t, b);
 	sp_rec_enter_thread(h->t, c);
-	sp_fn_exit_unwind(h, a, sp_ticks()); /* b and c were longjmp'ed over */
+	sp_fn_exit_unwind(h, a, sp_ticks(), SP_FRAME_NO_SP); /* b and c were longjmp'ed over */
 	ck_assert_uint_eq(h->t->depth, 0);
-	sp_fn_exit_unwind(h, b, sp_ticks());
+	sp_fn_exit_unwind(h, b, sp_ticks(), SP_FRAME_NO_SP);
 	ck_assert_uint_eq(h->t->depth, 0);
 	sp_recorder_stop();
 	sp_fn_finalize();
