@@ -275,12 +275,17 @@ static int merge_parts(const struct finish_job *j, int size)
 		for (size_t i = 0; i < n; i++)
 			if (strstr(paths[i] + strlen(j->output), ".part") == paths[i] + strlen(j->output))
 				unlink(paths[i]);
-		char e[96];
+		/* As rank_inputs_write decides partial: an input that is, or a gap. */
+		const struct rank_input *first = NULL;
+		for (size_t i = 0; i < in.n && !first; i++)
+			first = in.v[i].partial ? &in.v[i] : NULL;
+		char e[96] = "complete";
+		if (first || in.n < (size_t)size)
+			snprintf(e, sizeof e, "partial=1: %s", first ? ending(first->signo, (char[64]){ 0 },
+				 64) : "ranks missing");
 		if (!j->quiet)
 			fprintf(stderr, "scope-profiler run: wrote %s (%zu of %d ranks, %llu events, "
-				"partial=1: %s)\n", j->output, in.n, size,
-				(unsigned long long)events_of(&in),
-				ending(in.n ? in.v[0].signo : -1, e, sizeof e));
+				"%s)\n", j->output, in.n, size, (unsigned long long)events_of(&in), e);
 	}
 	if (n) {
 		rank_inputs_free(&in);
