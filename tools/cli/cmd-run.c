@@ -42,7 +42,7 @@ static const char usage[] =
 	"sizes: 64K, 256M, 1G; regexes match demangled function names from the start.\n"
 	"If PROGRAM ends by a signal or without writing its output, run writes it\n"
 	"from the spill files (under mpirun/srun: each rank its part, rank 0 merges\n"
-	"them, waiting at most --merge-wait, default 10s, for the others); -v: every\n"
+	"them, until none came for --merge-wait, default 10s); -v: every\n"
 	"rank says what it saved. run exits with PROGRAM's status (or signal).\n";
 
 enum value_kind { V_STR, V_INT, V_DURATION, V_SIZE, V_ON, V_OFF };
@@ -221,12 +221,20 @@ static void restore_signals(const sigset_t *mask)
 	sigprocmask(SIG_SETMASK, mask, NULL);
 }
 
-/* The program, with the launcher's original signal state. */
-static pid_t spawn(char **argv, const sigset_t *mask)
+/* The program, with the launcher's original signal state. Under an MPI
+ * launcher it gets a process group of its own: orted signals the group of
+ * each process it started (SIGTERM, then SIGKILL 1 s later), and the
+ * program must get the SIGTERM (passed on by us) but not the SIGKILL, or a
+ * dump that takes more than a second is cut. */
+static pid_t spawn(char **argv, const sigset_t *mask, bool own_group)
 {
 	pid_t pid = fork();
+	if (pid > 0 && own_group)
+		setpgid(pid, pid);
 	if (pid != 0)
 		return pid;
+	if (own_group)
+		setpgid(0, 0);
 	restore_signals(mask);
 	/* The library measures its start-up from here (exec, loading it and
 	 * its dependencies, its constructor): metadata profiler_startup_ns. */
@@ -309,7 +317,7 @@ static int launch(char **argv, bool verbose)
 	finish_job_from_env(&j);
 	sigset_t mask;
 	catch_signals(&mask);
-	pid_t pid = spawn(argv, &mask);
+	pid_t pid = spawn(argv, &mask, j.mpi_env);
 	if (pid < 0) {
 		restore_signals(&mask);
 		fprintf(stderr, "scope-profiler run: cannot start %s: %s\n", argv[0], strerror(errno));

@@ -138,8 +138,8 @@ void finish_notice(const struct finish_job *j, int signo)
 	}
 	fprintf(stderr, "scope-profiler run: rank %d: %s: passed on to %s (pid %d), which saves "
 		"its events to %s" SP_SPILL_SUFFIX "rank%05d; each rank's launcher converts its own "
-		"to %s.part<N> and rank 0 merges the %d ranks into %s, waiting at most %.0f s for "
-		"them, in the background (if %s is not written: scope-profiler merge %s.part* "
+		"to %s.part<N> and rank 0 merges the %d ranks into %s (waiting up to %.0f s for "
+		"each next one), in the background (if %s is not written: scope-profiler merge %s.part* "
 		"%s" SP_SPILL_SUFFIX "* -o %s)\n", j->rank, s, j->program, (int)j->pid, j->output,
 		j->rank, j->output, j->size, j->output, (double)j->wait_ns / 1e9, j->output, j->output,
 		j->output, j->output);
@@ -239,20 +239,25 @@ static bool part_of(const struct finish_job *j, int r, char *ret)
 	return fresh(j, path_of(ret, j, ".rank", r));
 }
 
-/* Rank 0: wait for every rank's part (at most j->wait_ns), merge them into
- * the output, remove the part files, say which ranks are missing. */
+/* Rank 0: wait for every rank's part, as long as new ones keep coming (at
+ * most j->wait_ns without a new one), merge them into the output, remove
+ * the part files, say which ranks are missing. */
 static int merge_parts(const struct finish_job *j, int size)
 {
 	char **paths = calloc((size_t)size + 1, sizeof *paths);
 	if (!paths)
 		return 1;
 	int64_t deadline = now_ns(CLOCK_MONOTONIC) + j->wait_ns;
-	size_t n;
+	size_t n, seen = 0;
 	for (;;) {
 		n = 0;
 		char p[PATH_MAX];
 		for (int r = 0; r < size; r++)
 			n += part_of(j, r, p);
+		if (n > seen) {
+			seen = n;
+			deadline = now_ns(CLOCK_MONOTONIC) + j->wait_ns;
+		}
 		if (n == (size_t)size || now_ns(CLOCK_MONOTONIC) >= deadline)
 			break;
 		nanosleep(&(struct timespec){ 0, POLL_NS }, NULL);
@@ -292,7 +297,7 @@ static int merge_parts(const struct finish_job *j, int size)
 		cli_common_fini(&c);
 	}
 	if (missing[0])
-		fprintf(stderr, "scope-profiler run: %s: ranks %s sent no data within %.0f s "
+		fprintf(stderr, "scope-profiler run: %s: ranks %s sent no data (none came for %.0f s) "
 			"(metadata missing_ranks; parts that come later: scope-profiler merge %s "
 			"%s.part* -o %s)\n", j->output, missing, (double)j->wait_ns / 1e9, j->output,
 			j->output, j->output);

@@ -21,7 +21,7 @@ struct finish_job {
 	int rank;            /* world rank from the environment, -1 none */
 	int size;            /* world size from the environment, 0 unknown */
 	bool mpi_env;        /* the rank is an MPI launcher's (not only a Slurm task's) */
-	int64_t wait_ns;     /* rank 0: longest wait for the other ranks' parts */
+	int64_t wait_ns;     /* rank 0: longest wait for the next of the other ranks' parts */
 	int64_t started_ns;  /* CLOCK_REALTIME at the launch: older rank files are stale */
 	bool verbose, quiet;
 };
@@ -41,7 +41,7 @@ void finish_notice(const struct finish_job *j, int signo);
 
 /** Wait for the program to end (j->pidfd), then write the output from its
  * spill (serial), or its part file, and on rank 0 merge the parts into the
- * output, waiting at most j->wait_ns for them. Prints what it wrote, and
+ * output, waiting for them until none came for j->wait_ns. Prints what it wrote, and
  * the missing ranks. Returns 0, or 1 when nothing could be written. */
 int finish_job_run(const struct finish_job *j);
 
