@@ -41,7 +41,7 @@ wait_job() {  # NAME: the output and no part file (the finish may outlive mpirun
     [ -e "$1/out.h5" ] && [ -z "$(ls "$1" | grep '\.part')" ] && break; sleep 0.1
   done
   # After a rank is SIGKILLed, mpirun can hang in its abort: ended here.
-  set +e; timeout 15 tail --pid=$job -f /dev/null || kill -KILL $job; wait $job; set -e
+  set +e; timeout 60 tail --pid=$job -f /dev/null || kill -KILL $job; wait $job; set -e
   [ -e "$1/out.h5" ] || { ls "$1"; cat "$1/log"; fail "$1: no out.h5 from the launchers"; }
 }
 expect() {  # per rank (those given, default all): K steps and barriers, init, comm_rank, then $1

@@ -182,16 +182,32 @@ static bool terminating(int sig)
 	return sig != SIGUSR1 && sig != SIGUSR2;
 }
 
+/* A burst of the same termination signal (orted, mpirun and a batch
+ * system each sending SIGTERM) is passed on once: a second one that lands
+ * on another thread of the program while the first is dumping can end it
+ * before the dump is complete. One a second later is passed on again. */
+#define BURST_NS 1000000000LL
+static int64_t last_passed[N_FORWARDED];
+
 static void pass_on(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	int saved = errno;
 	if (!first_signal && terminating(sig))
 		first_signal = sig;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
+	int64_t now = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	size_t i = 0;
+	while (i < N_FORWARDED && forwarded[i] != sig)
+		i++;
+	bool burst = terminating(sig) && last_passed[i] && now - last_passed[i] < BURST_NS;
 	/* A terminal's signals (SI_KERNEL: Ctrl-C, hang-up) went to its whole
 	 * foreground process group, the program included: not twice. */
-	if (program_pid > 0 && si->si_code != SI_KERNEL)
+	if (program_pid > 0 && si->si_code != SI_KERNEL && !burst) {
 		kill((pid_t)program_pid, sig);
+		last_passed[i] = now;
+	}
 	errno = saved;
 }
 
@@ -249,20 +265,25 @@ static pid_t spawn(char **argv, const sigset_t *mask, bool own_group)
 	_exit(e == ENOENT ? 127 : 126);
 }
 
-/* The finish in a child of its own session: orted sends the launcher
- * SIGKILL 1 s after SIGTERM, and the finish must outlive that. It ignores
- * further termination signals (a batch system signals every process of the
- * job); SIGKILL stops it. Returns its pid, or -1 (then finish in place). */
+/* The finish in a child in a process group of its own, set from both
+ * sides of the fork so that no signal to the launcher's group can reach it
+ * first: orted sends the launcher's group SIGKILL 1 s after SIGTERM, and
+ * the finish must outlive that. It ignores further termination signals (a
+ * batch system signals every process of the job); SIGKILL stops it.
+ * Returns its pid, or -1 (then finish in place). */
 static pid_t start_finisher(const struct finish_job *j)
 {
 	fflush(NULL);
 	pid_t f = fork();
+	if (f > 0)
+		setpgid(f, f);
 	if (f != 0)
 		return f;
-	setsid();
+	setpgid(0, 0);
 	for (size_t i = 0; i < N_FORWARDED; i++)
 		signal(forwarded[i], terminating(forwarded[i]) ? SIG_IGN : SIG_DFL);
 	signal(SIGPIPE, SIG_IGN); /* mpirun may be gone: its pipes with it */
+	signal(SIGTTOU, SIG_IGN); /* a background group writing to a terminal */
 	_exit(finish_job_run(j));
 }
 
@@ -299,10 +320,13 @@ static bool env_on(const char *name)
 }
 
 /* Why run forks instead of exec'ing: to finish the job when the program
- * cannot. Wait for it, passing signals on; at the first termination signal
- * say what happens and start the finisher (it waits for the program's
- * end through a pidfd); after an end without output start it then. Exit
- * as the program did: its code, or its signal raised again. */
+ * cannot. The finisher is started with the program and waits for its end
+ * (a pidfd), so that nothing is left to do at the signal but pass it on:
+ * under load the launcher may not run again before orted's SIGKILL. The
+ * launcher waits for the program, passing signals on, says at the first
+ * termination signal what happens, then waits for the finisher. Without
+ * pidfds the finisher starts after the program's end. Exit as the program
+ * did: its code, or its signal raised again. */
 static int launch(char **argv, bool verbose)
 {
 	struct finish_job j = { .program = argv[0], .pidfd = -1, .verbose = verbose };
@@ -324,9 +348,15 @@ static int launch(char **argv, bool verbose)
 		return 126;
 	}
 	program_pid = j.pid = pid;
+	pid_t fin = -1;
+	j.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (j.pidfd >= 0) {
+		fin = start_finisher(&j);
+		close(j.pidfd);
+		j.pidfd = -1;
+	}
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	int status = 0;
-	pid_t fin = -1;
 	bool noticed = false;
 	for (;;) {
 		pid_t w = waitpid(pid, &status, 0);
@@ -340,19 +370,11 @@ static int launch(char **argv, bool verbose)
 			noticed = true;
 			if (!j.quiet && (j.rank <= 0 || verbose))
 				finish_notice(&j, first_signal);
-			j.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-			if (j.pidfd >= 0 && (fin = start_finisher(&j)) < 0) {
-				close(j.pidfd);
-				j.pidfd = -1;
-			}
 		}
 	}
 	program_pid = 0;
 	if (first_signal && !noticed && !j.quiet && (j.rank <= 0 || verbose))
 		finish_notice(&j, first_signal);
-	if (j.pidfd >= 0)
-		close(j.pidfd);
-	j.pidfd = -1;
 	if (fin < 0 && finish_needed(&j) && (fin = start_finisher(&j)) < 0)
 		finish_job_run(&j);
 	if (fin > 0)

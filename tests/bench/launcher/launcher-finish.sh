@@ -44,12 +44,16 @@ names = [n.decode() if isinstance(n, bytes) else n for n in f['region_table/name
 i = f['rank_region_index']
 got = {int(r): int(c) for g, r, c in zip(i['region_ids'][()], i['ranks'][()], i['event_counts'][()])
        if names[g] == 'e'}
-print('yes' if got == {r: E for r in range(R)} else 'NO')
+m = f['metadata'].attrs
+bad = {r: got.get(r) for r in range(R) if got.get(r) != E}
+print('yes' if not bad else 'NO(%s;missing=%s)' % (','.join(f'{r}:{c}' for r, c in bad.items()),
+                                                   m.get('missing_ranks', '')))
 PY
 )
     parts_s=$([ -n "$tparts" ] && echo "$tparts - $t0" | bc || echo "-")
     out_s=$(echo "$tout - $t0" | bc)
     printf '%6s %9s %10s %10s %8s\n' "$R" "$E" "$parts_s" "$out_s" "$ok"
+    case $ok in yes) ;; *) grep -v '^\[' "$d/log" | head -5 ;; esac
     echo "{\"bench\": \"launcher-finish\", \"ranks\": $R, \"events_per_rank\": $E, \"parts_s\": \"$parts_s\", \"output_s\": $out_s, \"verified\": \"$ok\"}"
     rm -rf "$d"
   done
