@@ -6,6 +6,10 @@
 # spill converted) and the merged output in place (rank 0's merge). The
 # target: under 30 s (Slurm's default grace) for 64 ranks x 1M events.
 # usage: launcher-finish.sh [RANKS_LIST [EVENTS_LIST]]   (default "8 32 64" "100000 1000000")
+# MPIRUN_ARGS adds mpirun options, e.g. "--mca odls_base_sigkill_timeout 30"
+# (launchers and mpirun live 30 s, as under Slurm: with the default 1 s,
+# mpirun exits while slow dumps still run, and Open MPI then ends those
+# ranks, which shows as NO with their counts).
 set -euo pipefail
 build=${SP_BUILD_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)/build}
 cli="$build/tools/scope-profiler"; prog="$build/tests/bench/launcher/bench-finish"
@@ -21,7 +25,8 @@ printf '%6s %9s %10s %10s %8s\n' ranks events parts_s output_s verified
 for R in $ranks_list; do
   for E in $events_list; do
     d="$work/r$R-e$E"; mkdir -p "$d"
-    setsid mpirun -n "$R" "$cli" run -q -o "$d/out.h5" --merge-wait 60s -- "$prog" "$E" "$d" \
+    # shellcheck disable=SC2086
+    setsid mpirun -n "$R" ${MPIRUN_ARGS:-} "$cli" run -q -o "$d/out.h5" --merge-wait 60s -- "$prog" "$E" "$d" \
       > "$d/log" 2>&1 &
     job=$!
     for _ in $(seq 3000); do
