@@ -171,7 +171,7 @@ static int set_variable(const struct run_option *o, const char *arg)
 }
 
 /* Signals passed on to the program. The first termination signal (not
- * USR1/USR2, which programs use for their own ends) starts the finish. */
+ * USR1/USR2, which programs use for their own ends) is announced once. */
 static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR1, SIGUSR2 };
 #define N_FORWARDED (sizeof forwarded / sizeof forwarded[0])
 static struct sigaction old_actions[N_FORWARDED];
