@@ -179,6 +179,7 @@ struct sp_summary_record {
 #define SP_META_PARTIAL_SIGNAL "partial_signal"   /* ours: int64, the signal; 0 none */
 #define SP_META_UNRESOLVED_MODULES "unresolved_modules" /* ours: strlist "path: reason" */
 #define SP_META_MERGED_FROM "merged_from"
+#define SP_META_MISSING_RANKS "missing_ranks"     /* ours: str, ranks without data: "1,5" */
 #define SP_META_MPI_MERGE_NS "mpi_merge_ns"       /* ours: int64 ns the finalize merge took */
 #define SP_META_MODULES "modules"                 /* strlist: loaded environment modules */
 #define SP_META_HOSTNAME "hostname"

@@ -2,25 +2,32 @@
 /*
  * scope-profiler run: run a program with libscope-profiler.so preloaded and
  * its SCOPE_PROFILER_* configuration set from options (one option per
- * variable, docs/HOOKS.md). Works per rank under mpirun: the launcher execs
- * the program, and neither it nor mpirun/orted is ever profiled.
+ * variable, docs/HOOKS.md). Works per rank under mpirun. The launcher forks
+ * the program, passes termination signals on to it, and when it ends
+ * without writing its output writes it from the spill (finish.c); neither
+ * the launcher nor mpirun/orted is ever profiled.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli-common.h"
 #include "sp-config.h"
 #include "commands.h"
 #include "output-path.h" /* the preload's own path rules (docs/ARCHITECTURE.md) */
+#include "finish.h"
 
 static const char usage[] =
 	"usage: scope-profiler run [-o FILE] [--include RE] [--exclude RE]\n"
@@ -29,10 +36,15 @@ static const char usage[] =
 	"                          [--throttle-timing sampled|exact|estimate] [--throttle-sample K] [--patch]\n"
 	"                          [--max-memory SIZE] [--label L] [--clock C]\n"
 	"                          [--callsites N] [--no-functions] [--no-mpi]\n"
-	"                          [-q] [--print-config] [--library PATH]\n"
+	"                          [-q] [-v] [--print-config] [--library PATH]\n"
+	"                          [--merge-wait T]\n"
 	"                          -- PROGRAM [ARGS...]\n"
 	"Run PROGRAM with the profiler preloaded. Durations: 250ns, 10us, 1.5ms, 2s;\n"
-	"sizes: 64K, 256M, 1G; regexes match demangled function names from the start.\n";
+	"sizes: 64K, 256M, 1G; regexes match demangled function names from the start.\n"
+	"If PROGRAM ends by a signal or without writing its output, run writes it\n"
+	"from the spill files (under mpirun/srun: each rank its part, rank 0 merges\n"
+	"them, until none came for --merge-wait, default 10s); -v: every\n"
+	"rank says what it saved. run exits with PROGRAM's status (or signal).\n";
 
 enum value_kind { V_STR, V_INT, V_DURATION, V_SIZE, V_ON, V_OFF };
 
@@ -61,9 +73,11 @@ static const struct run_option {
 	{ "no-mpi", 0, V_OFF, "MPI" },
 	{ "quiet", 'q', V_ON, "QUIET" },
 	{ "print-config", 0, V_ON, "PRINT_CONFIG" },
+	/* read by the launcher only (finish.c), not by the library */
+	{ "merge-wait", 0, V_DURATION, "MERGE_WAIT" },
 };
 #define N_RUN_OPTIONS (sizeof run_options / sizeof run_options[0])
-enum { OPT_LIBRARY = OPT_FIRST_COMMAND_SPECIFIC, OPT_TABLE };
+enum { OPT_LIBRARY = OPT_FIRST_COMMAND_SPECIFIC, OPT_VERBOSE, OPT_TABLE };
 
 /* Same units as the preload's parser (recorder/config.c), checked here so
  * that a typo is a usage error instead of a warning inside the program. */
@@ -206,10 +220,244 @@ static int prepare_output(void)
 	return ret < 0 ? EXIT_USAGE : 0;
 }
 
+/* Signals passed on to the program. The first termination signal (not
+ * USR1/USR2, which programs use for their own ends) is announced once. */
+static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR1, SIGUSR2 };
+#define N_FORWARDED (sizeof forwarded / sizeof forwarded[0])
+static struct sigaction old_actions[N_FORWARDED];
+static volatile sig_atomic_t program_pid, first_signal;
+
+static bool terminating(int sig)
+{
+	return sig != SIGUSR1 && sig != SIGUSR2;
+}
+
+/* A burst of the same termination signal (orted, mpirun and a batch
+ * system each sending SIGTERM) is passed on once: a second one that lands
+ * on another thread of the program while the first is dumping can end it
+ * before the dump is complete. One a second later is passed on again. */
+#define BURST_NS 1000000000LL
+static int64_t last_passed[N_FORWARDED];
+
+static void pass_on(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	int saved = errno;
+	if (!first_signal && terminating(sig))
+		first_signal = sig;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
+	int64_t now = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	size_t i = 0;
+	while (i < N_FORWARDED && forwarded[i] != sig)
+		i++;
+	bool burst = terminating(sig) && last_passed[i] && now - last_passed[i] < BURST_NS;
+	/* A terminal's signals (SI_KERNEL: Ctrl-C, hang-up) went to its whole
+	 * foreground process group, the program included: not twice. */
+	if (program_pid > 0 && si->si_code != SI_KERNEL && !burst) {
+		kill((pid_t)program_pid, sig);
+		last_passed[i] = now;
+	}
+	errno = saved;
+}
+
+/* Block the forwarded signals (until the program's pid is known) and catch
+ * them; one ignored at our start (nohup) stays ignored, for the program too. */
+static void catch_signals(sigset_t *ret_old_mask)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < N_FORWARDED; i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &set, ret_old_mask);
+	for (size_t i = 0; i < N_FORWARDED; i++) {
+		sigaction(forwarded[i], NULL, &old_actions[i]);
+		if (old_actions[i].sa_handler == SIG_IGN)
+			continue;
+		struct sigaction sa = { .sa_sigaction = pass_on, .sa_flags = SA_SIGINFO };
+		sa.sa_mask = set;
+		sigaction(forwarded[i], &sa, NULL);
+	}
+}
+
+static void restore_signals(const sigset_t *mask)
+{
+	for (size_t i = 0; i < N_FORWARDED; i++)
+		sigaction(forwarded[i], &old_actions[i], NULL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+}
+
+/* The program, with the launcher's original signal state. Under an MPI
+ * launcher it gets a process group of its own: orted signals the group of
+ * each process it started (SIGTERM, then SIGKILL 1 s later), and the
+ * program must get the SIGTERM (passed on by us) but not the SIGKILL, or a
+ * dump that takes more than a second is cut. */
+static pid_t spawn(char **argv, const sigset_t *mask, bool own_group)
+{
+	pid_t pid = fork();
+	if (pid > 0 && own_group)
+		setpgid(pid, pid);
+	if (pid != 0)
+		return pid;
+	if (own_group)
+		setpgid(0, 0);
+	restore_signals(mask);
+	/* The library measures its start-up from here (exec, loading it and
+	 * its dependencies, its constructor): metadata profiler_startup_ns. */
+	struct timespec ts;
+	char launch[32];
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(launch, sizeof launch, "%lld", (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+	setenv("SCOPE_PROFILER_LAUNCH_NS", launch, 1);
+	execvp(argv[0], argv);
+	int e = errno;
+	fprintf(stderr, "scope-profiler run: cannot run %s: %s\n", argv[0], strerror(e));
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+/* The finish in a child in a process group of its own, set from both
+ * sides of the fork so that no signal to the launcher's group can reach it
+ * first: orted sends the launcher's group SIGKILL 1 s after SIGTERM, and
+ * the finish must outlive that. It ignores further termination signals (a
+ * batch system signals every process of the job); SIGKILL stops it.
+ * Returns its pid, or -1 (then finish in place). */
+static pid_t start_finisher(const struct finish_job *j)
+{
+	fflush(NULL);
+	pid_t f = fork();
+	if (f > 0)
+		setpgid(f, f);
+	if (f != 0)
+		return f;
+	setpgid(0, 0);
+	for (size_t i = 0; i < N_FORWARDED; i++)
+		signal(forwarded[i], terminating(forwarded[i]) ? SIG_IGN : SIG_DFL);
+	signal(SIGPIPE, SIG_IGN); /* mpirun may be gone: its pipes with it */
+	signal(SIGTTOU, SIG_IGN); /* a background group writing to a terminal */
+	_exit(finish_job_run(j));
+}
+
+static void reap(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* SCOPE_PROFILER_MERGE_WAIT (set by --merge-wait too): a duration. */
+static int64_t merge_wait_ns(void)
+{
+	static const struct { const char *unit; double scale; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	const char *v = getenv("SCOPE_PROFILER_MERGE_WAIT");
+	if (!v || !*v)
+		return 10000000000LL;
+	char *end;
+	double x = strtod(v, &end);
+	for (size_t i = 0; end != v && x >= 0 && isfinite(x) && i < 5; i++)
+		if (strcmp(end, units[i].unit) == 0)
+			return (int64_t)(x * units[i].scale);
+	fprintf(stderr, "scope-profiler run: ignoring SCOPE_PROFILER_MERGE_WAIT=%s (invalid "
+		"value), using 10s\n", v);
+	return 10000000000LL;
+}
+
+static bool env_on(const char *name)
+{
+	const char *v = getenv(name);
+	return v && (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") ||
+		     !strcasecmp(v, "true"));
+}
+
+/* Why run forks instead of exec'ing: to finish the job when the program
+ * cannot. The finisher is started with the program and waits for its end
+ * (a pidfd), so that nothing is left to do at the signal but pass it on:
+ * under load the launcher may not run again before orted's SIGKILL. The
+ * launcher waits for the program, passing signals on, says at the first
+ * termination signal what happens, then waits for the finisher. Without
+ * pidfds the finisher starts after the program's end. Exit as the program
+ * did: its code, or its signal raised again. */
+static int launch(char **argv, bool verbose)
+{
+	struct finish_job j = { .program = argv[0], .pidfd = -1, .verbose = verbose };
+	j.output = getenv("SCOPE_PROFILER_OUTPUT");
+	if (!j.output || !*j.output)
+		j.output = "profiling_data.h5";
+	j.quiet = env_on("SCOPE_PROFILER_QUIET");
+	j.wait_ns = merge_wait_ns();
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	j.started_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	finish_job_from_env(&j);
+	sigset_t mask;
+	catch_signals(&mask);
+	pid_t pid = spawn(argv, &mask, j.mpi_env);
+	if (pid < 0) {
+		restore_signals(&mask);
+		fprintf(stderr, "scope-profiler run: cannot start %s: %s\n", argv[0], strerror(errno));
+		return 126;
+	}
+	program_pid = j.pid = pid;
+	/* The template's %p is the program's pid (prepare_output left it). */
+	char *named = NULL, host[256];
+	if (strchr(j.output, '%')) {
+		struct sp_path_values v;
+		sp_path_values_init(&v, host, sizeof host);
+		v.pid = pid;
+		if (sp_output_path_expand(j.output, &v, &named) == 0)
+			j.output = named;
+	}
+	pid_t fin = -1;
+	j.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (j.pidfd >= 0) {
+		fin = start_finisher(&j);
+		close(j.pidfd);
+		j.pidfd = -1;
+	}
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	int status = 0;
+	bool noticed = false;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, 0);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			status = 126 << 8;
+			break;
+		}
+		if (first_signal && !noticed) {
+			noticed = true;
+			if (!j.quiet && (j.rank <= 0 || verbose))
+				finish_notice(&j, first_signal);
+		}
+	}
+	program_pid = 0;
+	if (first_signal && !noticed && !j.quiet && (j.rank <= 0 || verbose))
+		finish_notice(&j, first_signal);
+	if (fin < 0 && finish_needed(&j) && (fin = start_finisher(&j)) < 0)
+		finish_job_run(&j);
+	if (fin > 0)
+		reap(fin, &(int){ 0 });
+	free(named);
+	if (!WIFSIGNALED(status))
+		return WIFEXITED(status) ? WEXITSTATUS(status) : 126;
+	/* Killed by S: end by S too (no core file of ours), as a shell reports. */
+	int sig = WTERMSIG(status);
+	fflush(NULL);
+	setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
+	signal(sig, SIG_DFL);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+	return 128 + sig;
+}
+
 int cmd_run(int argc, char **argv)
 {
-	struct option longopts[N_RUN_OPTIONS + 3];
-	char shortopts[2 * N_RUN_OPTIONS + 4] = "+h";
+	struct option longopts[N_RUN_OPTIONS + 4];
+	char shortopts[2 * N_RUN_OPTIONS + 5] = "+hv";
 	for (size_t i = 0; i < N_RUN_OPTIONS; i++) {
 		const struct run_option *o = &run_options[i];
 		bool arg = o->kind != V_ON && o->kind != V_OFF;
@@ -224,9 +472,11 @@ int cmd_run(int argc, char **argv)
 	}
 	longopts[N_RUN_OPTIONS] = (struct option){ "library", required_argument, NULL, OPT_LIBRARY };
 	longopts[N_RUN_OPTIONS + 1] = (struct option){ "help", no_argument, NULL, 'h' };
-	longopts[N_RUN_OPTIONS + 2] = (struct option){ 0 };
+	longopts[N_RUN_OPTIONS + 2] = (struct option){ "verbose", no_argument, NULL, OPT_VERBOSE };
+	longopts[N_RUN_OPTIONS + 3] = (struct option){ 0 };
 
 	const char *library = getenv("SCOPE_PROFILER_LIBRARY");
+	bool verbose = false;
 	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -236,6 +486,9 @@ int cmd_run(int argc, char **argv)
 			return EXIT_OK;
 		} else if (opt == OPT_LIBRARY) {
 			library = optarg;
+			continue;
+		} else if (opt == OPT_VERBOSE || opt == 'v') {
+			verbose = true;
 			continue;
 		} else if (opt >= OPT_TABLE && opt < OPT_TABLE + (int)N_RUN_OPTIONS) {
 			o = &run_options[opt - OPT_TABLE];
@@ -273,14 +526,5 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "scope-profiler run: %s\n", strerror(-ret));
 		return EXIT_USAGE;
 	}
-	/* The library measures its start-up from here (exec, loading it and
-	 * its dependencies, its constructor): metadata profiler_startup_ns. */
-	struct timespec ts;
-	char launch[32];
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	snprintf(launch, sizeof launch, "%lld", (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
-	setenv("SCOPE_PROFILER_LAUNCH_NS", launch, 1);
-	execvp(argv[optind], argv + optind);
-	fprintf(stderr, "scope-profiler run: cannot run %s: %s\n", argv[optind], strerror(errno));
-	return errno == ENOENT ? 127 : 126;
+	return launch(argv + optind, verbose);
 }

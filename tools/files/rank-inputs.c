@@ -315,7 +315,8 @@ static int copy_meta(struct sp_reader *r, struct sp_run_meta *m)
 {
 	static const char *const own[] = { SP_META_MPI_SIZE, SP_META_MPI_RANK,
 		SP_META_START_TIME_NS, SP_META_FINALIZE_TIME_NS, SP_META_DROPPED, SP_META_PARTIAL,
-		SP_META_PARTIAL_SIGNAL, SP_META_MERGED_FROM, SP_META_TOTAL_CORES, NULL };
+		SP_META_PARTIAL_SIGNAL, SP_META_MERGED_FROM, SP_META_TOTAL_CORES,
+		SP_META_MISSING_RANKS, NULL };
 	int ret = 0;
 	for (size_t i = 0; !ret && r && i < sp_reader_num_metadata(r); i++) {
 		const struct sp_meta *x = sp_reader_metadata(r, i);
@@ -370,6 +371,28 @@ static int run_meta(const struct rank_inputs *in, struct sp_run_meta *m, bool pa
 	size_t nreasons = spill_names_reasons(&reasons);
 	if (!ret && nreasons)
 		ret = sp_meta_set_strlist(m, SP_META_UNRESOLVED_MODULES, reasons, nreasons);
+	return ret;
+}
+
+/* The ranks below size that no input holds (inputs sorted by rank), as
+ * metadata missing_ranks "1,5"; nothing when none is missing. */
+static int missing_meta(const struct rank_inputs *in, struct sp_run_meta *m, int32_t size)
+{
+	char *list = NULL;
+	size_t len = 0, at = 0;
+	FILE *f = open_memstream(&list, &len);
+	if (!f)
+		return -ENOMEM;
+	for (int32_t r = 0; r < size; r++) {
+		while (at < in->n && in->v[at].rank < (uint32_t)r)
+			at++;
+		if (at >= in->n || in->v[at].rank != (uint32_t)r)
+			fprintf(f, "%s%d", ftell(f) ? "," : "", (int)r);
+	}
+	int ret = fclose(f) ? -ENOMEM : 0;
+	if (!ret && len)
+		ret = sp_meta_set_str(m, SP_META_MISSING_RANKS, list);
+	free(list);
 	return ret;
 }
 
@@ -450,6 +473,8 @@ int rank_inputs_write(const struct cli_common *c, struct rank_inputs *in, const 
 	int ret = copy_meta(in->first_h5, &meta);
 	if (!ret)
 		ret = run_meta(in, &meta, partial, signo, size);
+	if (!ret && (size_t)size > in->n)
+		ret = missing_meta(in, &meta, size);
 	if (!ret)
 		ret = write_parts(in, out, &meta);
 	sp_meta_free(&meta);
