@@ -30,6 +30,7 @@
 #include "functions.h"
 #include "log.h"
 #include "sp-spill.h"
+#include "spill-internal.h"
 #include "spill-read.h"
 #include "thread-internal.h"
 
@@ -78,25 +79,7 @@ static uint32_t ntally;
 static atomic_uint_least64_t tallied; /* their sum, for the warning */
 static bool lost_counted;
 
-static void describe_modules(void);
 static void modules_changed(void);
-
-/*
- * Modules described in the file (MODULE + MODULE_ID records): all of them
- * at open, and again whenever the function table meets a module it did not
- * know (dlopen), both in normal context under module_lock. An entry is
- * filled before nmods is bumped (release), and never changes while the file
- * is open, so the signal handler finds a function's module with plain loads
- * (module_index) and never calls the loader.
- */
-#define MAX_MODULES 1024
-struct spill_module {
-	uintptr_t bias, lo, hi; /* load bias, [lo, hi) of its PT_LOAD segments */
-	uint64_t path_hash;
-};
-static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct spill_module mods[MAX_MODULES];
-static atomic_int nmods;
 
 #define ALIGN8(n) (((n) + 7u) & ~(size_t)7u)
 
@@ -279,7 +262,7 @@ static void stop(int err)
 /* Append one record: payload a then b, header last, so a record cut short
  * by a kill or a full disk has no header and reads as a hole. Any failure
  * stops the spill (stop()). Async-signal-safe. */
-static int put_rec(uint32_t type, uint32_t thread, const void *a, size_t na, const void *b,
+int sp_spill_put_rec(uint32_t type, uint32_t thread, const void *a, size_t na, const void *b,
 		   size_t nb)
 {
 	if (atomic_load_explicit(&spill_fd, memory_order_relaxed) < 0)
@@ -385,7 +368,7 @@ int sp_spill_open(const char *output, bool at_cap)
 	atomic_store(&events_total, 0);
 	atomic_store(&reopened, 0);
 	atomic_store(&tallied, 0);
-	atomic_store(&nmods, 0);
+	sp_spill_modules_reset();
 	int ret = pwrite_all(fd, &h, sizeof h, 0);
 	if (ret < 0) {
 		warn(": could not write the spill file: ", -ret,
@@ -393,7 +376,8 @@ int sp_spill_open(const char *output, bool at_cap)
 		sp_spill_remove();
 		return ret;
 	}
-	describe_modules();
+	sp_sym_set_module_hook(modules_changed);
+	sp_spill_modules_describe();
 	sp_log(SP_LOG_DEBUG, "spill", "spill file %s open (%s)", path,
 	       at_cap ? "written at the memory cap and on fatal signals" : "written on fatal signals");
 	return 0;
@@ -408,125 +392,7 @@ void sp_spill_set_rank(const char *output, int rank, int size)
 	    path_is_ours() && rename(path, to) == 0) /* never rename a file not ours */
 		memcpy(path, to, sizeof path);
 	struct sp_spill_rank r = { rank, size };
-	put_rec(SP_SPILL_RANK, 0, &r, sizeof r, NULL, 0);
-}
-
-static uint64_t hash_path(const char *p)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	return h;
-}
-
-/* The GNU build-id note of a loaded module, read from its PT_NOTE segments
- * in memory. Returns its length (0: none). */
-static uint32_t build_id_of(const struct dl_phdr_info *info, const char **ret_id)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		const char *end = p + ph->p_memsz;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
-			const char *name = p + sizeof *n;
-			const char *desc = name + ((n->n_namesz + 3u) & ~3u);
-			if (desc + n->n_descsz > end)
-				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    memcmp(name, "GNU", 4) == 0 && n->n_descsz <= SP_SPILL_BUILD_ID_MAX) {
-				*ret_id = desc;
-				return n->n_descsz;
-			}
-			p = desc + ((n->n_descsz + 3u) & ~3u);
-		}
-	}
-	return 0;
-}
-
-/* dl_iterate_phdr callback (module_lock held): describe a module not in
- * mods[] yet. The main program has an empty name: /proc/self/exe. Entries
- * without a file (the vDSO) are left out. */
-static int describe_one(struct dl_phdr_info *info, size_t size, void *first)
-{
-	(void)size;
-	char exe[4096];
-	const char *p = info->dlpi_name;
-	bool main_program = *(bool *)first && (!p || !*p);
-	*(bool *)first = false;
-	if (main_program) {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-		if (n <= 0)
-			return 0;
-		exe[n] = '\0';
-		p = exe;
-	}
-	if (!p || p[0] != '/')
-		return 0;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		if (a < lo)
-			lo = a;
-		if (a + ph->p_memsz > hi)
-			hi = a + ph->p_memsz;
-	}
-	int n = atomic_load_explicit(&nmods, memory_order_relaxed);
-	uint64_t h = hash_path(p);
-	for (int i = 0; i < n; i++)
-		if (mods[i].bias == info->dlpi_addr && mods[i].lo == lo && mods[i].path_hash == h)
-			return 0;
-	if (lo >= hi || n == MAX_MODULES)
-		return 0;
-	struct sp_spill_module m = { info->dlpi_addr, n, (uint32_t)strlen(p) };
-	const char *id = NULL;
-	struct sp_spill_module_id mid = { n, build_id_of(info, &id), hi - lo };
-	if (put_rec(SP_SPILL_MODULE, 0, &m, sizeof m, p, m.path_bytes) ||
-	    put_rec(SP_SPILL_MODULE_ID, 0, &mid, sizeof mid, id, mid.build_id_bytes))
-		return 1; /* the spill stopped: nothing more is written */
-	mods[n] = (struct spill_module){ info->dlpi_addr, lo, hi, h };
-	atomic_store_explicit(&nmods, n + 1, memory_order_release);
-	return 0;
-}
-
-/* Describe every loaded module not described yet (normal context: the
- * loader's lock is taken). */
-static void describe_modules(void)
-{
-	if (spill_fd < 0 || getpid() != owner)
-		return;
-	sp_sym_set_module_hook(modules_changed);
-	pthread_mutex_lock(&module_lock);
-	bool first = true;
-	dl_iterate_phdr(describe_one, &first);
-	pthread_mutex_unlock(&module_lock);
-}
-
-/* Index of the module holding addr, -1 if none is described. The newest
- * first: a module loaded where a dlclose'd one was wins. Async-signal-safe. */
-static int32_t module_index(uintptr_t addr)
-{
-	for (int i = atomic_load_explicit(&nmods, memory_order_acquire) - 1; i >= 0; i--)
-		if (addr >= mods[i].lo && addr < mods[i].hi)
-			return i;
-	return -1;
-}
-
-/* Module of a function address, describing new modules first if none
- * holds it (normal context only). */
-static int32_t module_of(uintptr_t addr)
-{
-	int32_t i = module_index(addr);
-	if (i < 0) {
-		describe_modules();
-		i = module_index(addr);
-	}
-	return i;
+	sp_spill_put_rec(SP_SPILL_RANK, 0, &r, sizeof r, NULL, 0);
 }
 
 /* REGION records for regions created since the last sync. Two threads may
@@ -544,8 +410,8 @@ static void sync_regions(bool may_lock)
 					       .module = -1,
 					       .name_bytes = name ? (uint32_t)strlen(name) : 0 };
 		if (!name && r->addr)
-			rec.module = may_lock ? module_of(r->addr) : module_index(r->addr);
-		put_rec(SP_SPILL_REGION, 0, &rec, sizeof rec, name, rec.name_bytes);
+			rec.module = may_lock ? sp_spill_module_of(r->addr) : sp_spill_module_index(r->addr);
+		sp_spill_put_rec(SP_SPILL_REGION, 0, &rec, sizeof rec, name, rec.name_bytes);
 	}
 	while (from < n && !atomic_compare_exchange_weak(&names_written, &from, n))
 		;
@@ -556,18 +422,23 @@ static void sync_regions(bool may_lock)
  * first, while their addresses still find their own module: a library
  * loaded where a dlclose'd one was would otherwise take them (newest
  * first). Then the new module is described. */
+bool sp_spill_owned(void)
+{
+	return atomic_load(&spill_fd) >= 0 && getpid() == owner;
+}
+
 static void modules_changed(void)
 {
-	if (spill_fd < 0 || getpid() != owner)
+	if (!sp_spill_owned())
 		return;
 	sync_regions(true);
-	describe_modules();
+	sp_spill_modules_describe();
 }
 
 static void put_thread(const struct sp_rec_thread *t)
 {
 	struct sp_spill_thread r = { t->index, t->ident, t->native_id, t->start_ns, t->end_ns };
-	put_rec(SP_SPILL_THREAD, t->index, &r, sizeof r, NULL, 0);
+	sp_spill_put_rec(SP_SPILL_THREAD, t->index, &r, sizeof r, NULL, 0);
 }
 
 /* Events [seq, seq+n) of thread t, in records of at most 64 Ki events;
@@ -580,7 +451,7 @@ static int put_events(const struct sp_rec_thread *t, uint64_t seq, const struct 
 		struct sp_spill_events h = { .first_seq = seq, .n = (uint32_t)k };
 		h.tick = sp_ticks();
 		h.ns = sp_monotonic_ns();
-		int ret = put_rec(SP_SPILL_EVENTS, t->index, &h, sizeof h, ev, k * sizeof *ev);
+		int ret = sp_spill_put_rec(SP_SPILL_EVENTS, t->index, &h, sizeof h, ev, k * sizeof *ev);
 		if (ret)
 			return ret;
 		atomic_fetch_add(&events_total, k);
@@ -604,7 +475,7 @@ struct closes {
 
 static void close_flush(struct closes *c)
 {
-	if (c->n && put_rec(SP_SPILL_CLOSE, c->t->index, c->v, c->n * sizeof *c->v, NULL, 0) == 0)
+	if (c->n && sp_spill_put_rec(SP_SPILL_CLOSE, c->t->index, c->v, c->n * sizeof *c->v, NULL, 0) == 0)
 		for (uint32_t i = 0; i < c->n; i++)
 			if (c->slot[i] != NO_SLOT)
 				c->t->slots->used[c->slot[i]] = 0;
@@ -815,12 +686,12 @@ int sp_spill_dump(int signo)
 		if (v)
 			d[nd++] = (struct sp_spill_drop){ id, 0, v };
 		if (nd == 64 || (nd && id + 1 == nreg)) {
-			put_rec(SP_SPILL_DROPS, 0, d, nd * sizeof *d, NULL, 0);
+			sp_spill_put_rec(SP_SPILL_DROPS, 0, d, nd * sizeof *d, NULL, 0);
 			nd = 0;
 		}
 	}
 	struct sp_spill_trailer tr = { signo, 0, tick, ns, sp_thread_dropped_total() };
-	put_rec(SP_SPILL_TRAILER, 0, &tr, sizeof tr, NULL, 0);
+	sp_spill_put_rec(SP_SPILL_TRAILER, 0, &tr, sizeof tr, NULL, 0);
 	err = atomic_load(&stopped);
 	return -err;
 }
