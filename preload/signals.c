@@ -259,7 +259,9 @@ SP_EXPORT sighandler_t signal(int signo, sighandler_t handler)
  * spill file (trailer signal 0), like a failed finalize write. */
 SP_EXPORT __attribute__((noreturn)) void _exit(int status)
 {
-	if (sp_config.signals && sp_lifecycle_state() == SP_STATE_RECORDING)
+	/* Not in a vfork child (it shares our memory: marking the dump done
+	 * there would stop the parent's own dump later) nor a forked copy. */
+	if (sp_config.signals && sp_lifecycle_state() == SP_STATE_RECORDING && sp_spill_owned())
 		dump_once(0);
 	for (;;)
 		syscall(SYS_exit_group, status);

@@ -16,8 +16,6 @@
  * spill. Async-signal-safe. Returns 0 or -errno. */
 SP_HIDDEN int sp_spill_put_rec(uint32_t type, uint32_t thread, const void *a, size_t na,
 			       const void *b, size_t nb);
-/* The spill file is open and belongs to this process (not a forked copy). */
-SP_HIDDEN bool sp_spill_owned(void);
 
 /* Forget the modules described (a new spill file). */
 SP_HIDDEN void sp_spill_modules_reset(void);

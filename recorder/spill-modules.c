@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sp-spill.h"
+#include "spill.h"
 #include "spill-internal.h"
 
 /*

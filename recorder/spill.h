@@ -19,6 +19,9 @@
 SP_HIDDEN int sp_spill_open(const char *output, bool at_cap);
 /* True when threads spill at the cap (an open file, at_cap, not stopped). */
 SP_HIDDEN bool sp_spill_active(void);
+/* The spill file is open and belongs to this process: not a forked copy,
+ * not a vfork child that shares our memory. */
+SP_HIDDEN bool sp_spill_owned(void);
 /* The process is MPI rank `rank` of `size`: rename the file to
  * <output>.spill.rank<NNNNN> and record the rank. */
 SP_HIDDEN void sp_spill_set_rank(const char *output, int rank, int size);

@@ -7,14 +7,19 @@
  *   exit:    calls _exit(3) (installed with sigaction, SA_SIGINFO)
  *   reraise: puts back SIG_DFL and raises again (installed with signal())
  *   return:  returns; the program does K more "iter" calls and exits 0
- * or, with _exit, there is no signal: the program calls _exit(5).
+ * or, with _exit, there is no signal: the program calls _exit(5);
+ * with vfork, no handler of its own: a vfork child fails to exec and calls
+ * _exit(127) (sharing the parent's memory), then the SIGTERM ends the
+ * program by default (143) and the parent's dump must still run.
  * Prints "done K" on stdout first, flushed.
  */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "scope_profiler.h"
@@ -70,7 +75,8 @@ int main(int argc, char **argv)
 	}
 	/* The application reads back its own handler, not the profiler's. */
 	struct sigaction now;
-	if (strcmp(how, "_exit") != 0 && (sigaction(SIGTERM, NULL, &now) < 0 ||
+	bool own = strcmp(how, "_exit") != 0 && strcmp(how, "vfork") != 0;
+	if (own && (sigaction(SIGTERM, NULL, &now) < 0 ||
 	    (now.sa_flags & SA_SIGINFO ? (void *)now.sa_sigaction : (void *)now.sa_handler) ==
 		    (void *)SIG_DFL)) {
 		fprintf(stderr, "sigaction does not return the application's handler\n");
@@ -82,6 +88,16 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (strcmp(how, "_exit") == 0)
 		_exit(5);
+	if (strcmp(how, "vfork") == 0) {
+		pid_t pid = vfork();
+		if (pid == 0) {
+			execl("/nonexistent/scope-profiler-test", "x", (char *)NULL);
+			_exit(127);
+		}
+		int st = 0;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 127)
+			return 6;
+	}
 	kill(getpid(), SIGTERM);
 	if (!got)
 		return 4; /* exit and reraise never get here */
