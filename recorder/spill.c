@@ -31,6 +31,7 @@
 #include "log.h"
 #include "sp-spill.h"
 #include "spill-internal.h"
+#include "sp-safe-file.h"
 #include "spill-read.h"
 #include "thread-internal.h"
 
@@ -325,6 +326,32 @@ int64_t sp_spill_kept(char *buf, size_t n)
 	return (int64_t)atomic_load(&events_total);
 }
 
+/*
+ * Create the spill file at path: a random name beside it, created O_EXCL |
+ * O_NOFOLLOW, renamed over path within the same directory. A symlink or a
+ * file planted at the predictable name is replaced, never written through.
+ * Where it cannot be replaced (another user's file in a sticky directory)
+ * the spill keeps its random name, and says so. The mode is 0666 less the
+ * umask.
+ */
+static int create_spill(void)
+{
+	struct sp_safe_file f;
+	int err = sp_safe_create(&f, path, ".", SP_SPILL_SUFFIX "new.", "");
+	if (err)
+		return err;
+	if (sp_safe_commit(&f) != 0) {
+		sp_log(SP_LOG_WARN, "spill", "%s cannot be replaced (%s); the spill file is %s",
+		       path, strerror(errno), f.tmp_path);
+		snprintf(path, sizeof path, "%s", f.tmp_path);
+	}
+	int fd = f.fd;
+	f.fd = -1; /* kept: it is the spill's descriptor */
+	f.committed = true;
+	sp_safe_close(&f);
+	return fd;
+}
+
 int sp_spill_open(const char *output, bool at_cap)
 {
 	if (spill_fd >= 0)
@@ -336,10 +363,10 @@ int sp_spill_open(const char *output, bool at_cap)
 		return -ENAMETOOLONG;
 	}
 	set_fd_base();
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = create_spill();
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		int err = -errno;
+		int err = fd < 0 ? fd : -errno;
 		if (fd >= 0)
 			close(fd);
 		path[0] = '\0';

@@ -7,13 +7,16 @@
 #define SP_WRITER_INTERNAL_H
 
 #include <hdf5.h>
+
+#include "sp-safe-file.h"
 #include <stdbool.h>
 
 #include "writer.h"
 
 struct sp_writer {
 	hid_t file;
-	char *path, *tmp;
+	char *path;
+	struct sp_safe_file out; /* the temporary beside path (sp-safe-file.h) */
 	struct sp_writer_layout layout;
 	hid_t str_type;   /* vlen UTF-8 */
 	hid_t summary_type;

@@ -15,7 +15,6 @@
 #include <fcntl.h>
 #include <hdf5.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,17 +249,14 @@ static int write_region_names(struct sp_writer *w, hid_t g)
 	return ret;
 }
 
-/* dir/.NAME.PID.tmp, NAME cut to 200 bytes: a name the file system takes
- * (255 bytes) must not fail for the temp name's 17 more. */
-static char *temp_path(const char *path)
+/* HDF5 opened the temporary we created (by /proc/self/fd, or by name when
+ * /proc is missing: then a file swapped in meanwhile is refused). */
+static int check_ours(struct sp_writer *w)
 {
-	char *dup = strdup(path), *dup2 = strdup(path), *out = NULL;
-	if (dup && dup2 &&
-	    asprintf(&out, "%s/.%.200s.%d.tmp", dirname(dup), basename(dup2), (int)getpid()) < 0)
-		out = NULL;
-	free(dup);
-	free(dup2);
-	return out;
+	void *handle = NULL;
+	if (H5Fget_vfd_handle(w->file, H5P_DEFAULT, &handle) < 0 || !handle)
+		return 0; /* not the sec2 driver: nothing to compare */
+	return sp_safe_is_ours(&w->out, *(int *)handle) ? 0 : -EEXIST;
 }
 
 static int open_groups(struct sp_writer *w)
@@ -308,18 +304,27 @@ int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 		free(w);
 		return -EEXIST;
 	}
+	/* The temporary dir/.NAME.PID.<random>.tmp is created O_EXCL |
+	 * O_NOFOLLOW and HDF5 opens it through our descriptor, so nothing
+	 * planted at a name in a shared directory is ever written through. */
+	w->out.dirfd = w->out.fd = -1;
 	w->path = strdup(path);
-	w->tmp = temp_path(path);
-	if (!w->path || !w->tmp) {
+	char infix[24], fdname[32];
+	snprintf(infix, sizeof infix, ".%d.", (int)getpid());
+	int err = w->path ? sp_safe_create(&w->out, path, ".", infix, ".tmp") : -ENOMEM;
+	if (err) {
 		sp_writer_destroy(w);
-		return -ENOMEM;
+		return err;
 	}
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the library never prints */
 	w->str_type = make_str_type();
 	w->summary_type = make_summary_type();
 	last_err = 0;
-	w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	int ret = w->file < 0 ? h5_error() : open_groups(w);
+	w->file = H5Fcreate(sp_safe_fd_path(&w->out, fdname), H5F_ACC_TRUNC, H5P_DEFAULT,
+			    H5P_DEFAULT);
+	int ret = w->file < 0 ? h5_error() : check_ours(w);
+	if (!ret)
+		ret = open_groups(w);
 	if (!ret)
 		ret = sp_writer_create_index(w);
 	if (!ret)
@@ -477,16 +482,6 @@ static void close_handles(struct sp_writer *w)
 	w->str_type = w->summary_type = 0;
 }
 
-static int fsync_path(const char *path, int flags)
-{
-	int fd = open(path, flags | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int ret = fsync(fd) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 /*
  * HDF5 1.10 (Debian 12 ships 1.10.8): an H5Fclose whose flush fails (a full
  * disk, RLIMIT_FSIZE) frees the file but leaves its ID registered, and the
@@ -542,16 +537,10 @@ int sp_writer_commit(struct sp_writer *w)
 	else if (H5Fclose(w->file) < 0)
 		ret = h5_error();
 	w->file = H5I_INVALID_HID;
-	if (!ret)
-		ret = fsync_path(w->tmp, O_RDONLY);
-	if (!ret && rename(w->tmp, w->path) < 0)
+	if (!ret && fsync(w->out.fd) < 0)
 		ret = -errno;
-	if (!ret) {
-		char *dup = strdup(w->path);
-		if (dup)
-			fsync_path(dirname(dup), O_RDONLY | O_DIRECTORY);
-		free(dup);
-	}
+	if (!ret)
+		ret = sp_safe_commit(&w->out);
 	sp_writer_destroy(w);
 	return ret;
 }
@@ -563,9 +552,7 @@ void sp_writer_destroy(struct sp_writer *w)
 	close_handles(w);
 	if (w->file >= 0) /* given up: nothing of it is kept */
 		close_discarded(w);
-	if (w->tmp)
-		unlink(w->tmp); /* after a commit the name is gone: ENOENT */
+	sp_safe_close(&w->out); /* removes the temporary unless committed */
 	free(w->path);
-	free(w->tmp);
 	free(w);
 }

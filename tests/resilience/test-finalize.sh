@@ -48,7 +48,7 @@ expect() {  # per rank
   done
   echo "$e}"
 }
-temp_in() { ls -a "$1" | grep -E '^\.out\.h5\.[0-9]+\.tmp$'; }
+temp_in() { ls -a "$1" | grep -E '^\.out\.h5\.[0-9]+\.[0-9a-f]{8}\.tmp$'; }
 
 # The kill during the write.
 job kill $M

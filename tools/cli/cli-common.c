@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli-common.h"
+#include "sp-safe-file.h"
 #include "cli-progress.h"
 
 static void verror(const struct cli_common *c, const char *fmt, va_list ap)
@@ -178,16 +179,43 @@ size_t cli_display_width(const char *s)
 	return n;
 }
 
+/*
+ * Outputs that are not regular files (/dev/null, /dev/stdout, a FIFO, a
+ * terminal) are written in place. A symlink is followed for that only when
+ * it belongs to us or root, as the kernel's protected_symlinks rule has it:
+ * one planted by another user is replaced by the rename, never written
+ * through. Everything else is written to a temporary created O_EXCL |
+ * O_NOFOLLOW with a random name beside the output (common/sp-safe-file.h).
+ */
 FILE *cli_output_fopen(const char *path, char **tmp)
 {
-	struct stat st;
+	struct stat st, lst;
+	struct sp_safe_file f;
+	FILE *out;
 
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	free(*tmp);
+	*tmp = NULL;
+	if (lstat(path, &lst) == 0 && (!S_ISLNK(lst.st_mode) || lst.st_uid == 0 ||
+				       lst.st_uid == geteuid()) &&
+	    stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return fopen(path, "w");
+	int err = sp_safe_create(&f, path, ".", ".", ".tmp");
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	*tmp = strdup(f.tmp_path);
+	out = *tmp ? fdopen(f.fd, "w") : NULL;
+	if (out)
+		f.fd = -1; /* the stream's now */
+	else {
 		free(*tmp);
 		*tmp = NULL;
-		return fopen(path, "w");
+		errno = ENOMEM;
 	}
-	return fopen(*tmp, "w");
+	f.committed = out != NULL; /* renamed into place by cli_output_rename */
+	sp_safe_close(&f);
+	return out;
 }
 
 int cli_output_rename(const char *tmp, const char *path)

@@ -6,6 +6,7 @@
  * finalize killed between its write and its rename is adopted instead.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -18,13 +19,27 @@
 #include "scope-profiler-reader.h"
 #include "sp-spill.h"
 
-/* The writer's temporary name for OUT written by process pid:
- * DIR/.BASE.PID.tmp (recorder/writer.c temp_path). */
+/* The writer's temporary for OUT written by process pid:
+ * DIR/.BASE.PID.<random>.tmp (recorder/writer.c); the first found. */
 static char *temp_of(const char *out, long pid)
 {
-	char *d = strdup(out), *b = strdup(out), *t = NULL;
-	if (d && b && asprintf(&t, "%s/.%s.%ld.tmp", dirname(d), basename(b), pid) < 0)
-		t = NULL;
+	char *d = strdup(out), *b = strdup(out), *pre = NULL, *t = NULL;
+	const char *dn = NULL;
+	DIR *dir = NULL;
+	if (d && b && asprintf(&pre, ".%.200s.%ld.", basename(b), pid) >= 0)
+		dir = opendir(dn = dirname(d));
+	else
+		pre = NULL;
+	for (struct dirent *e; dir && !t && (e = readdir(dir));) {
+		size_t n = strlen(e->d_name), np = strlen(pre);
+		if (n > np + 4 && strncmp(e->d_name, pre, np) == 0 &&
+		    strcmp(e->d_name + n - 4, ".tmp") == 0 &&
+		    asprintf(&t, "%s/%s", dn, e->d_name) < 0)
+			t = NULL;
+	}
+	if (dir)
+		closedir(dir);
+	free(pre);
 	free(d);
 	free(b);
 	return t;
