@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hdf5-util.h"
 #include "reader-internal.h"
 #include "sp-format.h"
 
@@ -201,7 +202,10 @@ int sp_callsites_load(const struct sp_reader *reader, struct sp_callsites **ret_
 	hid_t f = -1, g = -1;
 	H5E_BEGIN_TRY
 	{
-		f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+		hid_t fapl = sp_h5_fapl();
+		f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+		if (fapl != H5P_DEFAULT)
+			H5Pclose(fapl);
 		g = f < 0 || H5Lexists(f, SP_GROUP_CALLSITES, H5P_DEFAULT) <= 0
 			? -1 : H5Gopen2(f, SP_GROUP_CALLSITES, H5P_DEFAULT);
 	}

@@ -455,6 +455,85 @@ static int load_open_file(struct sp_reader *r, hid_t file)
 	return sp_load_columnar(r, file);
 }
 
+/*
+ * The reader opens only what the file holds: an external link (to another
+ * file, a FIFO, a device), a user-defined link, a dataset stored in
+ * external raw files or a virtual dataset is refused before any read. The
+ * file access list also denies every external-link traversal, should one
+ * be met some other way.
+ */
+static herr_t deny_elink(const char *parent, const char *parent_obj, const char *target,
+			 const char *target_obj, unsigned *flags, hid_t fapl, void *data)
+{
+	(void)parent, (void)parent_obj, (void)target, (void)target_obj, (void)flags;
+	(void)fapl, (void)data;
+	return -1;
+}
+
+hid_t sp_h5_fapl(void)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (fapl < 0)
+		return H5P_DEFAULT;
+	/* Closing the file closes whatever a failed read left open, so no
+	 * object outlives it (HDF5 complains at exit otherwise). */
+	H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+	H5Pset_elink_cb(fapl, deny_elink, NULL);
+	return fapl;
+}
+
+struct foreign {
+	struct sp_reader *r;
+	int rc;
+	size_t links;
+};
+
+#define MAX_LINKS 1000000 /* objects visited at open; a profile has dozens */
+
+static herr_t check_link(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+	struct foreign *f = data;
+	if (++f->links > MAX_LINKS) {
+		f->rc = sp_error(SP_E_NOT_PROFILE, "%s: more than %d HDF5 objects: not a profile",
+				 f->r->path, MAX_LINKS);
+		return 1;
+	}
+	if (info->type == H5L_TYPE_EXTERNAL || info->type >= H5L_TYPE_UD_MIN) {
+		f->rc = sp_error(SP_E_NOT_PROFILE, "%s: /%s is %s link: refused (a profile holds "
+				 "its own data)", f->r->path, name,
+				 info->type == H5L_TYPE_EXTERNAL ? "an external" : "a user-defined");
+		return 1;
+	}
+	if (info->type != H5L_TYPE_HARD)
+		return 0; /* a soft link resolves inside the file */
+	H5O_info_t oi;
+	if (H5Oget_info_by_name(g, name, &oi, H5P_DEFAULT) < 0 || oi.type != H5O_TYPE_DATASET)
+		return 0;
+	hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+	hid_t dcpl = d >= 0 ? H5Dget_create_plist(d) : -1;
+	if (dcpl >= 0) {
+		if (H5Pget_layout(dcpl) == H5D_VIRTUAL)
+			f->rc = sp_error(SP_E_NOT_PROFILE, "%s: /%s is a virtual dataset: refused "
+					 "(a profile holds its own data)", f->r->path, name);
+		else if (H5Pget_external_count(dcpl) > 0)
+			f->rc = sp_error(SP_E_NOT_PROFILE, "%s: /%s is stored in external files: "
+					 "refused (a profile holds its own data)", f->r->path, name);
+		H5Pclose(dcpl);
+	}
+	if (d >= 0)
+		H5Dclose(d);
+	return f->rc ? 1 : 0;
+}
+
+static int refuse_foreign(struct sp_reader *r, hid_t file)
+{
+	struct foreign f = { r, 0, 0 };
+	if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_NATIVE, check_link, &f) < 0 && !f.rc)
+		f.rc = sp_error(SP_E_NOT_PROFILE, "%s: cannot list the HDF5 objects (corrupt)",
+				r->path);
+	return f.rc;
+}
+
 int sp_load_hdf5(struct sp_reader *r)
 {
 	H5E_auto2_t old_func;
@@ -474,13 +553,9 @@ int sp_load_hdf5(struct sp_reader *r)
 			      r->path);
 		goto out;
 	}
-	/* Closing the file closes whatever a failed read left open, so no
-	 * object outlives it (HDF5 complains at exit otherwise). */
-	fapl = H5Pcreate(H5P_FILE_ACCESS);
-	if (fapl >= 0)
-		H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-	file = H5Fopen(r->path, H5F_ACC_RDONLY, fapl >= 0 ? fapl : H5P_DEFAULT);
-	if (fapl >= 0)
+	fapl = sp_h5_fapl();
+	file = H5Fopen(r->path, H5F_ACC_RDONLY, fapl);
+	if (fapl != H5P_DEFAULT)
 		H5Pclose(fapl);
 	if (file < 0) {
 		rc = sp_error(SP_E_NOT_PROFILE,
@@ -498,7 +573,9 @@ int sp_load_hdf5(struct sp_reader *r)
 			r->h5_fd_ok = true;
 		}
 	}
-	rc = load_open_file(r, file);
+	rc = refuse_foreign(r, file);
+	if (rc == 0)
+		rc = load_open_file(r, file);
 	r->h5_fd_ok = false;
 	H5Fclose(file);
 out:

@@ -15,6 +15,8 @@ hssize_t h5_dset_len(hid_t dset);
 
 /* True if link name exists under loc (no error printed). */
 bool h5_exists(hid_t loc, const char *name);
+/* A file access list that denies external links (hdf5-util.c). */
+hid_t sp_h5_fapl(void);
 
 /*
  * Read a whole 1-D integer column as int64 (HDF5 converts narrower types).

@@ -6,12 +6,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "reader-internal.h"
 #include "sp-array.h"
@@ -510,6 +512,12 @@ int sp_reader_open(const char *path, struct sp_reader **ret_reader)
 	return sp_reader_open_flags(path, 0, ret_reader);
 }
 
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+	       : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "a special file";
+}
+
 int sp_reader_open_flags(const char *path, unsigned flags,
 			 struct sp_reader **ret_reader)
 {
@@ -518,17 +526,24 @@ int sp_reader_open_flags(const char *path, unsigned flags,
 	struct stat st;
 	size_t n;
 	FILE *f;
-	int rc;
+	int fd, rc;
 
 	sp_error_clear();
 	if (!path || !ret_reader || (flags & ~(unsigned)SP_OPEN_MAP_COLUMNS))
 		return sp_error(EINVAL, "sp_reader_open: invalid argument");
-	f = fopen(path, "rb");
-	if (!f)
+	/* O_NONBLOCK: a FIFO or a device is refused, never waited on. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
 		return sp_error(errno, "%s: %s", path, strerror(errno));
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		return sp_error(EISDIR, "%s: is a directory", path);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		int err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		close(fd);
+		return sp_error(err, "%s: is %s, not a profile file", path, file_kind(st.st_mode));
+	}
+	f = fdopen(fd, "rb");
+	if (!f) {
+		close(fd);
+		return sp_error(errno, "%s: %s", path, strerror(errno));
 	}
 	n = fread(head, 1, sizeof(head), f);
 	fclose(f);
