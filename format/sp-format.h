@@ -12,6 +12,10 @@
 
 /* Schema versions. We write 2; we read 1, 2 and 3. */
 #define SP_SCHEMA_WRITTEN 2
+/* The largest MPI world a file may describe (ranks 0 to SP_MAX_RANKS - 1):
+ * above any machine built (Fugaku: 7.6 M cores), so per-rank tables sized
+ * by a file stay bounded. The reader refuses more; merge refuses more. */
+#define SP_MAX_RANKS (1 << 24)
 #define SP_SCHEMA_MAX_READ 3
 
 /* Root attributes. */

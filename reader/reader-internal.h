@@ -84,6 +84,7 @@ struct sp_reader {
 	size_t *region_rows;      /* rows of each region, ascending rank */
 	size_t *rank_off;         /* [n_ranks + 1] into rank_rows */
 	size_t *rank_rows;        /* rows of each rank slot, ascending region */
+	uint32_t *name_order;     /* region ids by name, then id (region_find) */
 
 	/* Per-row basics (computed once after loading, see stats.c). */
 	struct row_basic *basic;

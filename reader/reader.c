@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "reader-internal.h"
+#include "sp-format.h"
 #include "sp-array.h"
 
 static _Thread_local char last_error[1024];
@@ -302,6 +304,15 @@ static int cmp_row_region(const void *a, const void *b, void *ctx)
 }
 
 /* Distinct ranks, rows per region (by rank) and per rank (by region). */
+static int cmp_id_name(const void *a, const void *b, void *ctx)
+{
+	char *const *names = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(names[x], names[y]);
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
 static int build_lookups(struct sp_reader *r)
 {
 	size_t n = 0;
@@ -337,6 +348,12 @@ static int build_lookups(struct sp_reader *r)
 		qsort_r(r->rank_rows + r->rank_off[k],
 			r->rank_off[k + 1] - r->rank_off[k], sizeof(size_t),
 			cmp_row_region, r->rows);
+	r->name_order = malloc((r->n_regions + 1) * sizeof(*r->name_order));
+	if (!r->name_order)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_regions; i++)
+		r->name_order[i] = (uint32_t)i;
+	qsort_r(r->name_order, r->n_regions, sizeof(*r->name_order), cmp_id_name, r->names);
 	return 0;
 }
 
@@ -409,9 +426,20 @@ int reader_finish(struct sp_reader *r)
 		const struct sp_meta *m = sp_reader_metadata_find(r, "mpi_size");
 		int64_t n = m && m->type == SP_META_INT ? m->i : 1;
 
-		for (size_t i = 0; i < r->n_rows; i++)
+		/* Per-rank tables are sized by it: a value no MPI job has is
+		 * the file's error, not an allocation to try. */
+		if (n < 1 || n > SP_MAX_RANKS)
+			return sp_error(SP_E_NOT_PROFILE, "%s: metadata mpi_size = %" PRId64
+					" is out of range (1 to %d)", r->path, n, SP_MAX_RANKS);
+
+		for (size_t i = 0; i < r->n_rows; i++) {
+			if (r->rows[i].rank >= SP_MAX_RANKS)
+				return sp_error(SP_E_NOT_PROFILE, "%s: rank %u is out of range "
+						"(0 to %d)", r->path, r->rows[i].rank,
+						SP_MAX_RANKS - 1);
 			if ((int64_t)r->rows[i].rank + 1 > n)
 				n = (int64_t)r->rows[i].rank + 1;
+		}
 		r->num_ranks = r->n_rows ? (unsigned)n : 0;
 	}
 	rc = check_partition(r);
@@ -594,6 +622,7 @@ void sp_reader_destroy(struct sp_reader *r)
 	free(r->threads);
 	free(r->ranks);
 	free(r->region_off);
+	free(r->name_order);
 	free(r->region_rows);
 	free(r->rank_off);
 	free(r->rank_rows);
@@ -625,9 +654,19 @@ const char *sp_reader_region_name(const struct sp_reader *r, uint32_t id)
 
 int sp_reader_region_find(const struct sp_reader *r, const char *name)
 {
-	for (size_t i = 0; i < r->n_regions; i++)
-		if (strcmp(r->names[i], name) == 0)
-			return (int)i;
+	size_t lo = 0, hi = r->name_order ? r->n_regions : 0;
+
+	while (lo < hi) { /* the first id of that name: the lowest */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(r->names[r->name_order[mid]], name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < r->n_regions && r->name_order &&
+	    strcmp(r->names[r->name_order[lo]], name) == 0)
+		return (int)r->name_order[lo];
 	return -ENOENT;
 }
 

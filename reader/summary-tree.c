@@ -38,12 +38,15 @@ static int new_node(struct summary_tree *t, uint32_t parent, uint32_t region,
 	nd->next_sibling = NONE;
 	nd->last_region = NONE;
 	nd->last_child = NONE;
+	nd->tail = NONE;
 	if (parent != NONE) { /* append at the end of the sibling list */
-		uint32_t *link = &t->nodes[parent].first_child;
+		struct node *p = &t->nodes[parent];
 
-		while (*link != NONE)
-			link = &t->nodes[*link].next_sibling;
-		*link = (uint32_t)t->n;
+		if (p->tail == NONE)
+			p->first_child = (uint32_t)t->n;
+		else
+			t->nodes[p->tail].next_sibling = (uint32_t)t->n;
+		p->tail = (uint32_t)t->n;
 	}
 	*ret = (uint32_t)t->n++;
 	return 0;

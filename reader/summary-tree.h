@@ -22,6 +22,7 @@ struct node {
 	int64_t rank_total;
 	uint32_t rank_mark;       /* 1 + index of the last rank seen */
 	uint32_t last_region, last_child; /* child_of() cache (hot in loops) */
+	uint32_t tail;            /* the last of its children, for appending */
 	unsigned n_ranks, imb_n;
 	double imb_sum, imb_max;
 	int64_t dmin, dmax;       /* shortest, longest call */

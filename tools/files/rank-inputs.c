@@ -16,6 +16,7 @@
 #include "assemble.h"
 #include "names.h"
 #include "sp-spill.h"
+#include "sp-format.h"
 #include "spill-names.h"
 #include "spill-read.h"
 
@@ -47,6 +48,12 @@ static int load_spill(const struct cli_common *c, const char *path, struct rank_
 	if (ret) {
 		cli_error(c, "%s: %s", path,
 			  ret == SP_SPILL_EVERSION ? "unsupported spill file version" : strerror(-ret));
+		return EXIT_USAGE;
+	}
+	if (d.rank >= SP_MAX_RANKS || d.size > SP_MAX_RANKS) {
+		sp_spill_data_free(&d);
+		cli_error(c, "%s: rank %d of %d is out of range (at most %d ranks)", path, d.rank,
+			  d.size, SP_MAX_RANKS);
 		return EXIT_USAGE;
 	}
 	struct rank_input *ri = add(in);

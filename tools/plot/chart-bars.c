@@ -43,26 +43,6 @@ static double metric_value(const struct sp_stats *st, enum dur_metric m)
 	}
 }
 
-/* Largest value of the bars named like bars[i]. */
-static double group_max(const struct dur_bar *bars, size_t n, size_t i)
-{
-	double v = bars[i].value;
-
-	for (size_t k = 0; k < n; k++)
-		if (strcmp(bars[k].region, bars[i].region) == 0 && bars[k].value > v)
-			v = bars[k].value;
-	return v;
-}
-
-/* Position of the first bar named like bars[i] (first-seen group order). */
-static size_t group_first(const struct dur_bar *bars, size_t i)
-{
-	for (size_t k = 0; k < i; k++)
-		if (strcmp(bars[k].region, bars[i].region) == 0)
-			return k;
-	return i;
-}
-
 struct keyed {
 	struct dur_bar bar;
 	double gmax;
@@ -78,6 +58,44 @@ static int cmp_keyed(const void *pa, const void *pb)
 	if (a->gfirst != b->gfirst)
 		return a->gfirst < b->gfirst ? -1 : 1;
 	return a->bar.file < b->bar.file ? -1 : a->bar.file > b->bar.file;
+}
+
+struct by_name {
+	const char *name;
+	size_t i;
+};
+
+static int cmp_by_name(const void *pa, const void *pb)
+{
+	const struct by_name *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Each bar's group (the bars of one region name, over the files): the
+ * group's largest value and the position of its first bar. Sorted by
+ * name, so O(n log n) in the bars. */
+static int group_keys(const struct dur_bar *bars, size_t nb, struct keyed *keyed)
+{
+	struct by_name *v = malloc((nb + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < nb; i++)
+		v[i] = (struct by_name){ bars[i].region, i };
+	qsort(v, nb, sizeof(*v), cmp_by_name);
+	for (size_t s = 0, e; s < nb; s = e) {
+		double gmax = bars[v[s].i].value;
+
+		for (e = s + 1; e < nb && strcmp(v[e].name, v[s].name) == 0; e++)
+			if (bars[v[e].i].value > gmax)
+				gmax = bars[v[e].i].value;
+		for (size_t k = s; k < e; k++)
+			keyed[v[k].i] = (struct keyed){ bars[v[k].i], gmax, v[s].i };
+	}
+	free(v);
+	return 0;
 }
 
 static int collect(const struct chart_file *files, size_t n, enum dur_metric m,
@@ -134,8 +152,11 @@ long durations_build(const struct chart_file *files, size_t n,
 		free(bars);
 		return rc;
 	}
-	for (size_t i = 0; i < nb; i++)
-		keyed[i] = (struct keyed){ bars[i], group_max(bars, nb, i), group_first(bars, i) };
+	if (group_keys(bars, nb, keyed) < 0) {
+		free(keyed);
+		free(bars);
+		return -ENOMEM;
+	}
 	qsort(keyed, nb, sizeof(*keyed), cmp_keyed);
 	for (size_t i = 0; i < nb; i++)
 		bars[i] = keyed[i].bar;
