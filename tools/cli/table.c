@@ -493,9 +493,18 @@ void tbl_print(struct tbl *t, FILE *f)
 		}
 		flush(&l, f);
 	}
-	for (int m = 0; m < 128; m++)
-		if (t->used[m] && t->legend[m])
-			fprintf(f, "%c %s\n", m, t->legend[m]);
+	/* Legends: "M text", continuation lines (after '\n') indented by 2. */
+	for (int m = 0; m < 128; m++) {
+		if (!t->used[m] || !t->legend[m])
+			continue;
+		fprintf(f, "%c ", m);
+		for (const char *p = t->legend[m]; *p; p++) {
+			fputc(*p, f);
+			if (*p == '\n')
+				fputs("  ", f);
+		}
+		fputc('\n', f);
+	}
 out:
 	free(l.s);
 	free(last);

@@ -77,7 +77,8 @@ int tbl_cell(struct tbl *t, int col, const char *s);
 int tbl_cellf(struct tbl *t, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/** The legend line printed under the table when a row has mark. */
+/** The legend printed under the table when a row has mark ('\n' starts a
+ * continuation line, indented under the text). */
 int tbl_legend(struct tbl *t, char mark, const char *text);
 
 /** Print the table (header, rule, rows, legend of the used marks). */

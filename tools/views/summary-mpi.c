@@ -114,13 +114,13 @@ void summary_print_header(FILE *f, struct sp_reader *r, const struct sp_selectio
 	tbl_duration(wall, sizeof wall, run->wall > 0 ? run->wall : NAN, true);
 	while (strlen(wall) && wall[strlen(wall) - 1] == ' ')
 		wall[strlen(wall) - 1] = '\0';
-	fprintf(f, "%s: run %s (wall), %u %s, %zu %s/rank", esc, wall, run->nranks,
+	fprintf(f, "%s: %s wall, %u %s x %zu %s", esc, wall, run->nranks,
 		run->nranks == 1 ? "rank" : "ranks", th, th == 1 ? "thread" : "threads");
 	if (run->mpi_mean >= 0 && run->wall > 0)
 		fprintf(f, ", MPI %.1f %%", 100.0 * run->mpi_mean / run->wall);
 	if (cli_overhead_file(r, sel, &ov) > 0 && ov.run_s > 0)
-		fprintf(f, ", profiler overhead ~%.1f %%", 100.0 * ov.estimate_s / ov.run_s);
-	fprintf(f, "; times: %s\n", sum ? "sums over ranks" : "per-rank means (--sum: totals)");
+		fprintf(f, ", overhead ~%.1f %%", 100.0 * ov.estimate_s / ov.run_s);
+	fprintf(f, "; %s\n", sum ? "sums over ranks" : "per-rank means");
 }
 
 /* One MPI function: calls, time, bytes over the selected ranks. */

@@ -149,15 +149,15 @@ static void legends(struct tbl *t, struct sp_reader *r)
 			 (long long)calls->i, (double)mean->i / 1e3);
 	else
 		snprintf(why, sizeof why, "MIN_DURATION, MAX_DEPTH or auto-throttle");
-	snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline (%s); "
+	snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline\n(%s);\n"
 		 "their time measured exactly", why);
 	tbl_legend(t, '*', buf);
 	if (timing && timing->s && !strcmp(timing->s, "sampled") && sample)
-		snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline (%s); "
+		snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline\n(%s);\n"
 			 "1 in %lld timed at random, total estimated (95 %% interval: inspect)",
 			 why, (long long)sample->i);
 	else
-		snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline (%s); "
+		snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline\n(%s);\n"
 			 "their time estimated as count x the mean before the throttle", why);
 	tbl_legend(t, '~', buf);
 }
