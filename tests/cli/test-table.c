@@ -191,6 +191,27 @@ START_TEST(test_hostile_cells)
 }
 END_TEST
 
+START_TEST(test_deep_rows_fit)
+{
+	struct tbl_style st = { false, 40 };
+	struct tbl *t = tbl_create(&st);
+	char *out, *save = NULL;
+
+	tbl_column(t, "name", TBL_LEFT, true);
+	tbl_column(t, "calls", TBL_RIGHT, false);
+	for (int d = 0; d < 40; d++) {
+		tbl_row(t, d, ' ');
+		tbl_cellf(t, 0, "function_at_depth_%d", d);
+		tbl_cellf(t, 1, "%d", d);
+	}
+	out = print(t);
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		ck_assert_msg(tbl_display_width(l) <= 40, "wider than 40: \"%s\"", l);
+	free(out);
+	tbl_destroy(t);
+}
+END_TEST
+
 static Suite *table_suite(void)
 {
 	Suite *s = suite_create("table");
@@ -202,6 +223,7 @@ static Suite *table_suite(void)
 	tcase_add_test(tc, test_tree_utf8);
 	tcase_add_test(tc, test_tree_ascii_elided);
 	tcase_add_test(tc, test_hostile_cells);
+	tcase_add_test(tc, test_deep_rows_fit);
 	suite_add_tcase(s, tc);
 	return s;
 }

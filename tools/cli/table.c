@@ -392,8 +392,20 @@ static bool *last_flags(const struct tbl *t)
 
 /* The tree glyphs of a row into p (cap bytes); anc[k]: is the ancestor at
  * level k the last of its siblings. */
-static void prefix(char *p, size_t cap, const struct tbl *t, int d, bool last, const bool *anc)
+static void prefix(char *p, size_t cap, const struct tbl *t, int d, bool last, const bool *anc,
+		   size_t colw)
 {
+	int lim = TBL_MAX_INDENT;
+	char digits[16];
+
+	/* A cut name column: a row keeps 8 columns of name, so fewer levels
+	 * are drawn and the others summarised as "[depth] ". */
+	if (colw && 3 * (size_t)d + 8 > colw) {
+		size_t fixed = 8 + 3 + (size_t)snprintf(digits, sizeof digits, "[%d] ", d);
+
+		lim = colw > fixed + 3 ? (int)((colw - fixed) / 3) : 0;
+		lim = lim < TBL_MAX_INDENT ? lim : TBL_MAX_INDENT;
+	}
 	const char *bar = t->st.ascii ? "|  " : "│  ";
 	const char *mid = t->st.ascii ? "|- " : "├─ ";
 	const char *end = t->st.ascii ? "`- " : "└─ ";
@@ -402,9 +414,9 @@ static void prefix(char *p, size_t cap, const struct tbl *t, int d, bool last, c
 	p[0] = '\0';
 	if (d == 0)
 		return;
-	for (int k = 1; k < d && k <= TBL_MAX_INDENT; k++)
+	for (int k = 1; k < d && k <= lim; k++)
 		n += (size_t)snprintf(p + n, cap - n, "%s", anc[k] ? "   " : bar);
-	if (d > TBL_MAX_INDENT + 1)
+	if (d > lim + 1)
 		n += (size_t)snprintf(p + n, cap - n, "[%d] ", d);
 	snprintf(p + n, cap - n, "%s", last ? end : mid);
 }
@@ -413,6 +425,7 @@ void tbl_print(struct tbl *t, FILE *f)
 {
 	size_t width[TBL_MAX_COLS] = { 0 }, pre_w = 0, other = 0;
 	int maxd = 0, tc = t->tree_col;
+	size_t colw = 0;
 	bool marks = false, *last = last_flags(t), *anc;
 	char pre[TBL_MAX_INDENT * 8 + 32];
 	struct line l = { 0 };
@@ -446,6 +459,7 @@ void tbl_print(struct tbl *t, FILE *f)
 		size_t room = t->st.width > other ? t->st.width - other : 0;
 
 		width[tc] = room > TBL_MIN_NAME ? room : TBL_MIN_NAME;
+		colw = width[tc];
 	}
 	/* Header and rule. */
 	for (int k = 0; k < t->ncols; k++) {
@@ -477,12 +491,12 @@ void tbl_print(struct tbl *t, FILE *f)
 				puts_pad(&l, c, width[k], t->align[k]);
 				continue;
 			}
-			prefix(pre, sizeof pre, t, r->depth, last[i], anc);
+			prefix(pre, sizeof pre, t, r->depth, last[i], anc, colw);
 			put(&l, pre, strlen(pre));
 			size_t pw = tbl_display_width(pre), room = width[k] > pw ? width[k] - pw : 0;
 			size_t start = l.n;
 
-			put_elided(&l, c, room < 8 ? 8 : room, t->st.ascii);
+			put_elided(&l, c, room < 4 ? 4 : room, t->st.ascii);
 			for (size_t w = pw + tbl_display_width(l.s ? l.s + start : ""); w < width[k]; w++)
 				put(&l, " ", 1);
 			if (marks) {
