@@ -79,6 +79,21 @@ def main():
             if byte in raw:
                 failures += 1
                 print("FAIL hostile: raw %r in the output" % byte)
+        # The other commands drawn by the table module (or escaping their
+        # names) print the hostile names escaped too.
+        e = {k: v for k, v in os.environ.items() if k not in STYLE_VARS}
+        e.update(UTF8)
+        for argv in (["inspect", "hostile.h5"], ["tree", "hostile.h5"],
+                     ["line-profile", "hostile.h5"], ["diff", "hostile.h5", "tree.h5"],
+                     ["check", "tree.h5", "hostile.h5", "--max-regression", "1000"]):
+            p = subprocess.run([CLI] + argv, cwd=tmp, env=e, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+            bad = [b for b in (b"\x1b", b"\r", b"\x07") if b in p.stdout]
+            if p.returncode not in (0, 1) or bad:
+                failures += 1
+                print("FAIL %s: exit %d, raw %r in the output" % (" ".join(argv), p.returncode, bad))
+            else:
+                print("ok   %s escapes names" % argv[0])
         # Lines fit the width where names can give way.
         for name in ("tree-80", "tree-ascii"):
             wide = [l for l in output(tmp, name).decode().splitlines()[1:]
