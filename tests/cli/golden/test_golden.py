@@ -94,6 +94,14 @@ def main():
                 print("FAIL %s: exit %d, raw %r in the output" % (" ".join(argv), p.returncode, bad))
             else:
                 print("ok   %s escapes names" % argv[0])
+        # Bad keys are named, one line, exit 2, nothing on stdout.
+        for args, word in ((["--columns", "region,bogus"], "bogus"), (["--sort", "nope"], "nope")):
+            p = subprocess.run([CLI, "summary", "tree.h5"] + args, cwd=tmp, env=e,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if p.returncode != 2 or p.stdout or word not in p.stderr or p.stderr.count("\n") != 1:
+                failures += 1
+                print("FAIL summary %s: exit %d, stdout %r, stderr %r" % (
+                    " ".join(args), p.returncode, p.stdout, p.stderr))
         # Lines fit the width where names can give way.
         for name in ("tree-80", "tree-ascii"):
             wide = [l for l in output(tmp, name).decode().splitlines()[1:]
