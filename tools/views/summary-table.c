@@ -136,13 +136,17 @@ static char mark_of(struct sp_reader *r, const struct region_info *ri)
 	return '*';
 }
 
-static void legends(struct tbl *t, struct sp_reader *r)
+/* multi: a marked function is on several call paths, where its rows show
+ * only its timeline calls (where the counted ones nested is not stored). */
+static void legends(struct tbl *t, struct sp_reader *r, bool multi_paths)
 {
 	const struct sp_meta *timing = sp_reader_metadata_find(r, "throttle_timing");
 	const struct sp_meta *calls = sp_reader_metadata_find(r, "throttle_calls");
 	const struct sp_meta *mean = sp_reader_metadata_find(r, "throttle_mean_ns");
 	const struct sp_meta *sample = sp_reader_metadata_find(r, "throttle_sample");
-	char why[160], buf[400];
+	char why[160], buf[600];
+	const char *multi = multi_paths
+		? ";\non several call paths: timeline calls only (all: --flat)" : "";
 
 	if (calls && mean)
 		snprintf(why, sizeof why, "auto-throttle: %lld calls, own cost < %.3g us",
@@ -150,15 +154,15 @@ static void legends(struct tbl *t, struct sp_reader *r)
 	else
 		snprintf(why, sizeof why, "MIN_DURATION, MAX_DEPTH or auto-throttle");
 	snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline\n(%s);\n"
-		 "their time measured exactly", why);
+		 "their time measured exactly%s", why, multi);
 	tbl_legend(t, '*', buf);
 	if (timing && timing->s && !strcmp(timing->s, "sampled") && sample)
 		snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline\n(%s);\n"
-			 "1 in %lld timed at random, total estimated (95 %% interval: inspect)",
-			 why, (long long)sample->i);
+			 "1 in %lld timed at random, total estimated (95 %% interval: inspect)%s",
+			 why, (long long)sample->i, multi);
 	else
 		snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline\n(%s);\n"
-			 "their time estimated as count x the mean before the throttle", why);
+			 "their time estimated as count x the mean before the throttle%s", why, multi);
 	tbl_legend(t, '~', buf);
 }
 
@@ -418,7 +422,7 @@ static void value_cell(struct tbl *t, int col, const struct srow *s, enum sv_key
 /* One table of rows (in display order) with the given columns. */
 static void print_rows(FILE *f, struct sp_reader *r, const struct srow *const *rows, size_t n,
 		       const enum sv_key *cols, int ncols, const struct summary_opts *o,
-		       bool tree, const char *const *headers)
+		       bool tree, const char *const *headers, bool multi)
 {
 	struct tbl *t = tbl_create(&o->st);
 
@@ -427,7 +431,7 @@ static void print_rows(FILE *f, struct sp_reader *r, const struct srow *const *r
 	for (int k = 0; k < ncols; k++)
 		tbl_column(t, headers && headers[k] ? headers[k] : header(cols[k], o->sum, !tree),
 			   cols[k] == SV_REGION ? TBL_LEFT : TBL_RIGHT, cols[k] == SV_REGION);
-	legends(t, r);
+	legends(t, r, multi);
 	for (size_t i = 0; i < n; i++) {
 		if (tbl_row(t, tree ? rows[i]->depth : 0, rows[i]->mark) < 0)
 			break;
@@ -466,16 +470,20 @@ static int print_tree(const struct cli_common *c, FILE *f, struct sp_reader *r,
 	if (sp_summary_is_flat(s))
 		cli_error(c, "warning: %s; showing one row per region",
 			  sp_reader_nesting_problem(r) ? sp_reader_nesting_problem(r) : "no call tree");
+	bool multi = false;
+
 	for (size_t i = 0; ri && i < sp_summary_count(s); i++) {
 		const struct sp_summary_row *row = sp_summary_get(s, i);
 
 		if (!row->own)
 			ri[row->region].paths++;
 	}
+	for (size_t i = 0; ri && i < sp_reader_num_regions(r); i++)
+		multi |= ri[i].hidden_calls && ri[i].paths > 1;
 	rows = tree_rows(r, s, ri, scale, run->wall * run->nranks, &n);
 	ord = rows ? ordered(rows, n, true, o->sort) : NULL;
 	if (ord)
-		print_rows(f, r, ord, n, cols, ncols, o, true, NULL);
+		print_rows(f, r, ord, n, cols, ncols, o, true, NULL, multi);
 	free(ord);
 	free(rows);
 	sp_summary_destroy(s);
@@ -496,7 +504,7 @@ static int print_tree(const struct cli_common *c, FILE *f, struct sp_reader *r,
 				? 100.0 * w->v[SV_EXCL] / scale / all : NAN;
 		}
 		fprintf(f, "\ntop %zu by exclusive time\n", n < 10 ? n : 10);
-		print_rows(f, r, ord, n < 10 ? n : 10, tcols, 5, o, false, th);
+		print_rows(f, r, ord, n < 10 ? n : 10, tcols, 5, o, false, th, false);
 	}
 	free(ord);
 	free(rows);
@@ -535,7 +543,7 @@ int summary_print(const struct cli_common *c, FILE *f, struct sp_reader *r,
 							 o->sorted ? o->sort : SV_TOTAL) : NULL;
 
 		if (ord)
-			print_rows(f, r, ord, n, cols, ncols, o, false, NULL);
+			print_rows(f, r, ord, n, cols, ncols, o, false, NULL, false);
 		free(ord);
 		free(rows);
 	} else {
