@@ -62,7 +62,11 @@ class Inspect(CliTestCase):
         self.assertEqual(len(set(l.index(" : ") for l in lines if " : " in l)), 1)
         self.assertIn("    gcc/12.3.0", lines)
         self.assertIn("Regions (2)", lines)
-        self.assertTrue(any("solve" in l and "│" in l for l in lines))
+        # The region table (tools/cli/table.c): a rule under its header,
+        # solve as a row of the call tree.
+        table = lines[lines.index("Regions (2)") + 1:]
+        self.assertTrue(table[1].startswith("─"))
+        self.assertTrue(any(re.match(r"^(\S+ )?(├─ |└─ )?solve ", l) for l in table))
         self.assertNotIn("Recording limits", out)
 
     def test_full_and_sections(self):

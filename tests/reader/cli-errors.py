@@ -69,7 +69,7 @@ def main():
         if rc != 0 or "summary" not in out:
             failures.append(f"--help: rc={rc}")
         rc, out, err = run(binary, "summary", good)
-        if rc != 0 or "total [s]" not in out:
+        if rc != 0 or not ("call path" in out and "incl" in out and "excl" in out):
             failures.append(f"summary good: rc={rc} err={err!r}")
     for f in failures:
         print("FAIL", f)

@@ -14,6 +14,7 @@
 
 #include "cli-common.h"
 #include "compare.h"
+#include "table.h"
 
 static const char *const metric_names[] = {
 	"total", "avg", "min", "max", "p50", "p95", "p99", "imbalance", "calls",
@@ -253,8 +254,10 @@ static void print_only_in(FILE *f, const struct cmp_diff *d, bool in_a)
 
 		if (in_a ? r->has_b : r->has_a)
 			continue;
-		fprintf(f, "%s%s", any ? ", " : (in_a ? "Only in a: " : "Only in b: "),
-			r->name);
+		char name[512];
+
+		tbl_escape(name, sizeof name, r->name);
+		fprintf(f, "%s%s", any ? ", " : (in_a ? "Only in a: " : "Only in b: "), name);
 		any = true;
 	}
 	if (any)
@@ -442,48 +445,30 @@ int cmp_table_add(struct cmp_table *t, const char *const *cells)
 	return 0;
 }
 
-static void rule(FILE *f, const size_t *w, size_t ncols, const char *l,
-		 const char *mid, const char *r)
-{
-	fputs(l, f);
-	for (size_t c = 0; c < ncols; c++) {
-		for (size_t k = 0; k < w[c] + 2; k++)
-			fputs("─", f);
-		fputs(c + 1 < ncols ? mid : r, f);
-	}
-	fputc('\n', f);
-}
-
+/* Drawn by the CLI's table module (tools/cli/table.c): aligned, escaped,
+ * the first column (names) elided to the terminal width. Row 0 is the
+ * header. */
 void cmp_table_print(const struct cmp_table *t, FILE *f)
 {
-	size_t *w = calloc(t->ncols, sizeof(*w));
+	struct tbl_style st;
+	struct tbl *tb;
 
-	if (!w)
+	if (t->nrows == 0)
 		return;
-	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t c = 0; c < t->ncols; c++) {
-			size_t n = cli_display_width(t->cells[r * t->ncols + c]);
-
-			w[c] = n > w[c] ? n : w[c];
-		}
-	rule(f, w, t->ncols, "╭", "┬", "╮");
-	for (size_t r = 0; r < t->nrows; r++) {
-		fputs("│", f);
-		for (size_t c = 0; c < t->ncols; c++) {
-			const char *s = t->cells[r * t->ncols + c];
-			int pad = (int)(w[c] - cli_display_width(s));
-
-			if ((t->left >> c & 1) || r == 0)
-				fprintf(f, " %s%*s │", s, pad, "");
-			else
-				fprintf(f, " %*s%s │", pad, "", s);
-		}
-		fputc('\n', f);
-		if (r == 0)
-			rule(f, w, t->ncols, "├", "┼", "┤");
+	tbl_style_init(&st, false, false);
+	tb = tbl_create(&st);
+	if (!tb)
+		return;
+	for (size_t c = 0; c < t->ncols; c++)
+		tbl_column(tb, t->cells[c], (t->left >> c & 1) ? TBL_LEFT : TBL_RIGHT, c == 0);
+	for (size_t r = 1; r < t->nrows; r++) {
+		if (tbl_row(tb, 0, ' ') < 0)
+			break;
+		for (size_t c = 0; c < t->ncols; c++)
+			tbl_cell(tb, (int)c, t->cells[r * t->ncols + c]);
 	}
-	rule(f, w, t->ncols, "╰", "┴", "╯");
-	free(w);
+	tbl_print(tb, f);
+	tbl_destroy(tb);
 }
 
 void cmp_table_free(struct cmp_table *t)

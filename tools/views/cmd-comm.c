@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "cli-common.h"
+#include "table.h"
 #include "commands.h"
 
 static const char usage[] =
@@ -149,18 +150,38 @@ static void print_json(struct json_writer *w, struct sp_reader *r, const struct 
 
 static void print_text(struct sp_reader *r, const struct comm_result *res)
 {
-	printf("%s (%u ranks)\n\n", sp_reader_path(r), res->nranks);
-	printf("  %-28s %10s %14s %12s %14s %12s\n", "MPI function", "calls", "total bytes",
-	       "min", "mean", "max");
-	for (size_t i = 0; i < res->nfns; i++) {
-		const struct fn_stats *f = &res->fns[i];
-		printf("  %-28s %10llu ", sp_reader_region_name(r, f->region),
-		       (unsigned long long)f->calls);
-		if (f->with_bytes)
-			printf("%14lld %12lld %14.1f %12lld\n", (long long)f->total, (long long)f->min,
-			       (double)f->total / (double)f->with_bytes, (long long)f->max);
-		else
-			printf("%14s %12s %14s %12s\n", "-", "-", "-", "-");
+	struct tbl_style st;
+	struct tbl *t;
+	char path[1024];
+
+	tbl_style_init(&st, false, false);
+	tbl_escape(path, sizeof path, sp_reader_path(r));
+	printf("%s (%u %s)\n\n", path, res->nranks, res->nranks == 1 ? "rank" : "ranks");
+	t = tbl_create(&st);
+	if (t) {
+		static const char *const heads[] = { "MPI function", "calls", "total bytes", "min",
+						     "mean", "max" };
+
+		for (int k = 0; k < 6; k++)
+			tbl_column(t, heads[k], k ? TBL_RIGHT : TBL_LEFT, k == 0);
+		for (size_t i = 0; i < res->nfns; i++) {
+			const struct fn_stats *f = &res->fns[i];
+
+			tbl_row(t, 0, ' ');
+			tbl_cell(t, 0, sp_reader_region_name(r, f->region));
+			tbl_cellf(t, 1, "%llu", (unsigned long long)f->calls);
+			if (!f->with_bytes) {
+				for (int k = 2; k < 6; k++)
+					tbl_cell(t, k, "-");
+				continue;
+			}
+			tbl_cellf(t, 2, "%lld", (long long)f->total);
+			tbl_cellf(t, 3, "%lld", (long long)f->min);
+			tbl_cellf(t, 4, "%.1f", (double)f->total / (double)f->with_bytes);
+			tbl_cellf(t, 5, "%lld", (long long)f->max);
+		}
+		tbl_print(t, stdout);
+		tbl_destroy(t);
 	}
 	printf("\n  point-to-point bytes sent (row: sender, column: receiver)\n  %6s", "");
 	for (unsigned d = 0; d < res->nranks; d++)

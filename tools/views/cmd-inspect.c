@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli-common.h"
+#include "table.h"
 #include "commands.h"
 #include "inspect.h"
 
@@ -157,44 +158,61 @@ static void explain_throttle(struct sp_reader *r)
 		printf("   throttle_timing=exact: every throttled call is timed, totals exact)\n");
 }
 
-/* "Recording limits": only when the file has our extension columns. */
+/* "Recording limits": only when the file has our extension columns. Drawn
+ * by the table module (aligned, names escaped and cut to the terminal). */
 static void print_limits(struct sp_reader *r, const struct sp_selection *sel)
 {
 	uint32_t *ids = NULL;
-	int n = sp_reader_regions(r, sel, &ids), shown = 0, width = 6;
+	int n = sp_reader_regions(r, sel, &ids), shown = 0;
 	bool present = false;
+	struct tbl_style st;
+	struct tbl *t;
+	char buf[64];
 
 	for (int i = 0; i < n; i++) {
 		struct limits l = region_limits(r, ids[i], sel);
-		int w = (int)cli_display_width(sp_reader_region_name(r, ids[i]));
 
 		present |= l.has_dropped || l.has_throttled;
-		if ((l.dropped || l.throttled) && w > width)
-			width = w;
 	}
 	if (!present) {
 		free(ids);
 		return;
 	}
 	printf("Recording limits\n");
-	for (int i = 0; i < n; i++) {
+	tbl_style_init(&st, false, false);
+	t = tbl_create(&st);
+	if (t) {
+		static const char *const heads[] = { "region", "dropped", "throttled",
+						     "throttled total", "timed", "± 95 %" };
+
+		for (int k = 0; k < 6; k++)
+			tbl_column(t, k == 5 && st.ascii ? "+- 95 %" : heads[k],
+				   k ? TBL_RIGHT : TBL_LEFT, k == 0);
+	}
+	for (int i = 0; t && i < n; i++) {
 		struct limits l = region_limits(r, ids[i], sel);
 
 		if (!l.dropped && !l.throttled)
 			continue;
-		if (shown++ == 0)
-			printf("  %-*s %12s %12s %20s %10s %12s\n", width, "region", "dropped",
-			       "throttled", "throttled total [s]", "timed", "± 95 % [s]");
-		printf("  %-*s %12lld %12lld %20.6f", width,
-		       sp_reader_region_name(r, ids[i]), (long long)l.dropped,
-		       (long long)l.throttled, (double)l.throttled_ns / 1e9);
-		if (l.has_timed && l.throttled && !l.ci_unknown)
-			printf(" %10lld %12.6f\n", (long long)l.timed, sqrt(l.ci_var) / 1e9);
-		else if (l.has_timed && l.throttled)
-			printf(" %10lld %12s\n", (long long)l.timed, "-");
-		else
-			printf(" %10s %12s\n", "-", "-");
+		shown++;
+		tbl_row(t, 0, ' ');
+		tbl_cell(t, 0, sp_reader_region_name(r, ids[i]));
+		tbl_cellf(t, 1, "%lld", (long long)l.dropped);
+		tbl_cellf(t, 2, "%lld", (long long)l.throttled);
+		tbl_duration(buf, sizeof buf, (double)l.throttled_ns / 1e9, st.ascii);
+		tbl_cell(t, 3, buf);
+		if (l.has_timed && l.throttled) {
+			tbl_cellf(t, 4, "%lld", (long long)l.timed);
+			tbl_duration(buf, sizeof buf, l.ci_unknown ? NAN : sqrt(l.ci_var) / 1e9, st.ascii);
+			tbl_cell(t, 5, buf);
+		} else {
+			tbl_cell(t, 4, "-");
+			tbl_cell(t, 5, "-");
+		}
 	}
+	if (t && shown)
+		tbl_print(t, stdout);
+	tbl_destroy(t);
 	if (!shown)
 		printf("  no calls were dropped or throttled\n");
 	else

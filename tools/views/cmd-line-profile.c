@@ -14,6 +14,7 @@
 #include "cli-common.h"
 #include "commands.h"
 #include "line-profile.h"
+#include "table.h"
 
 static const char usage[] =
 	"FILE... [--rank R]... [--region REGEX] [--function REGEX] [--top N] [--json]\n"
@@ -129,50 +130,64 @@ static void print_json(struct json_writer *w, struct sp_reader *r, const struct 
 	jw_end_object(w);
 }
 
-/* One table: MPI rows (with MPI function, bytes, % MPI) or region rows. */
+/* One table: MPI rows (with MPI function, bytes, % MPI) or region rows,
+ * drawn by the table module (aligned, escaped, function names elided to
+ * the terminal width). The source text is cut at 60 characters. */
 static void print_table(const struct lp_row *rows, size_t n, bool mpi, struct lp_sources *src)
 {
-	char loc[4096];
-	int wl = 8, wf = 8, wr = 12;
-	for (size_t i = 0; i < n; i++) {
-		int l = snprintf(loc, sizeof loc, "%s:%lld", base_name(rows[i].file),
-				 (long long)rows[i].line);
-		wl = l > wl ? l : wl;
-		wf = (int)strlen(rows[i].function) > wf ? (int)strlen(rows[i].function) : wf;
-		wr = (int)strlen(rows[i].region) > wr ? (int)strlen(rows[i].region) : wr;
-	}
-	wl = wl > 40 ? 40 : wl;
-	wf = wf > 32 ? 32 : wf;
-	wr = wr > 24 ? 24 : wr;
-	printf("  %-*s  %-*s", wl, "location", wf, "function");
-	if (mpi)
-		printf("  %-*s", wr, "MPI function");
-	printf(" %9s %12s %12s %12s", "calls", "total [s]", "avg [s]", "max [s]");
-	if (mpi)
-		printf(" %12s %7s", "bytes", "% MPI");
-	printf(" %6s %7s  %s\n", "CoV", "slowest", "source");
+	static const char *const heads[] = { "location", "function", "MPI function", "calls",
+					     "total", "avg", "max", "bytes", "% MPI", "CoV",
+					     "slowest", "source" };
+	struct tbl_style st;
+	struct tbl *t;
+	int col[12];
+	char buf[64];
+
+	tbl_style_init(&st, false, false);
+	t = tbl_create(&st);
+	if (!t)
+		return;
+	for (int k = 0; k < 12; k++)
+		col[k] = !mpi && (k == 2 || k == 7 || k == 8) ? -1
+			 : tbl_column(t, heads[k], k < 3 || k == 11 ? TBL_LEFT : TBL_RIGHT, k == 1);
 	for (size_t i = 0; i < n; i++) {
 		const struct lp_row *row = &rows[i];
 		const char *text = lp_source_line(src, row->file, row->line);
-		snprintf(loc, sizeof loc, "%s:%lld", base_name(row->file), (long long)row->line);
-		printf("  %-*.*s  %-*.*s", wl, wl, loc, wf, wf, row->function);
+
+		tbl_row(t, 0, ' ');
+		tbl_cellf(t, col[0], "%s:%lld", base_name(row->file), (long long)row->line);
+		tbl_cell(t, col[1], row->function);
 		if (mpi)
-			printf("  %-*.*s", wr, wr, row->region);
-		printf(" %9llu %12.6f %12.6f %12.6f", (unsigned long long)row->calls,
-		       (double)row->total_ns / 1e9,
-		       row->calls ? (double)row->total_ns / 1e9 / (double)row->calls : 0, row->max_s);
-		if (mpi && row->has_bytes)
-			printf(" %12lld %7.2f", (long long)row->bytes, row->percent_mpi);
-		else if (mpi)
-			printf(" %12s %7.2f", "-", row->percent_mpi);
-		printf(" %6.3f %7u  %.60s\n", row->cov, row->slowest_rank, text ? text : "");
+			tbl_cell(t, col[2], row->region);
+		tbl_cellf(t, col[3], "%llu", (unsigned long long)row->calls);
+		tbl_duration(buf, sizeof buf, (double)row->total_ns / 1e9, st.ascii);
+		tbl_cell(t, col[4], buf);
+		tbl_duration(buf, sizeof buf,
+			     row->calls ? (double)row->total_ns / 1e9 / (double)row->calls : 0, st.ascii);
+		tbl_cell(t, col[5], buf);
+		tbl_duration(buf, sizeof buf, row->max_s, st.ascii);
+		tbl_cell(t, col[6], buf);
+		if (mpi) {
+			row->has_bytes ? tbl_cellf(t, col[7], "%lld", (long long)row->bytes)
+				       : tbl_cell(t, col[7], "-");
+			tbl_cellf(t, col[8], "%.2f", row->percent_mpi);
+		}
+		tbl_cellf(t, col[9], "%.3f", row->cov);
+		tbl_cellf(t, col[10], "r%u", row->slowest_rank);
+		tbl_cellf(t, col[11], "%.60s", text ? text : "");
 	}
+	tbl_print(t, stdout);
+	tbl_destroy(t);
 }
 
 static void print_text(struct sp_reader *r, const struct lp_result *res, struct lp_sources *src)
 {
-	printf("Line profile: %s (%u ranks, MPI time %.6f s)\n\n", sp_reader_path(r),
-	       sp_reader_num_ranks(r), (double)res->mpi_total_ns / 1e9);
+	char path[1024];
+	unsigned nr = sp_reader_num_ranks(r);
+
+	tbl_escape(path, sizeof path, sp_reader_path(r));
+	printf("Line profile: %s (%u %s, MPI time %.6f s)\n\n", path, nr, nr == 1 ? "rank" : "ranks",
+	       (double)res->mpi_total_ns / 1e9);
 	if (res->sites) {
 		printf("MPI call sites (depth %d; time summed over the selected ranks; CoV and "
 		       "slowest rank over per-rank totals)\n", sp_callsites_depth(res->sites));

@@ -12,13 +12,43 @@
 #include "cli-common.h"
 #include "commands.h"
 #include "overhead-estimate.h"
+#include "summary-view.h"
 
-enum { OPT_SORT = OPT_FIRST_COMMAND_SPECIFIC, OPT_COLUMNS };
+enum { OPT_SORT = OPT_FIRST_COMMAND_SPECIFIC, OPT_COLUMNS, OPT_FLAT, OPT_SUM, OPT_WIDE,
+       OPT_ASCII };
 
 static const char usage[] =
-	"FILE... [--json] [--include RE]... [--exclude RE]... [--ranks 0,2,4-7]\n"
-	"       [--sort start|total|calls|avg|min|max|first|last|std|p50|p95|p99|imbalance|name]\n"
-	"       [--columns region,ranks,calls,total,percent,avg,min,max,first,last,std,p50,p95,p99,imbalance]";
+	"usage: scope-profiler summary [options] FILE...\n"
+	"\n"
+	"Where the time of a run went: a header line (wall run time, ranks, threads,\n"
+	"MPI share, profiler overhead), the call-path tree with calls, % of the run,\n"
+	"inclusive and exclusive time and rank imbalance, the top 10 functions by\n"
+	"exclusive time and, for MPI runs, MPI time per rank and the top MPI functions.\n"
+	"\n"
+	"options:\n"
+	"  --json                the upstream summary() list, full precision\n"
+	"  --include RE          only regions whose name matches RE (re.match)\n"
+	"  --exclude RE          leave out regions whose name matches RE\n"
+	"  --ranks LIST          only these ranks, e.g. 0,2,4-7 (default: all)\n"
+	"  --sort KEY            order siblings (with --flat: all rows) by KEY,\n"
+	"                        largest first: start, name, calls, total,\n"
+	"                        exclusive, percent, avg, min, max, first, last,\n"
+	"                        std, p50, p95, p99, imbalance, slowest, ranks\n"
+	"                        (default: start, the call order; --flat: total)\n"
+	"  --columns LIST        columns of the tree or flat table, from region,\n"
+	"                        ranks, calls, total, exclusive, percent, avg, min,\n"
+	"                        max, first, last, std, p50, p95, p99, imbalance,\n"
+	"                        slowest (default: region,calls,percent,total,\n"
+	"                        exclusive,imbalance,slowest)\n"
+	"  --flat                one row per region, sorted over all rows\n"
+	"  --sum                 times summed over ranks (default: per-rank means)\n"
+	"  --wide                never cut names to the terminal width\n"
+	"  --ascii               ASCII glyphs and units (default: by the locale)\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"Durations carry their unit (s, ms, us, ns). Names are cut in the middle to the\n"
+	"terminal width on a terminal (SCOPE_PROFILER_COLUMNS=N forces a width);\n"
+	"SCOPE_PROFILER_ASCII=1 is --ascii. docs/SUMMARY.md describes every column.\n";
 
 /* One region of summary --json. Long but flat: one field after another in
  * the order of the Python project's keys, which a split would scatter. */
@@ -160,7 +190,7 @@ static int emit_file_json(struct cli_common *c, struct json_writer *w,
 	return 0;
 }
 
-static int run(struct cli_common *c, const char *columns, enum sp_sort_key sort)
+static int run(struct cli_common *c, const struct summary_opts *o)
 {
 	struct json_writer w;
 	int rc = 0;
@@ -183,9 +213,11 @@ static int run(struct cli_common *c, const char *columns, enum sp_sort_key sort)
 		if (c->json)
 			rc = emit_file_json(c, &w, r);
 		else
-			rc = cli_print_summary_table(c, stdout, r, columns, sort);
+			rc = summary_print(c, stdout, r, o);
 		if (!c->json && rc == 0)
 			cli_overhead_print_footer(stdout, r, c->sel);
+		if (!c->json && rc == 0 && i + 1 < c->n_files)
+			fputc('\n', stdout);
 		if (c->json && c->n_files > 1)
 			jw_end_object(&w);
 		sp_reader_destroy(r);
@@ -204,10 +236,14 @@ int cmd_summary(int argc, char **argv)
 		CLI_COMMON_OPTIONS,
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "columns", required_argument, NULL, OPT_COLUMNS },
+		{ "flat", no_argument, NULL, OPT_FLAT },
+		{ "sum", no_argument, NULL, OPT_SUM },
+		{ "wide", no_argument, NULL, OPT_WIDE },
+		{ "ascii", no_argument, NULL, OPT_ASCII },
 		{ 0 },
 	};
-	enum sp_sort_key sort = SP_SORT_START;
-	const char *columns = NULL;
+	struct summary_opts o = { .sort = SV_START };
+	bool wide = false, ascii = false;
 	struct cli_common c;
 	int opt, rc;
 
@@ -223,19 +259,28 @@ int cmd_summary(int argc, char **argv)
 		}
 		if (h > 0)
 			continue;
-		if (opt == OPT_SORT && sp_sort_key_parse(optarg, &sort) == 0)
-			continue;
-		if (opt == OPT_COLUMNS) {
-			columns = optarg;
-			continue;
+		switch (opt) {
+		case OPT_SORT:
+			if (summary_key_parse(optarg, &o.sort) == 0 && o.sort != SV_REGION) {
+				o.sorted = true;
+				continue;
+			}
+			rc = cli_usage_error(&c, "unknown sort key '%s'", optarg);
+			cli_common_fini(&c);
+			return rc;
+		case OPT_COLUMNS: o.columns = optarg; continue;
+		case OPT_FLAT: o.flat = true; continue;
+		case OPT_SUM: o.sum = true; continue;
+		case OPT_WIDE: wide = true; continue;
+		case OPT_ASCII: ascii = true; continue;
+		default:
+			rc = cli_usage_error(&c, "invalid option");
+			cli_common_fini(&c);
+			return rc;
 		}
-		rc = opt == OPT_SORT ? cli_usage_error(&c, "unknown sort key '%s'", optarg)
-				     : cli_usage_error(&c, "invalid option");
-		cli_common_fini(&c);
-		return rc;
 	}
 	if (c.help) {
-		printf("usage: scope-profiler summary %s\n", usage);
+		fputs(usage, stdout);
 		cli_common_fini(&c);
 		return EXIT_OK;
 	}
@@ -244,7 +289,8 @@ int cmd_summary(int argc, char **argv)
 		cli_common_fini(&c);
 		return rc;
 	}
-	rc = run(&c, columns, sort);
+	tbl_style_init(&o.st, ascii, wide);
+	rc = run(&c, &o);
 	cli_common_fini(&c);
 	return rc;
 }

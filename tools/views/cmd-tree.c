@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli-common.h"
+#include "table.h"
 #include "cli-origin.h"
 #include "commands.h"
 
@@ -174,7 +175,37 @@ static void emit_json_call(struct json_writer *w, struct sp_reader *r,
 		free(path);
 }
 
-/* The indented tree: name, start, duration, exclusive (seconds). */
+/* Region names escaped for the terminal (tbl_escape), one per region id;
+ * NULL without memory. Free with free_names(). */
+static char **escaped_names(const struct sp_reader *r)
+{
+	size_t nreg = sp_reader_num_regions(r);
+	char **e = calloc(nreg ? nreg : 1, sizeof(*e));
+
+	for (size_t i = 0; e && i < nreg; i++) {
+		const char *name = sp_reader_region_name(r, (uint32_t)i);
+		size_t len = 6 * strlen(name) + 1;
+
+		if ((e[i] = malloc(len)))
+			tbl_escape(e[i], len, name);
+	}
+	return e;
+}
+
+static void free_names(char **e, size_t n)
+{
+	for (size_t i = 0; e && i < n; i++)
+		free(e[i]);
+	free(e);
+}
+
+static const char *shown_name(char **esc, const struct sp_reader *r, uint32_t region)
+{
+	return esc && esc[region] ? esc[region] : "?";
+}
+
+/* The indented tree: name, start, duration, exclusive (seconds). Names are
+ * escaped: a hostile name cannot reach the terminal raw. */
 static void print_tree(struct sp_reader *r, const struct sp_call_stack *cs,
 		       const struct tree_opts *o, double origin, bool lanes)
 {
@@ -182,6 +213,7 @@ static void print_tree(struct sp_reader *r, const struct sp_call_stack *cs,
 	int64_t lane = INT64_MIN;
 	struct sp_call call;
 	bool new_lane;
+	char **esc = escaped_names(r), path[1024];
 
 	for (size_t i = 0; i < n; i++) {
 		size_t w;
@@ -190,11 +222,12 @@ static void print_tree(struct sp_reader *r, const struct sp_call_stack *cs,
 		if (!shown(o, &call))
 			continue;
 		w = 2 * (size_t)call.depth +
-		    cli_display_width(sp_reader_region_name(r, call.region));
+		    cli_display_width(shown_name(esc, r, call.region));
 		if (w > width)
 			width = w;
 	}
-	printf("%s: rank %u (%zu call%s)\n", sp_reader_path(r), o->rank, n,
+	tbl_escape(path, sizeof path, sp_reader_path(r));
+	printf("%s: rank %u (%zu call%s)\n", path, o->rank, n,
 	       n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		const char *name;
@@ -211,7 +244,7 @@ static void print_tree(struct sp_reader *r, const struct sp_call_stack *cs,
 			       "start [s]", "duration [s]", "exclusive [s]");
 		if (!shown(o, &call))
 			continue;
-		name = sp_reader_region_name(r, call.region);
+		name = shown_name(esc, r, call.region);
 		pad = width - 2 * (size_t)call.depth - cli_display_width(name);
 		char t[3][64];
 		cli_format_fixed9(t[0], sizeof t[0], 15, (double)call.start_ns / 1e9 - origin);
@@ -220,6 +253,7 @@ static void print_tree(struct sp_reader *r, const struct sp_call_stack *cs,
 		printf("%*s%s%*s %s %s %s\n", 2 * call.depth, "", name, (int)pad, "", t[0], t[1],
 		       t[2]);
 	}
+	free_names(esc, sp_reader_num_regions(r));
 }
 
 static int run(struct cli_common *c, struct tree_opts *o)

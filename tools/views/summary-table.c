@@ -1,338 +1,599 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The framed summary table of §3.8 (newest layout): one row per call path,
- * "name (Nx)" labels, "(own)" rows, numeric cells indented by depth, a
- * "% session" column when a scope_profiler.session region exists.
- * Functions with calls that are not on the timeline (auto-throttle,
- * MIN_DURATION, MAX_DEPTH) are marked "*" and, when the function has one
- * call path, shown with their true count and total (timeline + counted).
+ * summary's tables (docs/SUMMARY.md): the call-path tree (one row per call
+ * path, exclusive time from the reader's "(own)" rows), the flat top 10 by
+ * exclusive time and the flat view, drawn with the table module. Times are
+ * per-rank means unless --sum; throttled functions show their true count.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli-common.h"
+#include "summary-view.h"
 
-enum col { C_REGION, C_RANKS, C_CALLS, C_TOTAL, C_PERCENT, C_AVG, C_MIN,
-	   C_MAX, C_FIRST, C_LAST, C_STD, C_P50, C_P95, C_P99, C_IMBALANCE,
-	   C_N };
-
-static const char *const col_keys[C_N] = {
-	"region", "ranks", "calls", "total", "percent", "avg", "min", "max",
-	"first", "last", "std", "p50", "p95", "p99", "imbalance",
+static const char *const key_names[SV_NKEYS] = {
+	"region", "ranks", "calls", "total", "exclusive", "percent", "avg", "min",
+	"max", "first", "last", "std", "p50", "p95", "p99", "imbalance", "slowest",
+	"start", "name",
 };
-static const char *const col_headers[C_N] = {
-	"region", "ranks", "n", "total [s]", "% session", "avg [s]", "min [s]",
-	"max [s]", "first [s]", "last [s]", "std [s]", "p50 [s]", "p95 [s]",
-	"p99 [s]", "imbalance [%]",
-};
+const char summary_key_names[] =
+	"region, ranks, calls, total, exclusive, percent, avg, min, max, first, last, "
+	"std, p50, p95, p99, imbalance, slowest (and start, name for --sort)";
 
-#define MAX_COLS 32
-#define CELL 256
+static const char *header(enum sv_key k, bool sum, bool flat)
+{
+	switch (k) {
+	case SV_REGION: return flat ? "region" : "call path";
+	case SV_RANKS: return "ranks";
+	case SV_CALLS: return "calls";
+	case SV_TOTAL: return sum ? "incl (sum)" : "incl";
+	case SV_EXCL: return sum ? "excl (sum)" : "excl";
+	case SV_PERCENT: return "% run";
+	case SV_AVG: return "avg";
+	case SV_MIN: return "min";
+	case SV_MAX: return "max";
+	case SV_FIRST: return "first";
+	case SV_LAST: return "last";
+	case SV_STD: return "std";
+	case SV_P50: return "p50";
+	case SV_P95: return "p95";
+	case SV_P99: return "p99";
+	case SV_IMBALANCE: return "max/mean";
+	case SV_SLOWEST: return "slowest";
+	default: return "";
+	}
+}
 
-/* Per region: calls counted but not on the timeline, over the selected
- * ranks, and the number of call paths (tree rows) the region has. */
-struct hidden {
+int summary_key_parse(const char *name, enum sv_key *ret)
+{
+	static const struct { const char *alias; enum sv_key k; } aliases[] = {
+		{ "inclusive", SV_TOTAL }, { "incl", SV_TOTAL }, { "excl", SV_EXCL },
+		{ "self", SV_EXCL }, { "n", SV_CALLS },
+	};
+
+	for (int k = 0; k < SV_NKEYS; k++)
+		if (strcmp(name, key_names[k]) == 0) {
+			*ret = (enum sv_key)k;
+			return 0;
+		}
+	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+		if (strcmp(name, aliases[i].alias) == 0) {
+			*ret = aliases[i].k;
+			return 0;
+		}
+	return -1;
+}
+
+/* One row of a summary table, values already scaled (mean or sum). */
+struct srow {
+	const char *name;
+	uint32_t region;
+	int depth;
+	size_t order;         /* the reader's order (tree: call order) */
 	uint64_t calls;
-	int64_t ns;
-	unsigned paths;
+	double v[SV_NKEYS];   /* by key; NAN undefined */
+	long slowest;         /* rank, -1 unknown */
+	char mark;            /* '*', '~' or ' ' */
+	size_t parent;        /* tree: index of the parent row, SIZE_MAX top */
 };
 
-static int parse_columns(const struct cli_common *c, const char *spec,
-			 bool session, enum col *cols)
-{
-	char buf[512], *save = NULL, *tok;
-	int n = 0;
+/* Per region: throttled calls over the selected ranks, and its slowest rank. */
+struct region_info {
+	uint64_t hidden_calls;
+	int64_t hidden_ns;
+	unsigned paths;
+	long slowest;
+};
 
-	if (!spec) {
-		cols[n++] = C_REGION;
-		if (session)
-			cols[n++] = C_PERCENT;
-		cols[n++] = C_TOTAL;
-		return n;
-	}
-	snprintf(buf, sizeof(buf), "%s", spec);
-	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-		int k;
+/* ---- per-region facts -------------------------------------------------- */
 
-		for (k = 0; k < C_N && strcmp(tok, col_keys[k]) != 0; k++)
-			;
-		if (k == C_N) {
-			cli_usage_error(c, "unknown column '%s' (choose from region, ranks, calls, total, percent, avg, min, max, first, last, std, p50, p95, p99, imbalance)",
-					tok);
-			return -1;
-		}
-		if (n < MAX_COLS)
-			cols[n++] = (enum col)k;
-	}
-	return n;
-}
-
-/* Does the column list show std or a percentile? (The default does not;
- * without them the summary keeps no per-call durations.) */
-static bool needs_spread(const char *spec)
-{
-	char buf[512], *save = NULL, *tok;
-
-	if (!spec)
-		return false;
-	snprintf(buf, sizeof(buf), "%s", spec);
-	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
-		if (!strcmp(tok, "std") || !strcmp(tok, "p50") || !strcmp(tok, "p95") ||
-		    !strcmp(tok, "p99"))
-			return true;
-	return false;
-}
-
-/* snprintf's return value, clamped to what was written into CELL bytes. */
-static size_t written(int n, size_t at)
-{
-	if (n < 0)
-		return at;
-	return at + (size_t)n < CELL - 1 ? at + (size_t)n : CELL - 1;
-}
-
-static void fmt_num(char *out, int indent, const char *fmt, double v)
-{
-	size_t n = written(snprintf(out, CELL, "%*s", indent, ""), 0);
-
-	if (isnan(v))
-		snprintf(out + n, CELL - n, "-");
-	else
-		snprintf(out + n, CELL - n, fmt, v);
-}
-
-/* Deep trees (a hostile file can nest 100k levels) are cut at CELL bytes. */
-static void name_cell(char *out, const struct sp_summary_row *row, const struct hidden *hd)
-{
-	size_t len = 0;
-
-	out[0] = '\0';
-	for (int d = 1; d < row->depth && len < CELL - 1; d++)
-		len = written(snprintf(out + len, CELL - len, "  "), len);
-	if (row->depth > 0)
-		len = written(snprintf(out + len, CELL - len, "└─ "), len);
-	if (row->own) {
-		snprintf(out + len, CELL - len, "(own)");
-		return;
-	}
-	len = written(snprintf(out + len, CELL - len, "%s", row->name), len);
-	if (hd && hd->calls && hd->paths == 1)
-		len = written(snprintf(out + len, CELL - len, " (%llux*)",
-				       (unsigned long long)(row->calls + hd->calls)), len);
-	else if (hd && hd->calls)
-		len = written(snprintf(out + len, CELL - len, " (%llux, +%llu*)",
-				       (unsigned long long)row->calls,
-				       (unsigned long long)hd->calls), len);
-	else if (row->calls > 1)
-		len = written(snprintf(out + len, CELL - len, " (%llux)",
-				       (unsigned long long)row->calls), len);
-	if (row->recursive)
-		snprintf(out + len, CELL - len, " ↻");
-}
-
-static void cell(char *out, const struct sp_summary_row *row, enum col col,
-		 const struct hidden *hidden)
-{
-	int ind = row->depth ? 2 * row->depth + 1 : 0;
-	/* Single-path functions with hidden calls: the true count and total. */
-	const struct hidden *hd = hidden && !row->own ? &hidden[row->region] : NULL;
-	bool whole = hd && hd->calls && hd->paths == 1;
-
-	switch (col) {
-	case C_REGION: name_cell(out, row, hd); return;
-	case C_RANKS: snprintf(out, CELL, "%*s%u", ind, "", row->num_ranks); return;
-	case C_CALLS: snprintf(out, CELL, "%*s%llu%s", ind, "",
-			       (unsigned long long)(row->calls + (whole ? hd->calls : 0)),
-			       whole ? "*" : ""); return;
-	case C_TOTAL:
-		if (whole) {
-			fmt_num(out, ind, "%.6f*", row->total + (double)hd->ns / 1e9);
-			return;
-		}
-		fmt_num(out, ind, "%.6f", row->total);
-		return;
-	case C_PERCENT: fmt_num(out, ind, "%.2f%%", row->percent); return;
-	case C_AVG: fmt_num(out, ind, "%.3e", row->avg); return;
-	case C_MIN: fmt_num(out, ind, "%.3e", row->min); return;
-	case C_MAX: fmt_num(out, ind, "%.3e", row->max); return;
-	case C_FIRST: fmt_num(out, ind, "%.3e", row->first); return;
-	case C_LAST: fmt_num(out, ind, "%.3e", row->last); return;
-	case C_STD: fmt_num(out, ind, "%.3e", row->std); return;
-	case C_P50: fmt_num(out, ind, "%.3e", row->p50); return;
-	case C_P95: fmt_num(out, ind, "%.3e", row->p95); return;
-	case C_P99: fmt_num(out, ind, "%.3e", row->p99); return;
-	case C_IMBALANCE: fmt_num(out, ind, "%.2f", row->imbalance); return;
-	default: out[0] = '\0';
-	}
-}
-
-static void put_padded(FILE *f, const char *s, size_t width)
-{
-	size_t w = cli_display_width(s);
-
-	fputs(s, f);
-	for (; w < width; w++)
-		fputc(' ', f);
-}
-
-static void rule(FILE *f, const char *l, const char *r, size_t inner)
-{
-	fprintf(f, "  %s", l);
-	for (size_t i = 0; i < inner + 2; i++)
-		fputs("─", f);
-	fprintf(f, "%s\n", r);
-}
-
-static void print_line(FILE *f, char (*cells)[CELL], const size_t *width,
-		       int ncols)
-{
-	fputs("  │ ", f);
-	for (int k = 0; k < ncols; k++) {
-		if (k)
-			fputs("    ", f);
-		put_padded(f, cells[k], width[k]);
-	}
-	fputs(" │\n", f);
-}
-
-static void render(FILE *f, const struct sp_summary *s, const enum col *cols,
-		   int ncols, const struct hidden *hidden)
-{
-	size_t n = sp_summary_count(s), width[MAX_COLS] = { 0 }, inner = 0;
-	char (*cells)[CELL] = calloc((n + 1) * (size_t)ncols, CELL);
-
-	if (!cells)
-		return;
-	for (int k = 0; k < ncols; k++) {
-		snprintf(cells[k], CELL, "%s", col_headers[cols[k]]);
-		width[k] = cli_display_width(cells[k]);
-	}
-	for (size_t i = 0; i < n; i++) {
-		for (int k = 0; k < ncols; k++) {
-			char *out = cells[(i + 1) * (size_t)ncols + (size_t)k];
-			size_t w;
-
-			cell(out, sp_summary_get(s, i), cols[k], hidden);
-			w = cli_display_width(out);
-			width[k] = w > width[k] ? w : width[k];
-		}
-	}
-	for (int k = 0; k < ncols; k++)
-		inner += width[k] + (k ? 4 : 0);
-	rule(f, "╭", "╮", inner);
-	print_line(f, cells, width, ncols);
-	rule(f, "├", "┤", inner);
-	for (size_t i = 0; i < n; i++)
-		print_line(f, cells + (i + 1) * (size_t)ncols, width, ncols);
-	rule(f, "╰", "╯", inner);
-	free(cells);
-}
-
-/* Hidden calls per region over the selected ranks; NULL when there are
- * none (or no memory: the table is then shown without the marks). */
-static struct hidden *hidden_calls(struct sp_reader *r, const struct sp_selection *sel,
-				   const struct sp_summary *s)
+static struct region_info *region_infos(struct sp_reader *r, const struct sp_selection *sel)
 {
 	size_t nreg = sp_reader_num_regions(r);
-	struct hidden *hd = calloc(nreg ? nreg : 1, sizeof *hd);
-	bool any = false;
+	struct region_info *ri = calloc(nreg ? nreg : 1, sizeof(*ri));
+	double *best = calloc(nreg ? nreg : 1, sizeof(*best));
 
-	if (!hd)
+	if (!ri || !best) {
+		free(ri);
+		free(best);
 		return NULL;
+	}
+	for (size_t i = 0; i < nreg; i++)
+		ri[i].slowest = -1;
 	for (size_t i = 0; i < sp_reader_num_rows(r); i++) {
 		const struct sp_row *row = sp_reader_row(r, i);
+		struct sp_stats st;
+		double t;
 
-		if (row->region >= nreg || row->throttled_count <= 0 ||
-		    !sp_selection_match_rank(sel, row->rank))
+		if (row->region >= nreg || !sp_selection_match_rank(sel, row->rank))
 			continue;
-		hd[row->region].calls += (uint64_t)row->throttled_count;
-		hd[row->region].ns += row->throttled_total_ns > 0 ? row->throttled_total_ns : 0;
-		any = true;
+		if (row->throttled_count > 0) {
+			ri[row->region].hidden_calls += (uint64_t)row->throttled_count;
+			ri[row->region].hidden_ns += row->throttled_total_ns > 0 ? row->throttled_total_ns : 0;
+		}
+		if (sp_reader_row_stats(r, i, &st) < 0)
+			continue;
+		t = st.total + (row->throttled_total_ns > 0 ? (double)row->throttled_total_ns / 1e9 : 0);
+		if (ri[row->region].slowest < 0 || t > best[row->region]) {
+			best[row->region] = t;
+			ri[row->region].slowest = row->rank;
+		}
 	}
-	for (size_t i = 0; any && i < sp_summary_count(s); i++) {
-		const struct sp_summary_row *row = sp_summary_get(s, i);
-
-		if (!row->own && row->region < nreg)
-			hd[row->region].paths++;
-	}
-	if (!any) {
-		free(hd);
-		return NULL;
-	}
-	return hd;
+	free(best);
+	return ri;
 }
 
-/* What "*" means, from the file's throttle settings. */
-static void legend(FILE *f, struct sp_reader *r, const struct hidden *hd, size_t nreg)
+/* '*': calls counted but not all on the timeline, time measured; '~': their
+ * time estimated (sampled or count x mean). */
+static char mark_of(struct sp_reader *r, const struct region_info *ri)
+{
+	const struct sp_meta *timing = sp_reader_metadata_find(r, "throttle_timing");
+
+	if (!ri->hidden_calls)
+		return ' ';
+	if (timing && timing->s && (!strcmp(timing->s, "sampled") || !strcmp(timing->s, "estimate")))
+		return '~';
+	return '*';
+}
+
+/* multi: a marked function is on several call paths, where its rows show
+ * only its timeline calls (where the counted ones nested is not stored). */
+static void legends(struct tbl *t, struct sp_reader *r, bool multi_paths)
 {
 	const struct sp_meta *timing = sp_reader_metadata_find(r, "throttle_timing");
 	const struct sp_meta *calls = sp_reader_metadata_find(r, "throttle_calls");
 	const struct sp_meta *mean = sp_reader_metadata_find(r, "throttle_mean_ns");
 	const struct sp_meta *sample = sp_reader_metadata_find(r, "throttle_sample");
-	const char *t = timing && timing->s ? timing->s : NULL;
-	bool multi = false;
+	char why[160], buf[600];
+	const char *multi = multi_paths
+		? ";\non several call paths: timeline calls only (all: --flat)" : "";
 
-	for (size_t i = 0; i < nreg; i++)
-		multi |= hd[i].calls && hd[i].paths > 1;
-	fprintf(f, "  * calls counted exactly, not on the timeline (");
 	if (calls && mean)
-		fprintf(f, "auto-throttle: %lld calls, own cost < %.3g us", (long long)calls->i,
-			(double)mean->i / 1e3);
+		snprintf(why, sizeof why, "auto-throttle: %lld calls, own cost < %.3g us",
+			 (long long)calls->i, (double)mean->i / 1e3);
 	else
-		fprintf(f, "MIN_DURATION, MAX_DEPTH or auto-throttle");
-	fprintf(f, ")\n    their time: ");
-	if (t && strcmp(t, "sampled") == 0 && sample)
-		fprintf(f, "1 in %lld timed at random, total estimated (95 %% interval: inspect)\n",
-			(long long)sample->i);
-	else if (t && strcmp(t, "estimate") == 0)
-		fprintf(f, "count x the mean before the throttle (an estimate)\n");
+		snprintf(why, sizeof why, "MIN_DURATION, MAX_DEPTH or auto-throttle");
+	snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline\n(%s);\n"
+		 "their time measured exactly%s", why, multi);
+	tbl_legend(t, '*', buf);
+	if (timing && timing->s && !strcmp(timing->s, "sampled") && sample)
+		snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline\n(%s);\n"
+			 "1 in %lld timed at random, total estimated (95 %% interval: inspect)%s",
+			 why, (long long)sample->i, multi);
 	else
-		fprintf(f, "measured exactly\n");
-	if (multi)
-		fprintf(f, "    \"+N*\": on several call paths, where those calls nested is not stored\n");
+		snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline\n(%s);\n"
+			 "their time estimated as count x the mean before the throttle%s", why, multi);
+	tbl_legend(t, '~', buf);
 }
 
-int cli_print_summary_table(const struct cli_common *c, FILE *f,
-			    struct sp_reader *r, const char *columns,
-			    enum sp_sort_key sort)
+/* ---- rows ---------------------------------------------------------------- */
+
+static void fill_common(struct srow *s, double scale, double wall_all)
 {
-	return cli_print_region_table(c, f, r, columns, sort, NULL);
+	s->v[SV_PERCENT] = wall_all > 0 && !isnan(s->v[SV_TOTAL])
+		? 100.0 * s->v[SV_TOTAL] / wall_all : NAN;
+	s->v[SV_TOTAL] *= scale;
+	s->v[SV_EXCL] *= scale;
 }
 
-int cli_print_region_table(const struct cli_common *c, FILE *f,
-			   struct sp_reader *r, const char *columns,
-			   enum sp_sort_key sort, const char *title)
+/*
+ * Tree rows from the reader's summary: "(own)" rows become the exclusive
+ * time of their parent (a node without one has no kept children: its
+ * exclusive time is its inclusive time). scale: 1/ranks for means.
+ */
+static struct srow *tree_rows(struct sp_reader *r, const struct sp_summary *s,
+			      const struct region_info *ri, double scale, double wall_all,
+			      size_t *ret_n)
+{
+	size_t n = sp_summary_count(s), k = 0, *stack = malloc((n + 1) * sizeof(size_t)), top = 0;
+	struct srow *out = calloc(n ? n : 1, sizeof(*out));
+
+	if (!out || !stack) {
+		free(out);
+		free(stack);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_summary_row *row = sp_summary_get(s, i);
+		struct srow *o;
+
+		if (row->own) {
+			if (k && out[k - 1].depth == row->depth - 1)
+				out[k - 1].v[SV_EXCL] = (double)row->total_ns / 1e9;
+			continue;
+		}
+		o = &out[k];
+		o->name = row->name;
+		o->region = row->region;
+		o->depth = row->depth;
+		o->order = k;
+		o->calls = row->calls;
+		o->slowest = ri ? ri[row->region].slowest : -1;
+		o->mark = ' ';
+		o->v[SV_RANKS] = row->num_ranks;
+		o->v[SV_TOTAL] = (double)row->total_ns / 1e9;
+		o->v[SV_EXCL] = o->v[SV_TOTAL];
+		/* One call path: the throttled calls belong to it (true count and
+		 * total); on several, where they nested is not stored. */
+		if (ri && ri[row->region].hidden_calls) {
+			o->mark = mark_of(r, &ri[row->region]);
+			if (ri[row->region].paths == 1) {
+				o->calls += ri[row->region].hidden_calls;
+				o->v[SV_TOTAL] += (double)ri[row->region].hidden_ns / 1e9;
+			}
+		}
+		o->v[SV_AVG] = row->avg;
+		o->v[SV_MIN] = row->min;
+		o->v[SV_MAX] = row->max;
+		o->v[SV_FIRST] = row->first;
+		o->v[SV_LAST] = row->last;
+		o->v[SV_STD] = row->std;
+		o->v[SV_P50] = row->p50;
+		o->v[SV_P95] = row->p95;
+		o->v[SV_P99] = row->p99;
+		o->v[SV_IMBALANCE] = isnan(row->imbalance) ? NAN : 1.0 + row->imbalance / 100.0;
+		o->v[SV_START] = row->first_start;
+		while (top && out[stack[top - 1]].depth >= o->depth)
+			top--;
+		o->parent = top ? stack[top - 1] : SIZE_MAX;
+		stack[top++] = k;
+		k++;
+	}
+	for (size_t i = 0; i < k; i++) {
+		out[i].v[SV_CALLS] = (double)out[i].calls;
+		fill_common(&out[i], scale, wall_all);
+	}
+	free(stack);
+	*ret_n = k;
+	return out;
+}
+
+/* Flat rows: one per selected region, pooled over the selected ranks. */
+static struct srow *flat_rows(struct sp_reader *r, const struct sp_selection *sel,
+			      const struct region_info *ri, double scale, double wall_all,
+			      size_t *ret_n)
+{
+	uint32_t *ids = NULL;
+	int n = sp_reader_regions(r, sel, &ids);
+	struct srow *out;
+	size_t k = 0;
+
+	if (n < 0)
+		return NULL;
+	out = calloc(n ? (size_t)n : 1, sizeof(*out));
+	for (int i = 0; out && i < n; i++) {
+		struct sp_stats st;
+		struct srow *o = &out[k];
+
+		if (sp_reader_region_stats(r, ids[i], sel, &st) < 0 || st.num_ranks == 0)
+			continue;
+		o->name = sp_reader_region_name(r, ids[i]);
+		o->region = ids[i];
+		o->order = k;
+		o->parent = SIZE_MAX;
+		o->calls = st.num_calls + (ri ? ri[ids[i]].hidden_calls : 0);
+		o->slowest = ri ? ri[ids[i]].slowest : -1;
+		o->mark = ri ? mark_of(r, &ri[ids[i]]) : ' ';
+		o->v[SV_RANKS] = st.num_ranks;
+		o->v[SV_CALLS] = (double)o->calls;
+		o->v[SV_TOTAL] = st.total + (ri ? (double)ri[ids[i]].hidden_ns / 1e9 : 0);
+		o->v[SV_EXCL] = st.has_exclusive ? st.exclusive : NAN;
+		o->v[SV_AVG] = st.average;
+		o->v[SV_MIN] = st.min;
+		o->v[SV_MAX] = st.max;
+		o->v[SV_FIRST] = st.first;
+		o->v[SV_LAST] = st.last;
+		o->v[SV_STD] = st.std;
+		o->v[SV_P50] = st.has_percentiles ? st.p50 : NAN;
+		o->v[SV_P95] = st.has_percentiles ? st.p95 : NAN;
+		o->v[SV_P99] = st.has_percentiles ? st.p99 : NAN;
+		o->v[SV_IMBALANCE] = st.rank_imbalance > 0 ? st.rank_imbalance : 1.0;
+		o->v[SV_START] = st.first_start;
+		fill_common(o, scale, wall_all);
+		k++;
+	}
+	free(ids);
+	*ret_n = k;
+	return out;
+}
+
+/* ---- sorting ----------------------------------------------------------- */
+
+static enum sv_key sort_key;
+
+/* Largest first; names and call order ascending; undefined last; ties in
+ * the reader's order. */
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct srow *a = *(const struct srow *const *)pa, *b = *(const struct srow *const *)pb;
+	int c = 0;
+
+	if (sort_key == SV_NAME || sort_key == SV_REGION) {
+		c = strcmp(a->name, b->name);
+	} else if (sort_key == SV_SLOWEST) {
+		c = (a->slowest > b->slowest) - (a->slowest < b->slowest);
+	} else if (sort_key != SV_START) {
+		double x = a->v[sort_key], y = b->v[sort_key];
+
+		if (isnan(x) != isnan(y))
+			return isnan(x) ? 1 : -1;
+		if (!isnan(x))
+			c = (x < y) - (x > y);
+	}
+	return c ? c : (a->order > b->order) - (a->order < b->order);
+}
+
+/* The rows in display order: flat, all sorted; tree, siblings sorted, each
+ * followed by its subtree (children lists, then an explicit-stack walk). */
+static const struct srow **ordered(struct srow *rows, size_t n, bool tree, enum sv_key key)
+{
+	const struct srow **o = malloc((n ? n : 1) * sizeof(*o));
+	size_t *first = NULL, *next = NULL, *stack = NULL, top = 0, k = 0;
+
+	sort_key = key;
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		o[i] = &rows[i];
+	qsort(o, n, sizeof(*o), cmp_rows);
+	if (!tree)
+		return o;
+	/* Children in sorted order: linked lists built from the end. */
+	first = malloc((n + 1) * sizeof(size_t));
+	next = malloc((n + 1) * sizeof(size_t));
+	stack = malloc((n + 1) * sizeof(size_t));
+	if (!first || !next || !stack) {
+		free(o);
+		o = NULL;
+		goto out;
+	}
+	for (size_t i = 0; i <= n; i++)
+		first[i] = SIZE_MAX;
+	for (size_t i = n; i-- > 0;) {
+		size_t id = (size_t)(o[i] - rows), p = rows[id].parent == SIZE_MAX ? n : rows[id].parent;
+
+		next[id] = first[p];
+		first[p] = id;
+	}
+	if (first[n] != SIZE_MAX)
+		stack[top++] = first[n];
+	while (top) {
+		size_t id = stack[--top];
+
+		o[k++] = &rows[id];
+		if (next[id] != SIZE_MAX)
+			stack[top++] = next[id];
+		if (first[id] != SIZE_MAX)
+			stack[top++] = first[id];
+	}
+out:
+	free(first);
+	free(next);
+	free(stack);
+	return o;
+}
+
+/* ---- printing ------------------------------------------------------------ */
+
+static int parse_columns(const struct cli_common *c, const char *spec, enum sv_key *cols, int max)
+{
+	char buf[512], *save = NULL, *tok;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		enum sv_key k;
+
+		if (summary_key_parse(tok, &k) < 0 || k == SV_START || k == SV_NAME) {
+			cli_usage_error(c, "unknown column '%s' (choose from %.*s)", tok,
+					(int)(strchr(summary_key_names, '(') - summary_key_names - 1),
+					summary_key_names);
+			return -1;
+		}
+		if (n < max)
+			cols[n++] = k;
+	}
+	return n;
+}
+
+static void value_cell(struct tbl *t, int col, const struct srow *s, enum sv_key k, bool ascii)
+{
+	char buf[64];
+
+	switch (k) {
+	case SV_REGION: tbl_cell(t, col, s->name); return;
+	case SV_RANKS: tbl_cellf(t, col, "%.0f", s->v[k]); return;
+	case SV_CALLS: tbl_cellf(t, col, "%llu", (unsigned long long)s->calls); return;
+	case SV_PERCENT:
+		isnan(s->v[k]) ? tbl_cell(t, col, "-") : tbl_cellf(t, col, "%.1f", s->v[k]);
+		return;
+	case SV_IMBALANCE:
+		isnan(s->v[k]) ? tbl_cell(t, col, "-") : tbl_cellf(t, col, "%.2f", s->v[k]);
+		return;
+	case SV_SLOWEST:
+		s->slowest < 0 ? tbl_cell(t, col, "-") : tbl_cellf(t, col, "r%ld", s->slowest);
+		return;
+	default:
+		tbl_duration(buf, sizeof buf, s->v[k], ascii);
+		tbl_cell(t, col, buf);
+	}
+}
+
+/* One table of rows (in display order) with the given columns. */
+static void print_rows(FILE *f, struct sp_reader *r, const struct srow *const *rows, size_t n,
+		       const enum sv_key *cols, int ncols, const struct summary_opts *o,
+		       bool tree, const char *const *headers, bool multi)
+{
+	struct tbl *t = tbl_create(&o->st);
+
+	if (!t)
+		return;
+	for (int k = 0; k < ncols; k++)
+		tbl_column(t, headers && headers[k] ? headers[k] : header(cols[k], o->sum, !tree),
+			   cols[k] == SV_REGION ? TBL_LEFT : TBL_RIGHT, cols[k] == SV_REGION);
+	legends(t, r, multi);
+	for (size_t i = 0; i < n; i++) {
+		if (tbl_row(t, tree ? rows[i]->depth : 0, rows[i]->mark) < 0)
+			break;
+		for (int k = 0; k < ncols; k++)
+			value_cell(t, k, rows[i], cols[k], o->st.ascii);
+	}
+	tbl_print(t, f);
+	tbl_destroy(t);
+}
+
+static bool needs_spread(const enum sv_key *cols, int n, enum sv_key sort)
+{
+	for (int k = 0; k < n; k++)
+		if (cols[k] >= SV_STD && cols[k] <= SV_P99)
+			return true;
+	return sort >= SV_STD && sort <= SV_P99;
+}
+
+/* The call-path tree (and, on the default screen, the top 10). */
+static int print_tree(const struct cli_common *c, FILE *f, struct sp_reader *r,
+		      const struct summary_opts *o, const struct summary_run *run,
+		      struct region_info *ri, const enum sv_key *cols, int ncols, bool top10)
 {
 	struct sp_summary *s;
-	enum col cols[MAX_COLS];
-	unsigned nr = sp_reader_num_ranks(r);
-	int ncols, rc;
+	struct srow *rows;
+	const struct srow **ord;
+	double scale = o->sum ? 1.0 : 1.0 / (run->nranks ? run->nranks : 1);
+	size_t n = 0;
+	int rc = sp_summary_build_flags(r, c->sel, SP_SORT_START,
+					needs_spread(cols, ncols, o->sort) ? 0 : SP_SUMMARY_NO_SPREAD, &s);
 
-	rc = sp_summary_build_flags(r, c->sel, sort,
-				    needs_spread(columns) ? 0 : SP_SUMMARY_NO_SPREAD, &s);
 	if (rc < 0) {
 		cli_error(c, "%s: %s", sp_reader_path(r), sp_reader_last_error());
 		return EXIT_USAGE;
 	}
-	ncols = parse_columns(c, columns, sp_summary_has_session(s), cols);
-	if (ncols < 0) {
-		sp_summary_destroy(s);
-		return EXIT_USAGE;
-	}
 	if (sp_summary_is_flat(s))
 		cli_error(c, "warning: %s; showing one row per region",
-			  sp_reader_nesting_problem(r) ? sp_reader_nesting_problem(r)
-						       : "no call tree");
+			  sp_reader_nesting_problem(r) ? sp_reader_nesting_problem(r) : "no call tree");
+	bool multi = false;
+
+	for (size_t i = 0; ri && i < sp_summary_count(s); i++) {
+		const struct sp_summary_row *row = sp_summary_get(s, i);
+
+		if (!row->own)
+			ri[row->region].paths++;
+	}
+	for (size_t i = 0; ri && i < sp_reader_num_regions(r); i++)
+		multi |= ri[i].hidden_calls && ri[i].paths > 1;
+	rows = tree_rows(r, s, ri, scale, run->wall * run->nranks, &n);
+	ord = rows ? ordered(rows, n, true, o->sort) : NULL;
+	if (ord)
+		print_rows(f, r, ord, n, cols, ncols, o, true, NULL, multi);
+	free(ord);
+	free(rows);
+	sp_summary_destroy(s);
+	if (!top10)
+		return 0;
+	/* Top 10 by exclusive time, over all call paths of each region. */
+	static const enum sv_key tcols[] = { SV_REGION, SV_CALLS, SV_EXCL, SV_PERCENT, SV_TOTAL };
+	const char *th[] = { NULL, NULL, NULL, "% run (excl)", NULL };
+
+	rows = flat_rows(r, c->sel, ri, scale, run->wall * run->nranks, &n);
+	ord = rows ? ordered(rows, n, false, SV_EXCL) : NULL;
+	if (ord && n) {
+		for (size_t i = 0; i < n; i++) {
+			struct srow *w = (struct srow *)ord[i];
+			double all = run->wall * run->nranks;
+
+			w->v[SV_PERCENT] = all > 0 && !isnan(w->v[SV_EXCL])
+				? 100.0 * w->v[SV_EXCL] / scale / all : NAN;
+		}
+		fprintf(f, "\ntop %zu by exclusive time\n", n < 10 ? n : 10);
+		print_rows(f, r, ord, n < 10 ? n : 10, tcols, 5, o, false, th, false);
+	}
+	free(ord);
+	free(rows);
+	return 0;
+}
+
+int summary_print(const struct cli_common *c, FILE *f, struct sp_reader *r,
+		  const struct summary_opts *o)
+{
+	static const enum sv_key def_tree[] = { SV_REGION, SV_CALLS, SV_PERCENT, SV_TOTAL,
+						SV_EXCL, SV_IMBALANCE, SV_SLOWEST };
+	static const enum sv_key def_flat[] = { SV_REGION, SV_CALLS, SV_TOTAL, SV_EXCL,
+						SV_PERCENT, SV_IMBALANCE, SV_SLOWEST };
+	enum sv_key cols[32];
+	int ncols;
+	struct summary_run run;
+	struct region_info *ri;
+	int rc = 0;
+
+	if (o->columns) {
+		ncols = parse_columns(c, o->columns, cols, 32);
+		if (ncols < 0)
+			return EXIT_USAGE;
+	} else {
+		ncols = 7;
+		memcpy(cols, o->flat ? def_flat : def_tree, sizeof def_tree);
+	}
+	summary_run_info(r, c->sel, &run);
+	ri = region_infos(r, c->sel);
+	summary_print_header(f, r, c->sel, &run, o->sum);
+	if (o->flat) {
+		double scale = o->sum ? 1.0 : 1.0 / (run.nranks ? run.nranks : 1);
+		size_t n = 0;
+		struct srow *rows = flat_rows(r, c->sel, ri, scale, run.wall * run.nranks, &n);
+		const struct srow **ord = rows ? ordered(rows, n, false,
+							 o->sorted ? o->sort : SV_TOTAL) : NULL;
+
+		if (ord)
+			print_rows(f, r, ord, n, cols, ncols, o, false, NULL, false);
+		free(ord);
+		free(rows);
+	} else {
+		rc = print_tree(c, f, r, o, &run, ri, cols, ncols, true);
+	}
+	if (rc == 0 && run.mpi_mean >= 0)
+		rc = summary_print_mpi(f, r, c->sel, &run, o);
+	free(ri);
+	return rc;
+}
+
+/* inspect's region table: the tree alone, under a title. */
+int cli_print_region_table(const struct cli_common *c, FILE *f, struct sp_reader *r,
+			   const char *columns, enum sp_sort_key sort, const char *title)
+{
+	struct summary_opts o = { .sort = SV_START };
+	static const enum sv_key map[] = {
+		[SP_SORT_START] = SV_START, [SP_SORT_TOTAL] = SV_TOTAL, [SP_SORT_CALLS] = SV_CALLS,
+		[SP_SORT_AVG] = SV_AVG, [SP_SORT_MIN] = SV_MIN, [SP_SORT_MAX] = SV_MAX,
+		[SP_SORT_FIRST] = SV_FIRST, [SP_SORT_LAST] = SV_LAST, [SP_SORT_STD] = SV_STD,
+		[SP_SORT_P50] = SV_P50, [SP_SORT_P95] = SV_P95, [SP_SORT_P99] = SV_P99,
+		[SP_SORT_IMBALANCE] = SV_IMBALANCE, [SP_SORT_NAME] = SV_NAME,
+	};
+	static const enum sv_key def_tree[] = { SV_REGION, SV_CALLS, SV_PERCENT, SV_TOTAL,
+						SV_EXCL, SV_IMBALANCE, SV_SLOWEST };
+	enum sv_key cols[32];
+	int ncols = 7;
+	struct summary_run run;
+	struct region_info *ri;
+	int rc;
+
+	if ((unsigned)sort < sizeof map / sizeof map[0])
+		o.sort = map[sort];
+	tbl_style_init(&o.st, false, false);
+	memcpy(cols, def_tree, sizeof def_tree);
+	if (columns && (ncols = parse_columns(c, columns, cols, 32)) < 0)
+		return EXIT_USAGE;
+	summary_run_info(r, c->sel, &run);
+	ri = region_infos(r, c->sel);
 	if (title)
 		fprintf(f, "%s\n", title);
 	else
-		fprintf(f, "%s (%u %s)\n", sp_reader_path(r), nr, nr == 1 ? "rank" : "ranks");
-	struct hidden *hidden = hidden_calls(r, c->sel, s);
-	render(f, s, cols, ncols, hidden);
-	if (hidden)
-		legend(f, r, hidden, sp_reader_num_regions(r));
-	free(hidden);
-	sp_summary_destroy(s);
-	return 0;
+		summary_print_header(f, r, c->sel, &run, false);
+	rc = print_tree(c, f, r, &o, &run, ri, cols, ncols, false);
+	free(ri);
+	return rc;
+}
+
+int cli_print_summary_table(const struct cli_common *c, FILE *f, struct sp_reader *r,
+			    const char *columns, enum sp_sort_key sort)
+{
+	return cli_print_region_table(c, f, r, columns, sort, NULL);
 }

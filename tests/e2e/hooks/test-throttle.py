@@ -180,7 +180,12 @@ def main():
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         check("SCOPE_PROFILER_CLOCK must be auto, tsc or monotonic, using auto" in bogus.stderr,
               "CLOCK=bogus is refused with one line: %r" % bogus.stderr.strip())
-        check("leaf (%dx*)" % (4 * N_THREAD) in table and "1 in 64 timed at random" in table,
+        # The tree row of leaf: its name, the "~" mark (sampled time), the
+        # true count (timeline + throttled) in the calls column.
+        leaf_rows = [l.split() for l in table.splitlines()
+                     if l.lstrip("│├└─|`- ").startswith("leaf ")]
+        check(any(r[-8:-7] == [str(4 * N_THREAD)] and "~" in r for r in leaf_rows)
+              and "1 in 64 timed at random" in table,
               "summary marks leaf with its true count and explains the mark:\n" + table)
     if FAILS:
         print("%d check(s) failed" % len(FAILS))
