@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli-common.h"
+#include "sp-duration.h"
 #include "sp-config.h"
 #include "commands.h"
 #include "output-path.h" /* the preload's own path rules (docs/ARCHITECTURE.md) */
@@ -96,7 +97,6 @@ static bool valid_number(const char *s, const char *const *units, size_t n, bool
 
 static bool valid_value(enum value_kind kind, const char *v)
 {
-	static const char *const durations[] = { "", "ns", "us", "ms", "s" };
 	static const char *const sizes[] = { "", "B", "K", "KiB", "M", "MiB", "G", "GiB" };
 	char *end;
 	switch (kind) {
@@ -105,7 +105,7 @@ static bool valid_value(enum value_kind kind, const char *v)
 		(void)strtoll(v, &end, 10);
 		return end != v && !*end && !errno;
 	case V_DURATION:
-		return valid_number(v, durations, 5, false);
+		return sp_duration_parse(v, &(int64_t){ 0 }) == 0;
 	case V_SIZE:
 		return valid_number(v, sizes, 8, true);
 	default:
@@ -346,19 +346,15 @@ static void reap(pid_t pid, int *status)
 /* SCOPE_PROFILER_MERGE_WAIT (set by --merge-wait too): a duration. */
 static int64_t merge_wait_ns(void)
 {
-	static const struct { const char *unit; double scale; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
 	const char *v = getenv("SCOPE_PROFILER_MERGE_WAIT");
+	int64_t ns;
+
 	if (!v || !*v)
 		return 10000000000LL;
-	char *end;
-	double x = strtod(v, &end);
-	for (size_t i = 0; end != v && x >= 0 && isfinite(x) && i < 5; i++)
-		if (strcmp(end, units[i].unit) == 0)
-			return (int64_t)(x * units[i].scale);
-	fprintf(stderr, "scope-profiler run: ignoring SCOPE_PROFILER_MERGE_WAIT=%s (invalid "
-		"value), using 10s\n", v);
+	if (sp_duration_parse(v, &ns) == 0)
+		return ns;
+	fprintf(stderr, "scope-profiler run: ignoring SCOPE_PROFILER_MERGE_WAIT=%s (not a "
+		"duration: " SP_DURATION_EXAMPLES "), using 10s\n", v);
 	return 10000000000LL;
 }
 
@@ -497,12 +493,23 @@ int cmd_run(int argc, char **argv)
 				if (run_options[i].short_name == opt)
 					o = &run_options[i];
 		}
-		if (!o) {
-			fprintf(stderr, "%s(see 'scope-profiler run --help')\n", usage);
+		if (!o) /* names the option (cli-common.c) */
+			return cli_usage_error(&(struct cli_common){ .command = "run" },
+					       "invalid option");
+		if (o->kind == V_DURATION && strcmp(o->variable, "MERGE_WAIT") &&
+		    sp_duration_parse_per_call(optarg, &(int64_t){ 0 }) == -EDOM) {
+			fprintf(stderr, "scope-profiler run: --%s %s is ambiguous: a bare number is "
+				"seconds, and %s s per call is surely meant as %sns or %sus; write the "
+				"unit\n", o->name, optarg, optarg, optarg, optarg);
 			return EXIT_USAGE;
 		}
 		if (!valid_value(o->kind, optarg)) {
-			fprintf(stderr, "scope-profiler run: invalid value '%s' for --%s\n", optarg, o->name);
+			if (o->kind == V_DURATION)
+				fprintf(stderr, "scope-profiler run: invalid duration '%s' for --%s "
+					"(use " SP_DURATION_EXAMPLES ")\n", optarg, o->name);
+			else
+				fprintf(stderr, "scope-profiler run: invalid value '%s' for --%s\n",
+					optarg, o->name);
 			return EXIT_USAGE;
 		}
 		if (set_variable(o, optarg) < 0) {

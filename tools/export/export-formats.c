@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "export.h"
+#include "sp-duration.h"
 
 /* call_bytes measured on a LULESH-shaped file (22-byte names): chrome-trace
  * 127 B per call (the name in each), speedscope 78, json 30. */
@@ -53,8 +54,8 @@ static int time_option(struct export_ctx *x, const char *what, const char *arg,
 {
 	if (ex_parse_duration(arg, ret) == 0)
 		return 1;
-	cli_usage_error(&x->c, "invalid %s '%s' (use e.g. 250ns, 10us, 1.5ms, 2s)",
-			what, arg);
+	cli_usage_error(&x->c, "invalid duration '%s' for %s (use " SP_DURATION_EXAMPLES ")",
+			arg, what);
 	return -1;
 }
 

@@ -557,7 +557,8 @@ int rank_inputs_main(int argc, char **argv, const char *name, const char *descri
 			       "\"unclosed\": %llu}\n", out, in.n, (unsigned long long)events,
 			       (unsigned long long)unclosed);
 		else
-			printf("wrote %s (%zu ranks, %llu events%s)\n", out, in.n,
+			printf("wrote %s (%zu rank%s, %llu events%s)\n", out, in.n,
+			       in.n == 1 ? "" : "s",
 			       (unsigned long long)events,
 			       unclosed ? "; calls open at the kill are not included" : "");
 	}

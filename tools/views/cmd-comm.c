@@ -149,7 +149,7 @@ static void print_json(struct json_writer *w, struct sp_reader *r, const struct 
 
 static void print_text(struct sp_reader *r, const struct comm_result *res)
 {
-	printf("%s (%u ranks)\n\n", sp_reader_path(r), res->nranks);
+	printf("%s (%u rank%s)\n\n", sp_reader_path(r), res->nranks, res->nranks == 1 ? "" : "s");
 	printf("  %-28s %10s %14s %12s %14s %12s\n", "MPI function", "calls", "total bytes",
 	       "min", "mean", "max");
 	for (size_t i = 0; i < res->nfns; i++) {

@@ -83,8 +83,12 @@ static void print_headline(struct sp_reader *r)
 		printf("%s - %s\n", label, sp_reader_path(r));
 	else
 		printf("%s\n", sp_reader_path(r));
-	printf("%u rank(s), %d region(s), %.2f MiB", sp_reader_num_ranks(r),
-	       num_regions(r, NULL), (double)sp_reader_file_size(r) / (1024.0 * 1024.0));
+	unsigned n_ranks = sp_reader_num_ranks(r);
+	int n_regions = num_regions(r, NULL);
+
+	printf("%u %s, %d %s, %.2f MiB", n_ranks, n_ranks == 1 ? "rank" : "ranks",
+	       n_regions, n_regions == 1 ? "region" : "regions",
+	       (double)sp_reader_file_size(r) / (1024.0 * 1024.0));
 	if (!isnan(span))
 		printf(", %.6g s wall clock", span);
 	if (t.has_total_time)

@@ -171,8 +171,9 @@ static void print_table(const struct lp_row *rows, size_t n, bool mpi, struct lp
 
 static void print_text(struct sp_reader *r, const struct lp_result *res, struct lp_sources *src)
 {
-	printf("Line profile: %s (%u ranks, MPI time %.6f s)\n\n", sp_reader_path(r),
-	       sp_reader_num_ranks(r), (double)res->mpi_total_ns / 1e9);
+	printf("Line profile: %s (%u rank%s, MPI time %.6f s)\n\n", sp_reader_path(r),
+	       sp_reader_num_ranks(r), sp_reader_num_ranks(r) == 1 ? "" : "s",
+	       (double)res->mpi_total_ns / 1e9);
 	if (res->sites) {
 		printf("MPI call sites (depth %d; time summed over the selected ranks; CoV and "
 		       "slowest rank over per-rank totals)\n", sp_callsites_depth(res->sites));
