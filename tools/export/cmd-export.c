@@ -27,9 +27,19 @@ int cmd_export(int argc, char **argv)
 		       export_formats_names());
 		return EXIT_OK;
 	}
-	if (argc > 1)
-		fprintf(stderr, "scope-profiler export: invalid format '%s' (choose from %s, "
-			"region-statistics)\n", argv[1], export_formats_names());
+	if (argc > 1 && argv[1][0] == '-')
+		fprintf(stderr, "scope-profiler export: the FORMAT comes first, before '%s' "
+			"(choose from %s, region-statistics)\n", argv[1], export_formats_names());
+	else if (argc > 1) {
+		static const char *const names[] = { "chrome-trace", "speedscope", "folded", "json",
+						     "plot-data", "region-statistics" };
+		const char *guess = cli_suggest(argv[1], names, sizeof(names) / sizeof(names[0]));
+
+		fprintf(stderr, "scope-profiler export: '%s' is not a format", argv[1]);
+		if (guess)
+			fprintf(stderr, "; did you mean '%s'?", guess);
+		fprintf(stderr, " (choose from %s, region-statistics)\n", export_formats_names());
+	}
 	else
 		fprintf(stderr, "scope-profiler export: missing FORMAT (choose from %s, "
 			"region-statistics)\n", export_formats_names());

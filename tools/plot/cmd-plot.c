@@ -167,6 +167,22 @@ static int operands(struct plot_run *p, int argc, char **argv)
 	} else if (first < argc && strcmp(argv[first], "list") == 0) {
 		p->list = true;
 		return 0;
+	} else if (first < argc && stat(argv[first], &sb) != 0 &&
+		   !strpbrk(argv[first], "./*?[")) {
+		/* Not a file and not a path: a mistyped kind, not "No such file". */
+		const char *names[N_KINDS], *guess;
+
+		for (size_t i = 0; i < N_KINDS; i++)
+			names[i] = kinds[i].name;
+		guess = cli_suggest(argv[first], names, N_KINDS);
+		fprintf(stderr, "scope-profiler plot: '%s' is not a chart kind ", argv[first]);
+		if (guess)
+			fprintf(stderr, "(did you mean '%s'?) ", guess);
+		fprintf(stderr, "nor a file; kinds: ");
+		for (size_t i = 0; i < N_KINDS; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", names[i]);
+		fprintf(stderr, " (see 'scope-profiler plot --help')\n");
+		return -1;
 	}
 	if (cli_collect_files(&p->c, argc, argv, first) < 0 || p->c.n_files == 0)
 		return cli_usage_error(&p->c, "no profile file given"), -1;
