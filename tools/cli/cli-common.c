@@ -127,6 +127,8 @@ int cli_common_option(struct cli_common *c, int opt, const char *arg)
 {
 	int rc;
 
+	/* The short forms, -i, -e and -r, in every command that takes them. */
+	opt = opt == 'i' ? OPT_INCLUDE : opt == 'e' ? OPT_EXCLUDE : opt == 'r' ? OPT_RANKS : opt;
 	switch (opt) {
 	case OPT_JSON:
 		c->json = true;

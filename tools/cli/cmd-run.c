@@ -47,6 +47,59 @@ static const char usage[] =
 	"them, until none came for --merge-wait, default 10s); -v: every\n"
 	"rank says what it saved. run exits with PROGRAM's status (or signal).\n";
 
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler run [options] -- PROGRAM [ARGS...]\n"
+	"\n"
+	"Run PROGRAM with the profiler preloaded; each option sets one\n"
+	"SCOPE_PROFILER_* variable (docs/CONFIG.md). Works per rank under mpirun\n"
+	"and srun. If PROGRAM ends by a signal or without writing its output, run\n"
+	"writes it from the spill files (under mpirun/srun each rank its part, and\n"
+	"rank 0 merges them). run exits with PROGRAM's status (or signal).\n"
+	"\n"
+	"options:\n"
+	"  -o, --output FILE     output file; %p pid, %r rank, %h host, %j job id, %t\n"
+	"                        start time (default: profiling_data.h5)\n"
+	"  --include RE          record only functions whose name matches RE (regex\n"
+	"                        on demangled names, from the start)\n"
+	"  --exclude RE          do not record functions whose name matches RE\n"
+	"  --min-duration DUR    calls shorter than DUR are not on the timeline\n"
+	"                        (default: 0)\n"
+	"  --max-depth N         deepest function nesting recorded; 0 = unlimited\n"
+	"                        (default: 0)\n"
+	"  --throttle-calls N    throttle a function after N calls; 0 = off\n"
+	"                        (default: 1000)\n"
+	"  --throttle-mean DUR   ... when its mean own cost is below DUR\n"
+	"                        (default: 10us)\n"
+	"  --throttle-timing T   throttled calls: sampled, exact or estimate\n"
+	"                        (default: sampled)\n"
+	"  --throttle-sample K   sampled timing: 1 in K throttled calls is timed\n"
+	"                        (default: 64)\n"
+	"  --patch               rewrite the hooks of throttled functions to NOPs\n"
+	"  --max-memory SIZE     event memory per process, e.g. 64K, 256M, 1G\n"
+	"                        (default: 1G)\n"
+	"  --label L             run label stored as metadata label\n"
+	"  --clock C             auto, tsc or monotonic (default: auto)\n"
+	"  --callsites N         call-site stack depth of MPI calls, 0-8; 0 = off\n"
+	"                        (default: 0)\n"
+	"  --no-functions        do not record -finstrument-functions hooks\n"
+	"  --no-mpi              do not record MPI calls\n"
+	"  -q, --quiet           no \"wrote FILE\" line\n"
+	"  --print-config        print the effective configuration at start\n"
+	"  --merge-wait DUR      rank 0 waits up to DUR for each next rank's part\n"
+	"                        (default: 10s)\n"
+	"  --library PATH        the preload library (default: the one installed\n"
+	"                        with this scope-profiler)\n"
+	"  -v, --verbose         every rank says what it saved\n"
+	"  -h, --help            print this help and exit\n"
+	"\n"
+	"Durations (DUR) take a unit, ns, us, ms or s; a bare number is seconds.\n"
+	"--min-duration and --throttle-mean refuse a bare number of 1 or more (a\n"
+	"second per call is surely meant as ns or us): write its unit. When the\n"
+	"output has no function and no MPI region, run says how to instrument the\n"
+	"program (-finstrument-functions, or an MPI program).\n";
+
 enum value_kind { V_STR, V_INT, V_DURATION, V_SIZE, V_ON, V_OFF };
 
 /* Options and the variable each one sets: the table is the mapping. */
@@ -510,7 +563,7 @@ int cmd_run(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		const struct run_option *o = NULL;
 		if (opt == 'h') {
-			fputs(usage, stdout);
+			fputs(help, stdout);
 			return EXIT_OK;
 		} else if (opt == OPT_LIBRARY) {
 			library = optarg;

@@ -354,8 +354,8 @@ int export_formats_run(int argc, char **argv)
 		return EXIT_USAGE;
 	rc = parse_options(&x, argc, argv) < 0 ? EXIT_USAGE : 0;
 	if (rc == 0 && x.c.help) {
-		printf("usage: scope-profiler export %s\n\n%s: %s\n", usage,
-		       x.format->name, x.format->help);
+		fputs(export_help, stdout);
+		printf("\n%s: %s\n", x.format->name, x.format->help);
 	} else if (rc == 0) {
 		rc = cli_collect_files(&x.c, argc, argv, optind) < 0 ? EXIT_USAGE : 0;
 		if (rc == 0)

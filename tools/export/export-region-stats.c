@@ -17,6 +17,8 @@
 #include "cli-common.h"
 #include "export-region-stats.h"
 
+extern const char export_help[]; /* cmd-export.c */
+
 enum { OPT_OUTPUT = OPT_FIRST_COMMAND_SPECIFIC };
 
 static const char usage[] =
@@ -618,8 +620,8 @@ int export_region_stats_run(int argc, char **argv)
 		return EXIT_USAGE;
 	rc = parse_options(&x, argc, argv) < 0 ? EXIT_USAGE : 0;
 	if (rc == 0 && x.c.help)
-		printf("usage: scope-profiler export %s\n\nregion-statistics: per-region duration statistics (region_statistics.json)\n",
-		       usage);
+		printf("%s\nregion-statistics: per-region duration statistics "
+		       "(region_statistics.json)\n", export_help);
 	else if (rc == 0 && (cli_collect_files(&x.c, argc, argv, optind) < 0 ||
 			     x.c.n_files == 0))
 		rc = cli_usage_error(&x.c, "no profile file given");

@@ -534,7 +534,7 @@ int rank_inputs_main(int argc, char **argv, const char *name, const char *descri
 			rc = cli_usage_error(&c, "invalid option");
 	}
 	if (rc == EXIT_OK && c.help) {
-		printf("usage: scope-profiler %s %s\n\n%s", name, usage, description);
+		fputs(description, stdout); /* the whole --help (cmd-merge.c, cmd-recover.c) */
 	} else if (rc == EXIT_OK) {
 		if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0)
 			rc = cli_usage_error(&c, "no input file given");

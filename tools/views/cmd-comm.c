@@ -14,6 +14,28 @@
 static const char usage[] =
 	"FILE... [--json] [--include RE]... [--exclude RE]... [--ranks 0,2,4-7]";
 
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler comm [options] FILE...\n"
+	"\n"
+	"Bytes per MPI function (count x type size at post time; waits carry the\n"
+	"bytes of the requests they completed) and the rank x rank matrix of\n"
+	"point-to-point sends (sender row, receiver column).\n"
+	"\n"
+	"options:\n"
+	"  --json                machine-readable output\n"
+	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
+	"                        repeatable)\n"
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	"  -r, --ranks LIST      only these calling ranks, e.g. 0,2,4-7 (default:\n"
+	"                        all); a rank the file does not have is an error\n"
+	"  -h, --help            print this help and exit\n"
+	"\n"
+	"Counting rules, also printed under the numbers: calls to MPI_PROC_NULL\n"
+	"count in the function totals but have no peer, so they are not in the\n"
+	"matrix; self-messages are on its diagonal.\n";
+
 /* Kinds whose bytes go from the calling rank to its peer: the matrix. */
 static const enum sp_region_kind send_kinds[] = { SP_REGION_MPI_SEND, SP_REGION_MPI_SENDRECV };
 
@@ -263,7 +285,7 @@ int cmd_comm(int argc, char **argv)
 	if (cli_common_init(&c, "comm", usage) < 0)
 		return EXIT_USAGE;
 	optind = 1;
-	while (rc == EXIT_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while (rc == EXIT_OK && (opt = getopt_long(argc, argv, "hi:e:r:", options, NULL)) != -1) {
 		int h = cli_common_option(&c, opt == 'h' ? OPT_HELP : opt, optarg);
 		if (h < 0)
 			rc = EXIT_USAGE;
@@ -271,10 +293,7 @@ int cmd_comm(int argc, char **argv)
 			rc = cli_usage_error(&c, "invalid option");
 	}
 	if (rc == EXIT_OK && c.help) {
-		printf("usage: scope-profiler comm %s\n\n"
-		       "Bytes per MPI function (count x type size at post time; waits carry the\n"
-		       "bytes of the requests they completed) and the rank x rank matrix of\n"
-		       "point-to-point sends. --ranks selects the calling ranks.\n", usage);
+		fputs(help, stdout);
 	} else if (rc == EXIT_OK) {
 		if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0)
 			rc = cli_usage_error(&c, "no profile file given");

@@ -29,6 +29,36 @@ static const char usage[] =
 	"       [--sort start|total|calls|avg|min|max|first|last|std|p50|p95|p99|imbalance|name]\n"
 	"       [--columns region,ranks,calls,total,percent,avg,min,max,first,last,std,p50,p95,p99,imbalance]";
 
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler inspect [options] FILE...\n"
+	"\n"
+	"Metadata and the region table of profiles.\n"
+	"\n"
+	"options:\n"
+	"  --metadata-only       print only the metadata\n"
+	"  --regions-only        print only the region table\n"
+	"  --full                every metadata entry, long values in full\n"
+	"  -q, --quiet           no headers, only the tables\n"
+	"  --export-metadata PATH\n"
+	"                        write the metadata as JSON to PATH\n"
+	"  --source NAME         show the source file NAME stored in the profile\n"
+	"                        (repeatable)\n"
+	"  --sort KEY            start, total, calls, avg, min, max, first, last,\n"
+	"                        std, p50, p95, p99, imbalance or name (default:\n"
+	"                        start)\n"
+	"  --columns LIST        comma list of region, ranks, calls, total, percent,\n"
+	"                        avg, min, max, first, last, std, p50, p95, p99,\n"
+	"                        imbalance (default: the standard layout)\n"
+	"  --json                machine-readable output\n"
+	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
+	"                        repeatable)\n"
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
+	"                        the file does not have is an error\n"
+	"  -h, --help            print this help and exit\n";
+
 struct inspect_opts {
 	bool metadata, regions, full, quiet;
 	const char *columns;
@@ -535,7 +565,7 @@ int cmd_inspect(int argc, char **argv)
 		return EXIT_USAGE;
 	optind = 1;
 	while (rc == EXIT_OK &&
-	       (opt = getopt_long(argc, argv, "hq", options, NULL)) != -1) {
+	       (opt = getopt_long(argc, argv, "hqi:e:r:", options, NULL)) != -1) {
 		int h = cli_common_option(&c, opt == 'h' ? OPT_HELP : opt, optarg);
 
 		if (h < 0)
@@ -544,7 +574,7 @@ int cmd_inspect(int argc, char **argv)
 			rc = own_option(&c, &o, opt == 'q' ? OPT_QUIET : opt, optarg);
 	}
 	if (rc == EXIT_OK && c.help) {
-		printf("usage: scope-profiler inspect %s\n", usage);
+		fputs(help, stdout);
 	} else if (rc == EXIT_OK) {
 		if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0)
 			rc = cli_usage_error(&c, "no profile file given");
