@@ -211,9 +211,11 @@ static void print_rank_list(const uint32_t *ranks, size_t n)
 }
 
 /*
- * Every rank that --ranks names must be in the file: a rank that is not
- * there is a usage error (exit 2), for every command, as tree's --rank.
- * The lists were checked by the reader when given (c->rank_specs).
+ * A --ranks selection that selects none of a file's ranks is a usage error
+ * (exit 2), for every command, as tree's --rank: an empty table with exit 0
+ * hid the mistake. A list that selects some of them is taken (runs of
+ * different sizes are compared with one list). The lists were checked by
+ * the reader when given (c->rank_specs).
  */
 static int check_ranks(const struct cli_common *c, const struct sp_reader *r)
 {
@@ -221,31 +223,29 @@ static int check_ranks(const struct cli_common *c, const struct sp_reader *r)
 	size_t n = sp_reader_ranks(r, &ranks);
 	const char *p = c->rank_specs;
 
-	while (p && *p) {
+	if (!p || !*p)
+		return 0;
+	while (*p) {
 		char *end;
 		unsigned long a = strtoul(p, &end, 10), b = a;
-		size_t have = 0;
 
 		if (*end == '-')
 			b = strtoul(end + 1, &end, 10);
 		for (size_t i = 0; i < n; i++)
-			have += ranks[i] >= a && ranks[i] <= b;
-		if (have < b - a + 1) {
-			fprintf(stderr, "scope-profiler %s: --ranks %.*s selects %s that %s does "
-				"not have (", c->command, (int)(end - p), p,
-				a == b ? "a rank" : "ranks", sp_reader_path(r));
-			if (n == 0)
-				fprintf(stderr, "it has no rank with data)\n");
-			else {
-				fprintf(stderr, "its %s: ", n == 1 ? "rank" : "ranks");
-				print_rank_list(ranks, n);
-				fputs(")\n", stderr);
-			}
-			return -1;
-		}
+			if (ranks[i] >= a && ranks[i] <= b)
+				return 0;
 		p = *end == ',' ? end + 1 : end;
 	}
-	return 0;
+	fprintf(stderr, "scope-profiler %s: --ranks %s selects no rank of %s (", c->command,
+		c->rank_specs, sp_reader_path(r));
+	if (n == 0)
+		fprintf(stderr, "it has no rank with data)\n");
+	else {
+		fprintf(stderr, "its %s: ", n == 1 ? "rank" : "ranks");
+		print_rank_list(ranks, n);
+		fputs(")\n", stderr);
+	}
+	return -1;
 }
 
 int cli_open(const struct cli_common *c, const char *path,
