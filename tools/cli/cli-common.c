@@ -275,31 +275,32 @@ int cli_open(const struct cli_common *c, const char *path,
 	return 0;
 }
 
-/* Levenshtein distance, capped: names are short (commands, kinds, options). */
+/* Edit distance with transpositions (optimal string alignment): "plto" is
+ * one edit from "plot". Names are short (commands, kinds, options). */
 static size_t edit_distance(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b), row[64];
+	size_t la = strlen(a), lb = strlen(b), d[64][64];
 
 	if (la >= 63 || lb >= 63)
 		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
 		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
 
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
 		}
-	}
-	return row[lb];
+	return d[la][lb];
 }
 
 const char *cli_suggest(const char *name, const char *const *names, size_t n)

@@ -577,6 +577,7 @@ static int parse_options(struct rs_ctx *x, int argc, char **argv)
 	int opt;
 
 	optind = 1;
+	cli_command_argv = argv; /* argv after FORMAT: errors name its options */
 	while ((opt = getopt_long(argc, argv, "ho:i:e:r:", options, NULL)) != -1) {
 		int h, err = 0;
 

@@ -510,8 +510,11 @@ static const char usage[] = "FILE... -o OUT [--json]";
 
 int rank_inputs_main(int argc, char **argv, const char *name, const char *description)
 {
+	/* Only --json and --help of the common options: merge and recover keep
+	 * every region and rank, so --include, --exclude and --ranks are unknown options. */
 	static const struct option options[] = {
-		CLI_COMMON_OPTIONS,
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, OPT_HELP },
 		{ "output", required_argument, NULL, 'o' },
 		{ 0 },
 	};
