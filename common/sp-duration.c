@@ -28,9 +28,10 @@ int sp_duration_parse(const char *s, int64_t *ret_ns)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	/* Only decimal numbers: strtod also takes "inf", "nan" and hex. */
+	/* Only decimal numbers: strtod also takes "inf", "nan" and hex (the
+	 * sign of an exponent is fine; a leading sign was refused above). */
 	if (end == s || errno || !isfinite(v) || v < 0 ||
-	    strspn(s, "0123456789.eE") < (size_t)(end - s))
+	    strspn(s, "0123456789.eE+-") < (size_t)(end - s))
 		return errno == ERANGE ? -ERANGE : -EINVAL;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (strcmp(end, units[i].unit) == 0) {
