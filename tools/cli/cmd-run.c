@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -427,10 +428,13 @@ static bool env_on(const char *name)
 static void warn_if_uninstrumented(const struct finish_job *j)
 {
 	struct sp_reader *r;
+	struct stat st;
 	size_t n, named = 0, mpi = 0;
 
-	if (j->quiet || j->rank > 0 || access(j->output, R_OK) != 0 ||
-	    sp_reader_open(j->output, &r) != 0)
+	/* Only a regular file the run wrote: never open a FIFO or a device
+	 * the output was pointed at (opening a FIFO would block). */
+	if (j->quiet || j->rank > 0 || stat(j->output, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size == 0 || sp_reader_open(j->output, &r) != 0)
 		return;
 	n = sp_reader_num_regions(r);
 	for (size_t i = 0; i < n; i++) {
