@@ -12,6 +12,7 @@
 
 #include "cli-common.h"
 #include "cli-origin.h"
+#include "sp-duration.h"
 #include "commands.h"
 
 enum { OPT_FORMAT = OPT_FIRST_COMMAND_SPECIFIC, OPT_ORIGIN };
@@ -313,7 +314,7 @@ int cmd_events(int argc, char **argv)
 			rc = cli_usage_error(&c, "invalid --format '%s' (choose from table, csv, json)",
 					     optarg);
 		else if (opt == OPT_ORIGIN && cli_origin_parse(optarg, &origin) < 0)
-			rc = cli_usage_error(&c, "invalid --origin '%s' (seconds, run, first or absolute)",
+			rc = cli_usage_error(&c, "invalid --origin '%s' (run, first, absolute or a duration: " SP_DURATION_EXAMPLES ")",
 					     optarg);
 		else if (opt != OPT_FORMAT && opt != OPT_ORIGIN)
 			rc = cli_usage_error(&c, "invalid option");

@@ -13,6 +13,7 @@
 
 #include "cli-common.h"
 #include "cli-origin.h"
+#include "sp-duration.h"
 #include "commands.h"
 
 enum { OPT_RANK = OPT_FIRST_COMMAND_SPECIFIC, OPT_THREAD, OPT_MAX_DEPTH,
@@ -324,7 +325,7 @@ static int own_option(struct cli_common *c, struct tree_opts *o, int opt,
 		return 0;
 	case OPT_ORIGIN:
 		if (cli_origin_parse(arg, &o->origin) < 0)
-			return cli_usage_error(c, "invalid --origin '%s' (seconds, run, first or absolute)",
+			return cli_usage_error(c, "invalid --origin '%s' (run, first, absolute or a duration: " SP_DURATION_EXAMPLES ")",
 					       arg);
 		return 0;
 	}
