@@ -141,7 +141,8 @@ void finish_notice(const struct finish_job *j, int signo)
 		"to %s.part<N> and rank 0 merges the %d rank%s into %s (waiting up to %.0f s for "
 		"each next one), in the background (if %s is not written: scope-profiler merge %s.part* "
 		"%s" SP_SPILL_SUFFIX "* -o %s)\n", j->rank, s, j->program, (int)j->pid, j->output,
-		j->rank, j->output, j->size, j->size == 1 ? "" : "s", j->output, (double)j->wait_ns / 1e9, j->output, j->output,
+		j->rank, j->output, j->size, j->size == 1 ? "" : "s", j->output,
+		(double)j->wait_ns / 1e9, j->output, j->output,
 		j->output, j->output);
 }
 

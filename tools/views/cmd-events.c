@@ -314,7 +314,8 @@ int cmd_events(int argc, char **argv)
 			rc = cli_usage_error(&c, "invalid --format '%s' (choose from table, csv, json)",
 					     optarg);
 		else if (opt == OPT_ORIGIN && cli_origin_parse(optarg, &origin) < 0)
-			rc = cli_usage_error(&c, "invalid --origin '%s' (run, first, absolute or a duration: " SP_DURATION_EXAMPLES ")",
+			rc = cli_usage_error(&c, "invalid --origin '%s' (run, first, absolute or a "
+					     "duration: " SP_DURATION_EXAMPLES ")",
 					     optarg);
 		else if (opt != OPT_FORMAT && opt != OPT_ORIGIN)
 			rc = cli_usage_error(&c, "invalid option");

@@ -325,7 +325,8 @@ static int own_option(struct cli_common *c, struct tree_opts *o, int opt,
 		return 0;
 	case OPT_ORIGIN:
 		if (cli_origin_parse(arg, &o->origin) < 0)
-			return cli_usage_error(c, "invalid --origin '%s' (run, first, absolute or a duration: " SP_DURATION_EXAMPLES ")",
+			return cli_usage_error(c, "invalid --origin '%s' (run, first, absolute or a "
+					     "duration: " SP_DURATION_EXAMPLES ")",
 					       arg);
 		return 0;
 	}
