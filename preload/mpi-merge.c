@@ -596,8 +596,9 @@ static int merge_root(struct local *l0, MPI_Comm comm)
 		sp_log(SP_LOG_WARN, "mpi", "could not write %s: %s", sp_config.output,
 		       strerror(-R.ret));
 	else
-		sp_log(SP_LOG_INFO, "mpi", "wrote %s (%d ranks, %u regions, %llu events)",
-		       sp_config.output, P, t.n, (unsigned long long)tot.nevents);
+		sp_log(SP_LOG_INFO, "mpi", "wrote %s (%d rank%s, %u region%s, %llu events)",
+		       sp_config.output, P, P == 1 ? "" : "s", t.n, t.n == 1 ? "" : "s",
+		       (unsigned long long)tot.nevents);
 	sp_assembly_destroy(R.a);
 	free(R.chunk);
 	free(R.comms);

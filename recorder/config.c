@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "log.h"
+#include "sp-duration.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -73,25 +74,6 @@ static const struct setting settings[] = {
 #undef S
 #undef CHOICE
 #undef INT
-
-int sp_parse_duration(const char *s, int64_t *ret_ns)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || v < 0 || !isfinite(v))
-		return -EINVAL;
-	static const struct { const char *suffix; double scale; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
-		if (strcmp(end, units[i].suffix) == 0) {
-			*ret_ns = (int64_t)llround(v * units[i].scale);
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
 
 int sp_parse_size(const char *s, uint64_t *ret_bytes)
 {
@@ -163,7 +145,7 @@ static int apply(const struct setting *st, const char *value)
 		return 0;
 	}
 	case K_DURATION:
-		return sp_parse_duration(value, (int64_t *)field);
+		return sp_duration_parse_per_call(value, (int64_t *)field);
 	case K_SIZE:
 		return sp_parse_size(value, (uint64_t *)field);
 	case K_CHOICE:
@@ -199,6 +181,10 @@ static void warn_invalid(const struct setting *st, const char *value)
 	} else if (st->kind == K_INT && st->min > 0) {
 		sp_log(SP_LOG_WARN, "config", "SCOPE_PROFILER_%s must be >= %" PRId64 ", using %s",
 			st->name, st->min, st->def);
+	} else if (st->kind == K_DURATION) {
+		sp_log(SP_LOG_WARN, "config", "ignoring SCOPE_PROFILER_%s=%s: not a duration "
+			"per call (" SP_DURATION_EXAMPLES "; a bare number of 1 or more is ambiguous: "
+			"write its unit), using %s", st->name, value, st->def);
 	} else {
 		sp_log(SP_LOG_WARN, "config", "ignoring SCOPE_PROFILER_%s=%s (invalid value), using %s",
 			st->name, value, st->def);

@@ -48,8 +48,7 @@ SP_HIDDEN extern struct sp_config sp_config;
 SP_HIDDEN int sp_config_load(void);
 SP_HIDDEN void sp_config_print(FILE *out);
 
-/* "250ns", "10us", "1.5ms", "2s", plain number = ns. 0 or -EINVAL. */
-SP_HIDDEN int sp_parse_duration(const char *s, int64_t *ret_ns);
+/* Durations: sp_duration_parse (common/sp-duration.h), bare number = s. */
 /* "64K", "256M", "1G", plain number = bytes (binary units). */
 SP_HIDDEN int sp_parse_size(const char *s, uint64_t *ret_bytes);
 

@@ -42,7 +42,7 @@ class Inspect(CliTestCase):
         self.assertEqual(lines[0], "=" * 78)
         self.assertEqual(lines[1], path)
         size = os.path.getsize(path) / 1024**2
-        self.assertEqual(lines[2], f"2 rank(s), 2 region(s), {size:.2f} MiB, 40 s wall clock, "
+        self.assertEqual(lines[2], f"2 ranks, 2 regions, {size:.2f} MiB, 40 s wall clock, "
                                    "120 s total (setup to finalize)")
         self.assertEqual(lines[3], "=" * 78)
         sections = [l.strip() for l in lines if re.match(r"^  \S", l) and "│" not in l
@@ -124,7 +124,7 @@ class Inspect(CliTestCase):
         path = write_schema1(self.path("bare.h5"), {0: {"a": ([0], [NS])}})
         out = run("inspect", path)[1]
         self.assertIn("Metadata\n  (none recorded)\n", out)
-        self.assertIn("1 rank(s), 1 region(s)", out)
+        self.assertIn("1 rank, 1 region,", out)
         self.assertUsageError(["inspect", self.path("nope.h5")], "nope.h5")
         self.assertUsageError(["inspect", path, "--sort", "bogus"], "bogus")
 

@@ -5,12 +5,14 @@
  * test, so every test starts from a fresh recorder.
  */
 #include <check.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "config.h"
+#include "sp-duration.h"
 #include "recorder.h"
 #include "snapshot.h"
 
@@ -242,16 +244,36 @@ START_TEST(test_parse_units)
 {
 	int64_t ns;
 	uint64_t bytes;
-	ck_assert_int_eq(sp_parse_duration("250ns", &ns), 0);
+	ck_assert_int_eq(sp_duration_parse("250ns", &ns), 0);
 	ck_assert_int_eq(ns, 250);
-	ck_assert_int_eq(sp_parse_duration("10us", &ns), 0);
+	ck_assert_int_eq(sp_duration_parse("10us", &ns), 0);
 	ck_assert_int_eq(ns, 10000);
-	ck_assert_int_eq(sp_parse_duration("1.5ms", &ns), 0);
+	ck_assert_int_eq(sp_duration_parse("1.5ms", &ns), 0);
 	ck_assert_int_eq(ns, 1500000);
-	ck_assert_int_eq(sp_parse_duration("2s", &ns), 0);
+	ck_assert_int_eq(sp_duration_parse("2s", &ns), 0);
 	ck_assert_int_eq(ns, 2000000000);
-	ck_assert_int_lt(sp_parse_duration("2 parsecs", &ns), 0);
-	ck_assert_int_lt(sp_parse_duration("-1s", &ns), 0);
+	ck_assert_int_lt(sp_duration_parse("2 parsecs", &ns), 0);
+	ck_assert_int_lt(sp_duration_parse("-1s", &ns), 0);
+	/* A bare number is seconds, as upstream (docs/CLI.md, "Units"). */
+	ck_assert_int_eq(sp_duration_parse("2", &ns), 0);
+	ck_assert_int_eq(ns, 2000000000);
+	ck_assert_int_eq(sp_duration_parse("0.000001", &ns), 0);
+	ck_assert_int_eq(ns, 1000);
+	ck_assert_int_eq(sp_duration_parse("10\xc2\xb5s", &ns), 0);
+	ck_assert_int_eq(ns, 10000);
+	ck_assert_int_lt(sp_duration_parse("inf", &ns), 0);
+	ck_assert_int_lt(sp_duration_parse("0x10", &ns), 0);
+	ck_assert_int_lt(sp_duration_parse("1e30s", &ns), 0);
+	ck_assert_int_lt(sp_duration_parse("", &ns), 0);
+	ck_assert_int_lt(sp_duration_parse("10 us", &ns), 0);
+	/* Per-call thresholds: bare numbers once meant ns; 1 or more is refused. */
+	ck_assert_int_eq(sp_duration_parse_per_call("0.00001", &ns), 0);
+	ck_assert_int_eq(ns, 10000);
+	ck_assert_int_eq(sp_duration_parse_per_call("1000", &ns), -EDOM);
+	ck_assert_int_eq(sp_duration_parse_per_call("1000ns", &ns), 0);
+	ck_assert_int_eq(ns, 1000);
+	ck_assert_int_eq(sp_duration_parse_per_call("2s", &ns), 0);
+	ck_assert_int_eq(ns, 2000000000);
 	ck_assert_int_eq(sp_parse_size("64K", &bytes), 0);
 	ck_assert_uint_eq(bytes, 65536);
 	ck_assert_int_eq(sp_parse_size("256M", &bytes), 0);

@@ -8,6 +8,7 @@
 #include <glob.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -35,17 +36,51 @@ void cli_error(const struct cli_common *c, const char *fmt, ...)
 
 char **cli_command_argv;
 
+/*
+ * After getopt_long returned '?' (opterr is 0: main.c), say what was wrong
+ * with the argument it stopped at: an unknown option, a missing argument or
+ * an argument given to a flag, naming the option as it was written.
+ */
+static void name_bad_option(void)
+{
+	const char *a = optind > 0 ? cli_command_argv[optind - 1] : NULL;
+
+	if (!a || a[0] != '-') {
+		/* A short option in the middle of a cluster ("-qz"). */
+		fprintf(stderr, "unrecognized option '-%c'", optopt);
+		return;
+	}
+	if (a[1] == '-') {
+		const char *eq = strchr(a, '=');
+		int len = eq ? (int)(eq - a) : (int)strlen(a);
+
+		if (optopt == 0)
+			fprintf(stderr, "unrecognized option '%.*s'", len, a);
+		else if (eq)
+			fprintf(stderr, "option '%.*s' takes no argument", len, a);
+		else
+			fprintf(stderr, "option '%s' requires an argument", a);
+		return;
+	}
+	/* "-x": unknown, or a known one missing its argument at the end. */
+	if (optopt && a[strlen(a) - 1] == optopt && !cli_command_argv[optind])
+		fprintf(stderr, "option '-%c' is unknown or requires an argument", optopt);
+	else
+		fprintf(stderr, "unrecognized option '-%c'", optopt ? optopt : a[1]);
+}
+
 int cli_usage_error(const struct cli_common *c, const char *fmt, ...)
 {
 	va_list ap;
 
 	fprintf(stderr, "scope-profiler %s: ", c && c->command ? c->command : "");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	/* After getopt's '?', name the argument it stopped at. */
-	if (strcmp(fmt, "invalid option") == 0 && cli_command_argv && optind > 0)
-		fprintf(stderr, " '%s'", cli_command_argv[optind - 1]);
+	if (strcmp(fmt, "invalid option") == 0 && cli_command_argv) {
+		name_bad_option();
+	} else {
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+	}
 	/* One line only: point at --help instead of printing the usage. */
 	fprintf(stderr, " (see 'scope-profiler %s --help')\n",
 		c && c->command ? c->command : "");
@@ -68,15 +103,33 @@ int cli_common_init(struct cli_common *c, const char *command,
 void cli_common_fini(struct cli_common *c)
 {
 	sp_selection_destroy(c->sel);
+	free(c->rank_specs);
 	for (size_t i = 0; i < c->n_files; i++)
 		free(c->files[i]);
 	free(c->files);
+}
+
+/* Keep the --ranks lists as given, to check them against each file. */
+static int add_rank_spec(struct cli_common *c, const char *spec)
+{
+	size_t old = c->rank_specs ? strlen(c->rank_specs) : 0;
+	char *p = realloc(c->rank_specs, old + strlen(spec) + 2);
+
+	if (!p)
+		return -1;
+	if (old)
+		p[old++] = ',';
+	strcpy(p + old, spec);
+	c->rank_specs = p;
+	return 0;
 }
 
 int cli_common_option(struct cli_common *c, int opt, const char *arg)
 {
 	int rc;
 
+	/* The short forms, -i, -e and -r, in every command that takes them. */
+	opt = opt == 'i' ? OPT_INCLUDE : opt == 'e' ? OPT_EXCLUDE : opt == 'r' ? OPT_RANKS : opt;
 	switch (opt) {
 	case OPT_JSON:
 		c->json = true;
@@ -92,6 +145,10 @@ int cli_common_option(struct cli_common *c, int opt, const char *arg)
 		break;
 	case OPT_RANKS:
 		rc = sp_selection_add_ranks(c->sel, arg);
+		if (rc == 0 && add_rank_spec(c, arg) < 0) {
+			cli_error(c, "out of memory");
+			return -1;
+		}
 		break;
 	default:
 		return 0;
@@ -139,6 +196,59 @@ int cli_collect_files(struct cli_common *c, int argc, char **argv, int first)
 	return 0;
 }
 
+/* Print "0-3, 5" for a sorted list of ranks. */
+static void print_rank_list(const uint32_t *ranks, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
+			j++;
+		fprintf(stderr, "%s%u", i ? ", " : "", ranks[i]);
+		if (j > i)
+			fprintf(stderr, "%s%u", j == i + 1 ? ", " : "-", ranks[j]);
+		i = j + 1;
+	}
+}
+
+/*
+ * A --ranks selection that selects none of a file's ranks is a usage error
+ * (exit 2), for every command, as tree's --rank: an empty table with exit 0
+ * hid the mistake. A list that selects some of them is taken (runs of
+ * different sizes are compared with one list). The lists were checked by
+ * the reader when given (c->rank_specs).
+ */
+static int check_ranks(const struct cli_common *c, const struct sp_reader *r)
+{
+	const uint32_t *ranks;
+	size_t n = sp_reader_ranks(r, &ranks);
+	const char *p = c->rank_specs;
+
+	if (!p || !*p)
+		return 0;
+	while (*p) {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtoul(end + 1, &end, 10);
+		for (size_t i = 0; i < n; i++)
+			if (ranks[i] >= a && ranks[i] <= b)
+				return 0;
+		p = *end == ',' ? end + 1 : end;
+	}
+	fprintf(stderr, "scope-profiler %s: --ranks %s selects no rank of %s (", c->command,
+		c->rank_specs, sp_reader_path(r));
+	if (n == 0)
+		fprintf(stderr, "it has no rank with data)\n");
+	else {
+		fprintf(stderr, "its %s: ", n == 1 ? "rank" : "ranks");
+		print_rank_list(ranks, n);
+		fputs(")\n", stderr);
+	}
+	return -1;
+}
+
 int cli_open(const struct cli_common *c, const char *path,
 	     struct sp_reader **ret)
 {
@@ -158,7 +268,63 @@ int cli_open(const struct cli_common *c, const char *path,
 			cli_error(c, "%s: %s", path, strerror(-rc));
 		return EXIT_USAGE;
 	}
+	if (check_ranks(c, *ret) < 0) {
+		sp_reader_destroy(*ret);
+		*ret = NULL;
+		return EXIT_USAGE;
+	}
 	return 0;
+}
+
+/* Edit distance with transpositions (optimal string alignment): "plto" is
+ * one edit from "plot". Names are short (commands, kinds, options). */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[64][64];
+
+	if (la >= 63 || lb >= 63)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+const char *cli_suggest(const char *name, const char *const *names, size_t n)
+{
+	const char *best = NULL, *prefix = NULL;
+	size_t best_d = SIZE_MAX, n_prefix = 0, len = strlen(name);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(name, names[i]);
+
+		if (len && strncmp(names[i], name, len) == 0) {
+			prefix = names[i];
+			n_prefix++;
+		}
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+	}
+	if (n_prefix == 1)
+		return prefix;
+	/* Close enough to be a typo: at most 2 edits, and under half the name. */
+	return best && best_d <= 2 && 2 * best_d < len ? best : NULL;
 }
 
 /* Shortest round-trip form, as Python's repr() (tools/cli/double-format.cc). */

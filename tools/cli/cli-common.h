@@ -45,6 +45,7 @@ struct cli_common {
 	bool json;
 	bool help;
 	struct sp_selection *sel;
+	char *rank_specs;      /* the --ranks lists, comma-joined (cli_open checks) */
 	char **files;          /* expanded file arguments */
 	size_t n_files;
 	/* cli_open reads columns into memory instead of mapping them: for
@@ -74,9 +75,16 @@ int cli_common_option(struct cli_common *c, int opt, const char *arg);
 /* Expand the remaining arguments (globs) into c->files. -1 on error. */
 int cli_collect_files(struct cli_common *c, int argc, char **argv, int first);
 
-/* Open a profile, reporting failures; returns 0 or EXIT_USAGE. */
+/* Open a profile, reporting failures; returns 0 or EXIT_USAGE. A rank of
+ * --ranks that the file does not have is such a failure. */
 int cli_open(const struct cli_common *c, const char *path,
 	     struct sp_reader **ret);
+
+/*
+ * "Did you mean": the one of names[n] that name is a typo (at most 2 edits)
+ * or the unique prefix of, or NULL.
+ */
+const char *cli_suggest(const char *name, const char *const *names, size_t n);
 
 /* Shortest "%.{15,16,17}g" that round-trips; NaN/inf => "null". */
 void cli_format_double(char *buf, size_t size, double v);

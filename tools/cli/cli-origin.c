@@ -3,7 +3,8 @@
  * --origin: which instant is zero on the printed timeline. The default is the
  * Python time_origin (metadata start_time_ns, else the first region entry);
  * "first" is the first entry, "absolute" the raw clock, a number an explicit
- * origin in seconds (which overrides both, as origin= does upstream).
+ * origin in seconds, or a duration with a unit (which overrides both, as
+ * origin= does upstream).
  */
 #include <errno.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "cli-origin.h"
+#include "sp-duration.h"
 
 int cli_origin_parse(const char *arg, struct cli_origin *ret)
 {
@@ -27,6 +29,14 @@ int cli_origin_parse(const char *arg, struct cli_origin *ret)
 	}
 	if (strcmp(arg, "absolute") == 0 || strcmp(arg, "raw") == 0) {
 		ret->kind = CLI_ORIGIN_ABSOLUTE;
+		return 0;
+	}
+	/* A duration from the clock's zero (bare: seconds, the one rule), or
+	 * a negative number of seconds. */
+	int64_t ns;
+	if (sp_duration_parse(arg, &ns) == 0) {
+		ret->kind = CLI_ORIGIN_SECONDS;
+		ret->seconds = (double)ns / 1e9;
 		return 0;
 	}
 	errno = 0;

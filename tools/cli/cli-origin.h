@@ -21,7 +21,7 @@ struct cli_origin {
 	double seconds;
 };
 
-#define CLI_ORIGIN_HELP "SECONDS|run|first|absolute"
+#define CLI_ORIGIN_HELP "run|first|absolute|DURATION"
 
 /** Parse "run", "first", "absolute" or a number of seconds. 0 or -EINVAL. */
 int cli_origin_parse(const char *arg, struct cli_origin *ret);

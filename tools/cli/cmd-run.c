@@ -19,11 +19,13 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli-common.h"
+#include "sp-duration.h"
 #include "sp-config.h"
 #include "commands.h"
 #include "output-path.h" /* the preload's own path rules (docs/ARCHITECTURE.md) */
@@ -45,6 +47,59 @@ static const char usage[] =
 	"from the spill files (under mpirun/srun: each rank its part, rank 0 merges\n"
 	"them, until none came for --merge-wait, default 10s); -v: every\n"
 	"rank says what it saved. run exits with PROGRAM's status (or signal).\n";
+
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler run [options] -- PROGRAM [ARGS...]\n"
+	"\n"
+	"Run PROGRAM with the profiler preloaded; each option sets one\n"
+	"SCOPE_PROFILER_* variable (docs/CONFIG.md). Works per rank under mpirun\n"
+	"and srun. If PROGRAM ends by a signal or without writing its output, run\n"
+	"writes it from the spill files (under mpirun/srun each rank its part, and\n"
+	"rank 0 merges them). run exits with PROGRAM's status (or signal).\n"
+	"\n"
+	"options:\n"
+	"  -o, --output FILE     output file; %p pid, %r rank, %h host, %j job id, %t\n"
+	"                        start time (default: profiling_data.h5)\n"
+	"  --include RE          record only functions whose name matches RE (regex\n"
+	"                        on demangled names, from the start)\n"
+	"  --exclude RE          do not record functions whose name matches RE\n"
+	"  --min-duration DUR    calls shorter than DUR are not on the timeline\n"
+	"                        (default: 0)\n"
+	"  --max-depth N         deepest function nesting recorded; 0 = unlimited\n"
+	"                        (default: 0)\n"
+	"  --throttle-calls N    throttle a function after N calls; 0 = off\n"
+	"                        (default: 1000)\n"
+	"  --throttle-mean DUR   ... when its mean own cost is below DUR\n"
+	"                        (default: 10us)\n"
+	"  --throttle-timing T   throttled calls: sampled, exact or estimate\n"
+	"                        (default: sampled)\n"
+	"  --throttle-sample K   sampled timing: 1 in K throttled calls is timed\n"
+	"                        (default: 64)\n"
+	"  --patch               rewrite the hooks of throttled functions to NOPs\n"
+	"  --max-memory SIZE     event memory per process, e.g. 64K, 256M, 1G\n"
+	"                        (default: 1G)\n"
+	"  --label L             run label stored as metadata label\n"
+	"  --clock C             auto, tsc or monotonic (default: auto)\n"
+	"  --callsites N         call-site stack depth of MPI calls, 0-8; 0 = off\n"
+	"                        (default: 0)\n"
+	"  --no-functions        do not record -finstrument-functions hooks\n"
+	"  --no-mpi              do not record MPI calls\n"
+	"  -q, --quiet           no \"wrote FILE\" line\n"
+	"  --print-config        print the effective configuration at start\n"
+	"  --merge-wait DUR      rank 0 waits up to DUR for each next rank's part\n"
+	"                        (default: 10s)\n"
+	"  --library PATH        the preload library (default: the one installed\n"
+	"                        with this scope-profiler)\n"
+	"  -v, --verbose         every rank says what it saved\n"
+	"  -h, --help            print this help and exit\n"
+	"\n"
+	"Durations (DUR) take a unit, ns, us, ms or s; a bare number is seconds.\n"
+	"--min-duration and --throttle-mean refuse a bare number of 1 or more (a\n"
+	"second per call is surely meant as ns or us): write its unit. When the\n"
+	"output has no function and no MPI region, run says how to instrument the\n"
+	"program (-finstrument-functions, or an MPI program).\n";
 
 enum value_kind { V_STR, V_INT, V_DURATION, V_SIZE, V_ON, V_OFF };
 
@@ -96,7 +151,6 @@ static bool valid_number(const char *s, const char *const *units, size_t n, bool
 
 static bool valid_value(enum value_kind kind, const char *v)
 {
-	static const char *const durations[] = { "", "ns", "us", "ms", "s" };
 	static const char *const sizes[] = { "", "B", "K", "KiB", "M", "MiB", "G", "GiB" };
 	char *end;
 	switch (kind) {
@@ -105,7 +159,7 @@ static bool valid_value(enum value_kind kind, const char *v)
 		(void)strtoll(v, &end, 10);
 		return end != v && !*end && !errno;
 	case V_DURATION:
-		return valid_number(v, durations, 5, false);
+		return sp_duration_parse(v, &(int64_t){ 0 }) == 0;
 	case V_SIZE:
 		return valid_number(v, sizes, 8, true);
 	default:
@@ -346,19 +400,15 @@ static void reap(pid_t pid, int *status)
 /* SCOPE_PROFILER_MERGE_WAIT (set by --merge-wait too): a duration. */
 static int64_t merge_wait_ns(void)
 {
-	static const struct { const char *unit; double scale; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
 	const char *v = getenv("SCOPE_PROFILER_MERGE_WAIT");
+	int64_t ns;
+
 	if (!v || !*v)
 		return 10000000000LL;
-	char *end;
-	double x = strtod(v, &end);
-	for (size_t i = 0; end != v && x >= 0 && isfinite(x) && i < 5; i++)
-		if (strcmp(end, units[i].unit) == 0)
-			return (int64_t)(x * units[i].scale);
-	fprintf(stderr, "scope-profiler run: ignoring SCOPE_PROFILER_MERGE_WAIT=%s (invalid "
-		"value), using 10s\n", v);
+	if (sp_duration_parse(v, &ns) == 0)
+		return ns;
+	fprintf(stderr, "scope-profiler run: ignoring SCOPE_PROFILER_MERGE_WAIT=%s (not a "
+		"duration: " SP_DURATION_EXAMPLES "), using 10s\n", v);
 	return 10000000000LL;
 }
 
@@ -367,6 +417,40 @@ static bool env_on(const char *name)
 	const char *v = getenv(name);
 	return v && (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "on") ||
 		     !strcasecmp(v, "true"));
+}
+
+/*
+ * After the program: a profile without a single function, manual or MPI
+ * region means nothing was instrumented, which is almost always a build
+ * problem. Say so once (rank 0, unless quiet) and how to fix it. Only
+ * reads the output file; never changes the exit status.
+ */
+static void warn_if_uninstrumented(const struct finish_job *j)
+{
+	struct sp_reader *r;
+	struct stat st;
+	size_t n, named = 0, mpi = 0;
+
+	/* Only a regular file the run wrote: never open a FIFO or a device
+	 * the output was pointed at (opening a FIFO would block). */
+	if (j->quiet || j->rank > 0 || stat(j->output, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size == 0 || sp_reader_open(j->output, &r) != 0)
+		return;
+	n = sp_reader_num_regions(r);
+	for (size_t i = 0; i < n; i++) {
+		if (sp_region_kind_is_mpi(sp_reader_region_kind(r, (uint32_t)i)))
+			mpi++;
+		else
+			named++;
+	}
+	sp_reader_destroy(r);
+	if (named || mpi)
+		return;
+	fprintf(stderr, "scope-profiler run: warning: nothing was instrumented: %s has no function "
+		"and no MPI region. To time functions, compile and link %s with "
+		"-finstrument-functions (or mark regions with sp_region_begin/sp_region_end); to "
+		"time MPI calls, run an MPI program (dynamically linked to libmpi) under mpirun.\n",
+		j->output, j->program);
 }
 
 /* Why run forks instead of exec'ing: to finish the job when the program
@@ -438,6 +522,7 @@ static int launch(char **argv, bool verbose)
 		finish_job_run(&j);
 	if (fin > 0)
 		reap(fin, &(int){ 0 });
+	warn_if_uninstrumented(&j);
 	free(named);
 	if (!WIFSIGNALED(status))
 		return WIFEXITED(status) ? WEXITSTATUS(status) : 126;
@@ -482,7 +567,7 @@ int cmd_run(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		const struct run_option *o = NULL;
 		if (opt == 'h') {
-			fputs(usage, stdout);
+			fputs(help, stdout);
 			return EXIT_OK;
 		} else if (opt == OPT_LIBRARY) {
 			library = optarg;
@@ -497,12 +582,23 @@ int cmd_run(int argc, char **argv)
 				if (run_options[i].short_name == opt)
 					o = &run_options[i];
 		}
-		if (!o) {
-			fprintf(stderr, "%s(see 'scope-profiler run --help')\n", usage);
+		if (!o) /* names the option (cli-common.c) */
+			return cli_usage_error(&(struct cli_common){ .command = "run" },
+					       "invalid option");
+		if (o->kind == V_DURATION && strcmp(o->variable, "MERGE_WAIT") &&
+		    sp_duration_parse_per_call(optarg, &(int64_t){ 0 }) == -EDOM) {
+			fprintf(stderr, "scope-profiler run: --%s %s is ambiguous: a bare number is "
+				"seconds, and %s s per call is surely meant as %sns or %sus; write the "
+				"unit\n", o->name, optarg, optarg, optarg, optarg);
 			return EXIT_USAGE;
 		}
 		if (!valid_value(o->kind, optarg)) {
-			fprintf(stderr, "scope-profiler run: invalid value '%s' for --%s\n", optarg, o->name);
+			if (o->kind == V_DURATION)
+				fprintf(stderr, "scope-profiler run: invalid duration '%s' for --%s "
+					"(use " SP_DURATION_EXAMPLES ")\n", optarg, o->name);
+			else
+				fprintf(stderr, "scope-profiler run: invalid value '%s' for --%s\n",
+					optarg, o->name);
 			return EXIT_USAGE;
 		}
 		if (set_variable(o, optarg) < 0) {

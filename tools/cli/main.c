@@ -45,14 +45,78 @@ static const struct command {
 	{ "line-profile", cmd_line_profile, "time per source line: MPI call sites, regions" },
 };
 
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* The help format of docs/CLI.md: tools/cli/gen-docs.py reads it. */
 static void print_help(FILE *f)
 {
-	fprintf(f, "usage: scope-profiler [--version] [--help] <command> [<args>]\n\n"
-		   "Analyse scope-profiler profiles (HDF5, JSON or .spt).\n\n"
+	fprintf(f, "usage: scope-profiler [--version] [--help] COMMAND [ARGS...]\n\n"
+		   "Run a program under the profiler and analyse its profiles (HDF5, JSON\n"
+		   "or .spt).\n\n"
+		   "options:\n"
+		   "  -h, --help            print this help and exit\n"
+		   "  -V, --version         print the version and exit\n\n"
 		   "commands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\nRun 'scope-profiler <command> --help' for the options of a command.\n");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %-20s  %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'scope-profiler help COMMAND' or 'scope-profiler COMMAND --help' prints\n"
+		   "the options of a command. Exit status: 0 success, 1 a check failed\n"
+		   "(check), 2 usage or input error; run exits as its program.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int run_command(const struct command *cmd, int argc, char **argv)
+{
+	/* Commands report bad options themselves, in one line. */
+	opterr = 0;
+	cli_command_argv = argv;
+	return cmd->fn(argc, argv);
+}
+
+/* "invalid command 'sumary'; did you mean 'summary'?" */
+static int unknown_command(const char *name)
+{
+	const char *names[N_COMMANDS];
+	const char *guess;
+
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		names[i] = commands[i].name;
+	guess = cli_suggest(name, names, N_COMMANDS);
+	fprintf(stderr, "scope-profiler: invalid command '%s'", name);
+	if (guess)
+		fprintf(stderr, "; did you mean '%s'?\n", guess);
+	else {
+		fprintf(stderr, " (choose from ");
+		for (size_t i = 0; i < N_COMMANDS; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", names[i]);
+		fprintf(stderr, ")\n");
+	}
+	return EXIT_USAGE;
+}
+
+/* `help CMD`: the same as `CMD --help`. */
+static int help_command(int argc, char **argv)
+{
+	const struct command *cmd;
+	char *args[3];
+
+	if (argc < 3) {
+		print_help(stdout);
+		return EXIT_OK;
+	}
+	if (!(cmd = find_command(argv[2])))
+		return unknown_command(argv[2]);
+	args[0] = argv[2];
+	args[1] = "--help";
+	args[2] = NULL;
+	return run_command(cmd, 2, args);
 }
 
 int main(int argc, char **argv)
@@ -69,21 +133,18 @@ int main(int argc, char **argv)
 		printf("scope-profiler %s\n", SP_VERSION);
 		return EXIT_OK;
 	}
-	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
-	    strcmp(name, "help") == 0) {
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
 		print_help(stdout);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(name, commands[i].name) == 0) {
-			/* Commands report bad options themselves, in one line. */
-			opterr = 0;
-			cli_command_argv = argv + 1;
-			return commands[i].fn(argc - 1, argv + 1);
-		}
-	fprintf(stderr, "scope-profiler: invalid command '%s' (choose from ", name);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(stderr, "%s%s", i ? ", " : "", commands[i].name);
-	fprintf(stderr, ")\n");
-	return EXIT_USAGE;
+	if (strcmp(name, "help") == 0)
+		return help_command(argc, argv);
+	if (find_command(name))
+		return run_command(find_command(name), argc - 1, argv + 1);
+	if (name[0] == '-') {
+		fprintf(stderr, "scope-profiler: unrecognized option '%s' (see 'scope-profiler "
+			"--help')\n", name);
+		return EXIT_USAGE;
+	}
+	return unknown_command(name);
 }

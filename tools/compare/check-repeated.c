@@ -361,6 +361,39 @@ static void emit_json(char **bf, size_t nb, char **cf, size_t nc,
 	jw_finish(&w);
 }
 
+/* The smallest one-sided p-value of the exact Mann-Whitney U test with nb
+ * and nc samples, all candidates above all baselines: 1 / C(nb + nc, nb). */
+static double min_p_value(size_t nb, size_t nc)
+{
+	double p = 1;
+
+	for (size_t i = 1; i <= nb; i++)
+		p *= (double)i / (double)(nc + i);
+	return p;
+}
+
+/*
+ * A gate that can never fail is refused (exit 2), not passed: with too few
+ * runs per side even the clearest slowdown has a p-value of at least
+ * min_p_value, and a region fails only below alpha (docs/COMPARE.md).
+ */
+static int refuse_if_cannot_fail(struct cli_common *c, const struct check_opts *o,
+				 size_t nb, size_t nc)
+{
+	double alpha = (100 - o->confidence) / 200, p = min_p_value(nb, nc);
+	size_t n = 1;
+
+	if (p < alpha)
+		return 0;
+	while (n < 64 && !(min_p_value(n, n) < alpha))
+		n++;
+	cli_error(c, "with %zu baseline and %zu candidate run%s no region can ever fail at "
+		  "%g%% confidence (the smallest possible p-value is %.3g, not below alpha %g); "
+		  "use at least %zu runs per side, or a lower --confidence",
+		  nb, nc, nc == 1 ? "" : "s", o->confidence, p, alpha, n);
+	return EXIT_USAGE;
+}
+
 int check_repeated(struct cli_common *c, const struct check_opts *o,
 		   char **bf, size_t nb, char **cf, size_t nc)
 {
@@ -370,7 +403,9 @@ int check_repeated(struct cli_common *c, const struct check_opts *o,
 	long n = 0;
 	int rc;
 
-	rc = load_runs(c, o, bf, nb, NULL, &base);
+	rc = refuse_if_cannot_fail(c, o, nb, nc);
+	if (rc == 0)
+		rc = load_runs(c, o, bf, nb, NULL, &base);
 	if (rc == 0)
 		rc = load_runs(c, o, cf, nc, bf[0], &cand);
 	if (rc == 0 && (n = analyse(&base, &cand, o, &res)) < 0) {

@@ -25,29 +25,48 @@ static const char usage[] =
 	"   or: scope-profiler check --base B1 B2... --cand C1 C2... [same options]\n"
 	"       [--confidence PCT] [--resamples N]";
 
-static const char help_text[] =
-	"Fail (exit 1) when a region got slower than the budget allows.\n\n"
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler check [options] BASE CAND\n"
+	"   or: scope-profiler check [options] --base B1 B2... --cand C1 C2...\n"
+	"\n"
+	"Fail (exit 1) when a region got slower than the budget allows.\n"
+	"\n"
 	"One run per side (BASE CAND): a region fails when its change\n"
 	"delta [%] = (cand - base) / base * 100 is greater than PCT. Regions that\n"
-	"disappear or whose baseline is 0 never fail.\n\n"
-	"Repeated runs (--base FILES... --cand FILES..., globs accepted): noise-aware.\n"
-	"Per region, each run gives one sample of the metric (over the selected\n"
-	"ranks). The estimate is the change of medians, median(cand) /\n"
-	"median(base) - 1, with a percentile-bootstrap confidence interval\n"
-	"(--resamples, fixed seed: reproducible). A region FAILS only when the\n"
-	"whole interval lies above the budget (lower bound > PCT) AND a one-sided\n"
+	"disappear or whose baseline is 0 never fail.\n"
+	"\n"
+	"Repeated runs (--base FILES... --cand FILES..., globs accepted): per\n"
+	"region, each run gives one sample of the metric (over the selected ranks).\n"
+	"The estimate is the change of medians, median(cand) / median(base) - 1,\n"
+	"with a percentile-bootstrap confidence interval (fixed seed). A region\n"
+	"FAILS only when the whole interval lies above the budget AND a one-sided\n"
 	"Mann-Whitney U rank test rejects 'cand = base * (1 + PCT/100)' at level\n"
-	"(1 - confidence) / 2 (exact p-value without ties). A slowdown above the\n"
-	"budget that is not significant is reported as 'inconclusive' and passes.\n"
-	"Use at least 5 runs per side (4 is the minimum that can ever fail at 95%),\n"
-	"interleave base and candidate runs; see docs/COMPARE.md.\n\n"
-	"  --max-regression PCT  allowed slowdown in percent (default 0)\n"
-	"  --metric M            " CMP_METRIC_NAMES " (default total)\n"
+	"(1 - confidence) / 2. A slowdown that is not significant is reported as\n"
+	"'inconclusive' and passes.\n"
+	"\n"
+	"options:\n"
+	"  --max-regression PCT  allowed slowdown in percent (default: 0)\n"
+	"  --metric M            total, avg, min, max, p50, p95, p99, imbalance or\n"
+	"                        calls (default: total)\n"
 	"  --fail-on-new         also fail on regions missing from the baseline\n"
-	"  --confidence PCT      repeated runs: confidence level (default 95)\n"
-	"  --resamples N         repeated runs: bootstrap resamples (default 10000)\n"
+	"  --base FILE...        repeated runs: the baseline runs\n"
+	"  --cand FILE...        repeated runs: the candidate runs\n"
+	"  --confidence PCT      repeated runs: confidence level (default: 95)\n"
+	"  --resamples N         repeated runs: bootstrap resamples (default: 10000)\n"
 	"  --json                machine-readable verdict (same exit codes)\n"
-	"  --include/--exclude RE, --ranks LIST   region and rank selection\n";
+	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
+	"                        repeatable)\n"
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
+	"                        the file does not have is an error\n"
+	"  -h, --help            print this help and exit\n"
+	"\n"
+	"With too few repeated runs no region can ever fail (fewer than 4 per side\n"
+	"at 95 %): check then refuses to run (exit 2) instead of passing. Use at\n"
+	"least 5 runs per side and interleave base and candidate runs; see\n"
+	"docs/COMPARE.md.\n";
 
 static const char eq_rule[] = "=============================================="
 			      "================================";
@@ -317,7 +336,7 @@ static int parse_options(struct cli_common *c, int argc, char **argv,
 	int opt, rc = 0;
 
 	optind = 1;
-	while (rc == 0 && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while (rc == 0 && (opt = getopt_long(argc, argv, "hi:e:r:", options, NULL)) != -1) {
 		int h = cli_common_option(c, opt == 'h' ? OPT_HELP : opt, optarg);
 
 		if (h < 0)
@@ -363,7 +382,7 @@ int cmd_check(int argc, char **argv)
 	else
 		rc = parse_options(&c, nargs, args, &o);
 	if (rc == 0 && c.help)
-		printf("usage: scope-profiler check %s\n\n%s", usage, help_text);
+		fputs(help, stdout);
 	else if (rc == 0 && cli_collect_files(&c, nargs, args, optind) < 0)
 		rc = cli_usage_error(&c, "out of memory");
 	else if (rc == 0)

@@ -19,20 +19,32 @@ static const char usage[] =
 	"       [--sort delta|pct|name] [--threshold PCT] [--json]\n"
 	"       [--include RE]... [--exclude RE]... [--ranks 0,2,4-7]";
 
-static const char help_text[] =
-	"Compare one statistic per region between two profiles (a = before,\n"
-	"b = after). delta = b - a (a missing side counts as 0); delta [%] =\n"
-	"delta / a * 100, '-' when a is missing or 0. Statistics are pooled\n"
-	"over the selected ranks.\n\n"
-	"  --metric M       statistic to compare (default total)\n"
-	"  --sort K         delta (default): descending |delta|; pct: descending\n"
-	"                   |delta [%]| (no percentage last); name\n"
-	"  --threshold PCT  hide regions whose |delta [%]| is below PCT (regions\n"
-	"                   present in only one profile are always shown)\n"
-	"  --json           {a, b, metric, rows: [{name, a, b, delta, pct}],\n"
-	"                   only_in_a, only_in_b}; null for a missing value\n"
-	"  --include/--exclude RE   regions matched like Python re.match\n"
-	"  --ranks LIST     restrict statistics to these ranks\n";
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler diff [options] A B\n"
+	"\n"
+	"Compare one statistic per region between two profiles (A = before,\n"
+	"B = after). delta = B - A (a missing side counts as 0); delta [%] =\n"
+	"delta / A * 100, '-' when A is missing or 0. Statistics are pooled over\n"
+	"the selected ranks.\n"
+	"\n"
+	"options:\n"
+	"  --metric M            total, avg, min, max, p50, p95, p99, imbalance or\n"
+	"                        calls (default: total)\n"
+	"  --sort KEY            delta: descending |delta|; pct: descending\n"
+	"                        |delta [%]| (no percentage last); name (default:\n"
+	"                        delta)\n"
+	"  --threshold PCT       hide regions whose |delta [%]| is below PCT; regions\n"
+	"                        in only one profile are always shown (default: 0)\n"
+	"  --json                {a, b, metric, rows: [{name, a, b, delta, pct}],\n"
+	"                        only_in_a, only_in_b}; null for a missing value\n"
+	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
+	"                        repeatable)\n"
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
+	"                        the file does not have is an error\n"
+	"  -h, --help            print this help and exit\n";
 
 struct diff_opts {
 	enum cmp_metric metric;
@@ -171,7 +183,7 @@ int cmd_diff(int argc, char **argv)
 	if (cli_common_init(&c, "diff", usage) < 0)
 		return EXIT_USAGE;
 	optind = 1;
-	while (rc == 0 && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while (rc == 0 && (opt = getopt_long(argc, argv, "hi:e:r:", options, NULL)) != -1) {
 		int h = cli_common_option(&c, opt == 'h' ? OPT_HELP : opt, optarg);
 
 		if (h < 0)
@@ -180,7 +192,7 @@ int cmd_diff(int argc, char **argv)
 			rc = parse_option(&c, opt, optarg, &o);
 	}
 	if (rc == 0 && c.help) {
-		printf("usage: scope-profiler diff %s\n\n%s", usage, help_text);
+		fputs(help, stdout);
 	} else if (rc == 0) {
 		if (cli_collect_files(&c, argc, argv, optind) < 0)
 			rc = cli_usage_error(&c, "out of memory");

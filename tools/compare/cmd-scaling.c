@@ -19,21 +19,34 @@ static const char usage[] =
 	"FILE... [--x num_ranks|omp_num_threads|total_cores|KEY] [--json]\n"
 	"       [--include RE]... [--exclude RE]... [--ranks 0,2,4-7]";
 
-static const char help_text[] =
-	"Per region common to all profiles: the mean per-call duration of each\n"
-	"run (pooled over the selected ranks), grouped by the x value of the run.\n"
-	"Runs with the same x are averaged (mean of their means). The baseline is\n"
-	"the smallest x for num_ranks, omp_num_threads and total_cores (=\n"
-	"num_ranks * omp_num_threads, from metadata), else the first x in input\n"
-	"order (any metadata KEY).\n\n"
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler scaling [options] FILE...\n"
+	"\n"
+	"Per region common to all profiles: the mean per-call duration of each run\n"
+	"(pooled over the selected ranks), grouped by the x value of the run. Runs\n"
+	"with the same x are averaged (mean of their means). The baseline is the\n"
+	"smallest x for num_ranks, omp_num_threads and total_cores (= num_ranks *\n"
+	"omp_num_threads, from metadata), else the first x in input order.\n"
+	"\n"
+	"options:\n"
+	"  --x FIELD             x axis: num_ranks, omp_num_threads, total_cores or\n"
+	"                        any metadata KEY (default: num_ranks)\n"
+	"  --json                {x_field, x_label, baseline, runs, points: [{region,\n"
+	"                        <x_field>, runs, average_duration, speedup,\n"
+	"                        ideal_speedup, efficiency, normalized_runtime}]}\n"
+	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
+	"                        repeatable)\n"
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
+	"                        the file does not have is an error\n"
+	"  -h, --help            print this help and exit\n"
+	"\n"
 	"  speedup     = mean(baseline) / mean(x)            (strong scaling)\n"
 	"  ideal       = x / x(baseline)       (the three scaling fields only)\n"
 	"  efficiency  = speedup / ideal       (the three scaling fields only)\n"
-	"  normalized  = mean(x) / mean(baseline)   (weak scaling, ideal 1.0)\n\n"
-	"  --x FIELD   x axis (default num_ranks)\n"
-	"  --json      {x_field, x_label, baseline, runs, points: [{region, <x_field>,\n"
-	"              runs, average_duration, speedup, ideal_speedup, efficiency,\n"
-	"              normalized_runtime}]}\n";
+	"  normalized  = mean(x) / mean(baseline)   (weak scaling, ideal 1.0)\n";
 
 /* One distinct x value. */
 struct xkey {
@@ -417,7 +430,7 @@ int cmd_scaling(int argc, char **argv)
 	if (cli_common_init(&c, "scaling", usage) < 0)
 		return EXIT_USAGE;
 	optind = 1;
-	while (rc == 0 && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while (rc == 0 && (opt = getopt_long(argc, argv, "hi:e:r:", options, NULL)) != -1) {
 		int h = cli_common_option(&c, opt == 'h' ? OPT_HELP : opt, optarg);
 
 		if (h < 0)
@@ -428,7 +441,7 @@ int cmd_scaling(int argc, char **argv)
 			rc = cli_usage_error(&c, "invalid option");
 	}
 	if (rc == 0 && c.help) {
-		printf("usage: scope-profiler scaling %s\n\n%s", usage, help_text);
+		fputs(help, stdout);
 	} else if (rc == 0) {
 		if (cli_collect_files(&c, argc, argv, optind) < 0)
 			rc = cli_usage_error(&c, "out of memory");

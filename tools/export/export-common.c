@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "sp-duration.h"
 #include "sp-array.h"
 
 void ex_json_string(FILE *out, const char *str)
@@ -47,26 +48,7 @@ void ex_csv_string(FILE *out, const char *s)
 
 int ex_parse_duration(const char *s, int64_t *ret_ns)
 {
-	static const struct { const char *unit; double scale; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
-	};
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strcmp(end, units[i].unit) == 0) {
-			double ns = v * units[i].scale;
-
-			if (ns > 9.2e18)
-				return -EINVAL;
-			*ret_ns = (int64_t)llround(ns);
-			return 0;
-		}
-	return -EINVAL;
+	return sp_duration_parse(s, ret_ns); /* the one rule, bare = seconds */
 }
 
 int ex_open_output(struct export_ctx *x, const char *path, struct ex_output *o)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "export.h"
+#include "sp-duration.h"
 
 /* call_bytes measured on a LULESH-shaped file (22-byte names): chrome-trace
  * 127 B per call (the name in each), speedscope 78, json 30. */
@@ -53,8 +54,8 @@ static int time_option(struct export_ctx *x, const char *what, const char *arg,
 {
 	if (ex_parse_duration(arg, ret) == 0)
 		return 1;
-	cli_usage_error(&x->c, "invalid %s '%s' (use e.g. 250ns, 10us, 1.5ms, 2s)",
-			what, arg);
+	cli_usage_error(&x->c, "invalid duration '%s' for %s (use " SP_DURATION_EXAMPLES ")",
+			arg, what);
 	return -1;
 }
 
@@ -129,6 +130,7 @@ static int parse_options(struct export_ctx *x, int argc, char **argv)
 	int opt;
 
 	optind = 1;
+	cli_command_argv = argv; /* argv after FORMAT: errors name its options */
 	while ((opt = getopt_long(argc, argv, "ho:i:e:r:", options, NULL)) != -1) {
 		int h;
 
@@ -353,8 +355,8 @@ int export_formats_run(int argc, char **argv)
 		return EXIT_USAGE;
 	rc = parse_options(&x, argc, argv) < 0 ? EXIT_USAGE : 0;
 	if (rc == 0 && x.c.help) {
-		printf("usage: scope-profiler export %s\n\n%s: %s\n", usage,
-		       x.format->name, x.format->help);
+		fputs(export_help, stdout);
+		printf("\n%s: %s\n", x.format->name, x.format->help);
 	} else if (rc == 0) {
 		rc = cli_collect_files(&x.c, argc, argv, optind) < 0 ? EXIT_USAGE : 0;
 		if (rc == 0)

@@ -17,6 +17,8 @@
 #include "cli-common.h"
 #include "export-region-stats.h"
 
+extern const char export_help[]; /* cmd-export.c */
+
 enum { OPT_OUTPUT = OPT_FIRST_COMMAND_SPECIFIC };
 
 static const char usage[] =
@@ -575,6 +577,7 @@ static int parse_options(struct rs_ctx *x, int argc, char **argv)
 	int opt;
 
 	optind = 1;
+	cli_command_argv = argv; /* argv after FORMAT: errors name its options */
 	while ((opt = getopt_long(argc, argv, "ho:i:e:r:", options, NULL)) != -1) {
 		int h, err = 0;
 
@@ -618,8 +621,8 @@ int export_region_stats_run(int argc, char **argv)
 		return EXIT_USAGE;
 	rc = parse_options(&x, argc, argv) < 0 ? EXIT_USAGE : 0;
 	if (rc == 0 && x.c.help)
-		printf("usage: scope-profiler export %s\n\nregion-statistics: per-region duration statistics (region_statistics.json)\n",
-		       usage);
+		printf("%s\nregion-statistics: per-region duration statistics "
+		       "(region_statistics.json)\n", export_help);
 	else if (rc == 0 && (cli_collect_files(&x.c, argc, argv, optind) < 0 ||
 			     x.c.n_files == 0))
 		rc = cli_usage_error(&x.c, "no profile file given");

@@ -94,6 +94,9 @@ void ex_json_double(FILE *out, double v);
 void ex_csv_string(FILE *out, const char *s);
 
 /* "250ns", "10us", "1.5ms", "2s", "3" (seconds). 0 or -EINVAL. */
+/* export --help, the same for every FORMAT --help (cmd-export.c). */
+extern const char export_help[];
+
 int ex_parse_duration(const char *s, int64_t *ret_ns);
 
 /*

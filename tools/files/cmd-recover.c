@@ -133,19 +133,30 @@ static char **adopt_temp(int argc, char **argv, int *ret_argc, char **ret_temp)
 	return v;
 }
 
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler recover [options] FILE...\n"
+	"\n"
+	"Convert the spill files of a run that was killed (<output>.spill.rank<NNNNN>\n"
+	"or <output>.spill.pid<PID>: see docs/RESILIENCE.md) into one schema-2 file\n"
+	"with metadata partial=1. Calls that ended before the signal are kept;\n"
+	"after SIGKILL, only what had been spilled. Per-rank HDF5 files of the same\n"
+	"run may be given too; a complete file stays complete. A complete temporary\n"
+	"output (.<output>.<PID>.tmp, left by a finalize killed before its rename)\n"
+	"beside the spill files, or given, is used instead of them, and stderr says\n"
+	"so.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output OUT      the file to write (required)\n"
+	"  --json                print what was written as JSON\n"
+	"  -h, --help            print this help and exit\n";
+
 int cmd_recover(int argc, char **argv)
 {
 	int n = argc;
 	char *temp = NULL, **v = adopt_temp(argc, argv, &n, &temp);
-	int rc = rank_inputs_main(v ? n : argc, v ? v : argv, "recover",
-		"Convert the spill files of a run that was killed (<output>.spill.rank<NNNNN>\n"
-		"or <output>.spill.pid<PID>: see docs/RESILIENCE.md) into one schema-2\n"
-		"file with metadata partial=1. Calls that ended before the signal are\n"
-		"kept; after SIGKILL, only what had been spilled. Per-rank HDF5 files\n"
-		"of the same run may be given too; a complete file stays complete.\n"
-		"A complete temporary output (.<output>.<PID>.tmp, left by a finalize\n"
-		"killed before its rename) beside the spill files, or given, is used\n"
-		"instead of them, and stderr says so.\n");
+	int rc = rank_inputs_main(v ? n : argc, v ? v : argv, "recover", help);
 	free(temp);
 	free(v);
 	return rc;

@@ -138,10 +138,11 @@ void finish_notice(const struct finish_job *j, int signo)
 	}
 	fprintf(stderr, "scope-profiler run: rank %d: %s: passed on to %s (pid %d), which saves "
 		"its events to %s" SP_SPILL_SUFFIX "rank%05d; each rank's launcher converts its own "
-		"to %s.part<N> and rank 0 merges the %d ranks into %s (waiting up to %.0f s for "
+		"to %s.part<N> and rank 0 merges the %d rank%s into %s (waiting up to %.0f s for "
 		"each next one), in the background (if %s is not written: scope-profiler merge %s.part* "
 		"%s" SP_SPILL_SUFFIX "* -o %s)\n", j->rank, s, j->program, (int)j->pid, j->output,
-		j->rank, j->output, j->size, j->output, (double)j->wait_ns / 1e9, j->output, j->output,
+		j->rank, j->output, j->size, j->size == 1 ? "" : "s", j->output,
+		(double)j->wait_ns / 1e9, j->output, j->output,
 		j->output, j->output);
 }
 
@@ -289,8 +290,8 @@ static int merge_parts(const struct finish_job *j, int size)
 			snprintf(e, sizeof e, "partial=1: %s", first ? ending(first->signo, (char[64]){ 0 },
 				 64) : "ranks missing");
 		if (!j->quiet)
-			fprintf(stderr, "scope-profiler run: wrote %s (%zu of %d ranks, %llu events, "
-				"%s)\n", j->output, in.n, size, (unsigned long long)events_of(&in), e);
+			fprintf(stderr, "scope-profiler run: wrote %s (%zu of %d rank%s, %llu events, "
+				"%s)\n", j->output, in.n, size, size == 1 ? "" : "s", (unsigned long long)events_of(&in), e);
 	}
 	if (n) {
 		rank_inputs_free(&in);

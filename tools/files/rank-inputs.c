@@ -517,8 +517,11 @@ static const char usage[] = "FILE... -o OUT [--json]";
 
 int rank_inputs_main(int argc, char **argv, const char *name, const char *description)
 {
+	/* Only --json and --help of the common options: merge and recover keep
+	 * every region and rank, so --include, --exclude and --ranks are unknown options. */
 	static const struct option options[] = {
-		CLI_COMMON_OPTIONS,
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, OPT_HELP },
 		{ "output", required_argument, NULL, 'o' },
 		{ 0 },
 	};
@@ -541,7 +544,7 @@ int rank_inputs_main(int argc, char **argv, const char *name, const char *descri
 			rc = cli_usage_error(&c, "invalid option");
 	}
 	if (rc == EXIT_OK && c.help) {
-		printf("usage: scope-profiler %s %s\n\n%s", name, usage, description);
+		fputs(description, stdout); /* the whole --help (cmd-merge.c, cmd-recover.c) */
 	} else if (rc == EXIT_OK) {
 		if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0)
 			rc = cli_usage_error(&c, "no input file given");
@@ -564,7 +567,8 @@ int rank_inputs_main(int argc, char **argv, const char *name, const char *descri
 			       "\"unclosed\": %llu}\n", out, in.n, (unsigned long long)events,
 			       (unsigned long long)unclosed);
 		else
-			printf("wrote %s (%zu ranks, %llu events%s)\n", out, in.n,
+			printf("wrote %s (%zu rank%s, %llu events%s)\n", out, in.n,
+			       in.n == 1 ? "" : "s",
 			       (unsigned long long)events,
 			       unclosed ? "; calls open at the kill are not included" : "");
 	}

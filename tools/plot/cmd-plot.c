@@ -48,6 +48,36 @@ static const char usage[] =
 	"       [--x num_ranks|omp_num_threads|total_cores|KEY] [--label L]...\n"
 	"       [--width PX] [--max-bars N] [--json]     (KIND 'list' lists the kinds)";
 
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler plot [options] [KIND] FILE...\n"
+	"\n"
+	"Write SVG charts into DIR. KIND is default (gantt, flame, durations and,\n"
+	"with several files, speedup), all, gantt, flame (flame_chart), durations,\n"
+	"imbalance, speedup or weak_scaling; 'plot list' lists them. A first\n"
+	"operand that is neither a kind nor a file is an error.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR      the directory to write the charts to (required)\n"
+	"  --cmap PALETTE        colour palette: tab20, tab10, tab20b, tab20c, ...\n"
+	"                        (default: tab20)\n"
+	"  --metrics LIST        durations chart: comma list of total, avg, min, max\n"
+	"                        (default: all four)\n"
+	"  --data FMT            also write the data behind each chart: csv or json\n"
+	"  --x FIELD             scaling charts: num_ranks, omp_num_threads,\n"
+	"                        total_cores or a metadata KEY (default: num_ranks)\n"
+	"  --label L             label of the next file in the charts (repeatable)\n"
+	"  --width PX            chart width in pixels, 100-20000 (default: 900)\n"
+	"  --max-bars N          most bars drawn per chart (default: 20000)\n"
+	"  --json                print what was written as JSON\n"
+	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
+	"                        repeatable)\n"
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
+	"                        the file does not have is an error\n"
+	"  -h, --help            print this help and exit\n";
+
 static int find_kind(const char *name)
 {
 	for (size_t i = 0; i < N_KINDS; i++)
@@ -167,6 +197,22 @@ static int operands(struct plot_run *p, int argc, char **argv)
 	} else if (first < argc && strcmp(argv[first], "list") == 0) {
 		p->list = true;
 		return 0;
+	} else if (first < argc && stat(argv[first], &sb) != 0 &&
+		   !strpbrk(argv[first], "./*?[")) {
+		/* Not a file and not a path: a mistyped kind, not "No such file". */
+		const char *names[N_KINDS], *guess;
+
+		for (size_t i = 0; i < N_KINDS; i++)
+			names[i] = kinds[i].name;
+		guess = cli_suggest(argv[first], names, N_KINDS);
+		fprintf(stderr, "scope-profiler plot: '%s' is not a chart kind ", argv[first]);
+		if (guess)
+			fprintf(stderr, "(did you mean '%s'?) ", guess);
+		fprintf(stderr, "nor a file; kinds: ");
+		for (size_t i = 0; i < N_KINDS; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", names[i]);
+		fprintf(stderr, " (see 'scope-profiler plot --help')\n");
+		return -1;
 	}
 	if (cli_collect_files(&p->c, argc, argv, first) < 0 || p->c.n_files == 0)
 		return cli_usage_error(&p->c, "no profile file given"), -1;
@@ -195,8 +241,7 @@ int cmd_plot(int argc, char **argv)
 	if (parse(&p, argc, argv) < 0)
 		goto out;
 	if (p.c.help) {
-		printf("usage: scope-profiler plot %s\n\nkinds:\n", usage);
-		list_kinds();
+		fputs(help, stdout);
 		rc = EXIT_OK;
 		goto out;
 	}

@@ -24,6 +24,21 @@ enum { OPT_RANK = OPT_FIRST_COMMAND_SPECIFIC, OPT_ASCII };
 
 static const char usage[] = "FILE [--include RE] [--exclude RE]... [--rank N] [--ascii]";
 
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler tui [options] FILE\n"
+	"\n"
+	"Interactive terminal browser (ncurses): summary, call tree, ranks,\n"
+	"metadata and timeline panes.\n"
+	"\n"
+	"options:\n"
+	"  --rank N              start with rank N selected (default: all ranks)\n"
+	"  --ascii               ASCII line drawing instead of Unicode\n"
+	"  -i, --include RE      keep regions whose name matches RE (repeatable)\n"
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	"  -h, --help            print this help and exit\n";
+
 static const struct tui_pane *const panes[TUI_N_PANES] = {
     &tui_summary_pane, &tui_calltree_pane, &tui_ranks_pane, &tui_meta_pane, &tui_timeline_pane,
 };
@@ -475,7 +490,8 @@ static int parse(int argc, char **argv, struct cli_common *c, struct options *o)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hi:e:", options, NULL)) != -1) {
+		opt = opt == 'i' ? OPT_INCLUDE : opt == 'e' ? OPT_EXCLUDE : opt;
 		char *end, **p;
 
 		switch (opt) {
@@ -555,7 +571,7 @@ int cmd_tui(int argc, char **argv)
 		return EXIT_USAGE;
 	rc = parse(argc, argv, &c, &o);
 	if (rc == 0 && c.help)
-		printf("usage: scope-profiler tui %s\n", usage);
+		fputs(help, stdout);
 	else if (rc == 0 && (rc = setup(&c, &t, &o)) == EXIT_OK)
 		rc = run(&t, &o);
 	tui_summary_destroy(&t);

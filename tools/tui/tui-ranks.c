@@ -169,8 +169,9 @@ static void draw_title(struct tui *t, const struct tui_ranks *k, int y)
 
 	snprintf(
 	    buf, sizeof(buf),
-	    "region %s: %zu ranks, mean total %.6f s, slowest %.6f s, imbalance %.2f%% (%s = mean)",
-	    sp_reader_region_name(t->r, k->region), k->n, k->mean, k->max, k->imbalance,
+	    "region %s: %zu rank%s, mean total %.6f s, slowest %.6f s, imbalance %.2f%% (%s = mean)",
+	    sp_reader_region_name(t->r, k->region), k->n, k->n == 1 ? "" : "s", k->mean, k->max,
+	    k->imbalance,
 	    t->g->mean_mark);
 	attron(A_BOLD);
 	tui_put(t, y, 0, COLS, buf, true);

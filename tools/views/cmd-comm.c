@@ -15,6 +15,28 @@
 static const char usage[] =
 	"FILE... [--json] [--include RE]... [--exclude RE]... [--ranks 0,2,4-7]";
 
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler comm [options] FILE...\n"
+	"\n"
+	"Bytes per MPI function (count x type size at post time; waits carry the\n"
+	"bytes of the requests they completed) and the rank x rank matrix of\n"
+	"point-to-point sends (sender row, receiver column).\n"
+	"\n"
+	"options:\n"
+	"  --json                machine-readable output\n"
+	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
+	"                        repeatable)\n"
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	"  -r, --ranks LIST      only these calling ranks, e.g. 0,2,4-7 (default:\n"
+	"                        all); a rank the file does not have is an error\n"
+	"  -h, --help            print this help and exit\n"
+	"\n"
+	"Counting rules, also printed under the numbers: calls to MPI_PROC_NULL\n"
+	"count in the function totals but have no peer, so they are not in the\n"
+	"matrix; self-messages are on its diagonal.\n";
+
 /* Kinds whose bytes go from the calling rank to its peer: the matrix. */
 static const enum sp_region_kind send_kinds[] = { SP_REGION_MPI_SEND, SP_REGION_MPI_SENDRECV };
 
@@ -30,6 +52,11 @@ struct comm_result {
 	unsigned nranks;
 	int64_t *bytes;       /* nranks x nranks */
 	uint64_t *messages;
+	/* The counting rules (print_counting_rules): sends in the function
+	 * totals but not in the matrix (no peer rank: MPI_PROC_NULL, or a peer
+	 * outside the file's ranks), and self-messages (on the diagonal). */
+	int64_t no_peer_bytes, self_bytes;
+	uint64_t no_peer_messages, self_messages;
 };
 
 static bool is_send(enum sp_region_kind kind)
@@ -85,6 +112,13 @@ static int collect(const struct cli_common *c, struct sp_reader *r, struct comm_
 				size_t at = (size_t)row->rank * res->nranks + (size_t)peers[e];
 				res->bytes[at] += bytes[e];
 				res->messages[at]++;
+				if ((uint32_t)peers[e] == row->rank) {
+					res->self_bytes += bytes[e];
+					res->self_messages++;
+				}
+			} else if (send) {
+				res->no_peer_bytes += bytes[e];
+				res->no_peer_messages++;
 			}
 		}
 	}
@@ -144,8 +178,38 @@ static void print_json(struct json_writer *w, struct sp_reader *r, const struct 
 		}
 		jw_end_array(w);
 	}
+	/* The counting rules of print_counting_rules, as numbers. */
+	jw_key(w, "self_bytes");
+	jw_int(w, res->self_bytes);
+	jw_key(w, "self_messages");
+	jw_int(w, (long long)res->self_messages);
+	jw_key(w, "sends_without_peer_bytes");
+	jw_int(w, res->no_peer_bytes);
+	jw_key(w, "sends_without_peer_messages");
+	jw_int(w, (long long)res->no_peer_messages);
 	jw_end_object(w);
 	jw_end_object(w);
+}
+
+/*
+ * Where the numbers are shown, say how they were counted, so that the
+ * function totals and the matrix agree or say why not.
+ */
+static void print_counting_rules(const struct comm_result *res)
+{
+	printf("\n  Counting: calls are all calls; bytes are count x type size at post time,\n"
+	       "  calls to MPI_PROC_NULL included (no data moves). The matrix holds the send\n"
+	       "  and sendrecv calls with a peer rank; self-messages are on its diagonal\n  "
+	       "(%lld bytes in %llu message%s).\n", (long long)res->self_bytes,
+	       (unsigned long long)res->self_messages, res->self_messages == 1 ? "" : "s");
+	if (res->no_peer_messages)
+		printf("  %lld bytes in %llu send%s without a peer rank (MPI_PROC_NULL) are in the "
+		       "function\n  totals, not in the matrix.\n", (long long)res->no_peer_bytes,
+		       (unsigned long long)res->no_peer_messages,
+		       res->no_peer_messages == 1 ? "" : "s");
+	else
+		printf("  Every send has a peer rank: the send and sendrecv bytes of the function "
+		       "table\n  add up to the matrix.\n");
 }
 
 static void print_text(struct sp_reader *r, const struct comm_result *res)
@@ -193,6 +257,7 @@ static void print_text(struct sp_reader *r, const struct comm_result *res)
 			printf(" %12lld", (long long)res->bytes[(size_t)s * res->nranks + d]);
 		printf("\n");
 	}
+	print_counting_rules(res);
 }
 
 static int run(const struct cli_common *c)
@@ -241,7 +306,7 @@ int cmd_comm(int argc, char **argv)
 	if (cli_common_init(&c, "comm", usage) < 0)
 		return EXIT_USAGE;
 	optind = 1;
-	while (rc == EXIT_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while (rc == EXIT_OK && (opt = getopt_long(argc, argv, "hi:e:r:", options, NULL)) != -1) {
 		int h = cli_common_option(&c, opt == 'h' ? OPT_HELP : opt, optarg);
 		if (h < 0)
 			rc = EXIT_USAGE;
@@ -249,10 +314,7 @@ int cmd_comm(int argc, char **argv)
 			rc = cli_usage_error(&c, "invalid option");
 	}
 	if (rc == EXIT_OK && c.help) {
-		printf("usage: scope-profiler comm %s\n\n"
-		       "Bytes per MPI function (count x type size at post time; waits carry the\n"
-		       "bytes of the requests they completed) and the rank x rank matrix of\n"
-		       "point-to-point sends. --ranks selects the calling ranks.\n", usage);
+		fputs(help, stdout);
 	} else if (rc == EXIT_OK) {
 		if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0)
 			rc = cli_usage_error(&c, "no profile file given");

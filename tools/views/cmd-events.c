@@ -12,6 +12,7 @@
 
 #include "cli-common.h"
 #include "cli-origin.h"
+#include "sp-duration.h"
 #include "commands.h"
 
 enum { OPT_FORMAT = OPT_FIRST_COMMAND_SPECIFIC, OPT_ORIGIN };
@@ -21,6 +22,30 @@ enum events_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 static const char usage[] =
 	"FILE... [--format table|csv|json] [--json] [--origin " CLI_ORIGIN_HELP "]\n"
 	"       [--include RE]... [--exclude RE]... [--ranks 0,2,4-7]";
+
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler events [options] FILE...\n"
+	"\n"
+	"One line per recorded call: region, rank, thread, start, end and duration\n"
+	"(table, CSV or JSON).\n"
+	"\n"
+	"options:\n"
+	"  --format FMT          table, csv or json (default: table)\n"
+	"  --json                the same as --format json\n"
+	"  --origin ORIGIN       time zero: run (the run start: metadata\n"
+	"                        start_time_ns, else the first region entry), first\n"
+	"                        (the first entry), absolute (the raw clock) or a\n"
+	"                        duration such as 1.5s (default: run)\n"
+	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
+	"                        repeatable)\n"
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
+	"                        the file does not have is an error\n"
+	"  -h, --help            print this help and exit\n"
+	"\n"
+	"Times are seconds from the origin.\n";
 
 /* What one file's events carry beyond the six fixed keys. */
 struct events_ctx {
@@ -278,7 +303,7 @@ int cmd_events(int argc, char **argv)
 		return EXIT_USAGE;
 	optind = 1;
 	while (rc == EXIT_OK &&
-	       (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	       (opt = getopt_long(argc, argv, "hi:e:r:", options, NULL)) != -1) {
 		int h = cli_common_option(&c, opt == 'h' ? OPT_HELP : opt, optarg);
 
 		if (h < 0)
@@ -289,17 +314,14 @@ int cmd_events(int argc, char **argv)
 			rc = cli_usage_error(&c, "invalid --format '%s' (choose from table, csv, json)",
 					     optarg);
 		else if (opt == OPT_ORIGIN && cli_origin_parse(optarg, &origin) < 0)
-			rc = cli_usage_error(&c, "invalid --origin '%s' (seconds, run, first or absolute)",
+			rc = cli_usage_error(&c, "invalid --origin '%s' (run, first, absolute or a "
+					     "duration: " SP_DURATION_EXAMPLES ")",
 					     optarg);
 		else if (opt != OPT_FORMAT && opt != OPT_ORIGIN)
 			rc = cli_usage_error(&c, "invalid option");
 	}
 	if (rc == EXIT_OK && c.help) {
-		printf("usage: scope-profiler events %s\n\n"
-		       "Times are seconds from --origin: 'run' (default) is the run start\n"
-		       "(metadata start_time_ns, else the first region entry), 'first' the\n"
-		       "first region entry, 'absolute' the raw clock, a number an explicit origin.\n",
-		       usage);
+		fputs(help, stdout);
 	} else if (rc == EXIT_OK) {
 		if (c.json)
 			format = FMT_JSON;

@@ -30,6 +30,36 @@ static const char usage[] =
 	"       [--sort start|total|calls|avg|min|max|first|last|std|p50|p95|p99|imbalance|name]\n"
 	"       [--columns region,ranks,calls,total,percent,avg,min,max,first,last,std,p50,p95,p99,imbalance]";
 
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler inspect [options] FILE...\n"
+	"\n"
+	"Metadata and the region table of profiles.\n"
+	"\n"
+	"options:\n"
+	"  --metadata-only       print only the metadata\n"
+	"  --regions-only        print only the region table\n"
+	"  --full                every metadata entry, long values in full\n"
+	"  -q, --quiet           no headers, only the tables\n"
+	"  --export-metadata PATH\n"
+	"                        write the metadata as JSON to PATH\n"
+	"  --source NAME         show the source file NAME stored in the profile\n"
+	"                        (repeatable)\n"
+	"  --sort KEY            start, total, calls, avg, min, max, first, last,\n"
+	"                        std, p50, p95, p99, imbalance or name (default:\n"
+	"                        start)\n"
+	"  --columns LIST        comma list of region, ranks, calls, total, percent,\n"
+	"                        avg, min, max, first, last, std, p50, p95, p99,\n"
+	"                        imbalance (default: the standard layout)\n"
+	"  --json                machine-readable output\n"
+	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
+	"                        repeatable)\n"
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
+	"                        the file does not have is an error\n"
+	"  -h, --help            print this help and exit\n";
+
 struct inspect_opts {
 	bool metadata, regions, full, quiet;
 	const char *columns;
@@ -84,8 +114,12 @@ static void print_headline(struct sp_reader *r)
 		printf("%s - %s\n", label, sp_reader_path(r));
 	else
 		printf("%s\n", sp_reader_path(r));
-	printf("%u rank(s), %d region(s), %.2f MiB", sp_reader_num_ranks(r),
-	       num_regions(r, NULL), (double)sp_reader_file_size(r) / (1024.0 * 1024.0));
+	unsigned n_ranks = sp_reader_num_ranks(r);
+	int n_regions = num_regions(r, NULL);
+
+	printf("%u %s, %d %s, %.2f MiB", n_ranks, n_ranks == 1 ? "rank" : "ranks",
+	       n_regions, n_regions == 1 ? "region" : "regions",
+	       (double)sp_reader_file_size(r) / (1024.0 * 1024.0));
 	if (!isnan(span))
 		printf(", %.6g s wall clock", span);
 	if (t.has_total_time)
@@ -549,7 +583,7 @@ int cmd_inspect(int argc, char **argv)
 		return EXIT_USAGE;
 	optind = 1;
 	while (rc == EXIT_OK &&
-	       (opt = getopt_long(argc, argv, "hq", options, NULL)) != -1) {
+	       (opt = getopt_long(argc, argv, "hqi:e:r:", options, NULL)) != -1) {
 		int h = cli_common_option(&c, opt == 'h' ? OPT_HELP : opt, optarg);
 
 		if (h < 0)
@@ -558,7 +592,7 @@ int cmd_inspect(int argc, char **argv)
 			rc = own_option(&c, &o, opt == 'q' ? OPT_QUIET : opt, optarg);
 	}
 	if (rc == EXIT_OK && c.help) {
-		printf("usage: scope-profiler inspect %s\n", usage);
+		fputs(help, stdout);
 	} else if (rc == EXIT_OK) {
 		if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0)
 			rc = cli_usage_error(&c, "no profile file given");

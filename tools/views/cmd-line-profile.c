@@ -20,6 +20,32 @@ static const char usage[] =
 	"FILE... [--rank R]... [--region REGEX] [--function REGEX] [--top N] [--json]\n"
 	"       [--ranks 0,2,4-7] [--include RE]... [--exclude RE]...";
 
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler line-profile [options] FILE...\n"
+	"\n"
+	"Time per source line. MPI calls are grouped by the file:line of their call\n"
+	"site (record with 'scope-profiler run --callsites DEPTH') and MPI function:\n"
+	"calls, total/avg/max seconds, bytes, % of all MPI time, and the variation\n"
+	"across ranks (CoV of the per-rank totals, slowest rank). Manual and\n"
+	"function regions with a source file and line follow.\n"
+	"\n"
+	"options:\n"
+	"  --rank R              only rank R (repeatable; default: all)\n"
+	"  --region REGEX        rows whose MPI function or region name contains a\n"
+	"                        match of REGEX\n"
+	"  --function REGEX      rows whose source function contains a match of REGEX\n"
+	"  --top N               keep the N rows with the most time in each part\n"
+	"                        (default: all)\n"
+	"  --json                machine-readable output\n"
+	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
+	"                        repeatable)\n"
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
+	"                        the file does not have is an error\n"
+	"  -h, --help            print this help and exit\n";
+
 enum { OPT_RANK = OPT_FIRST_COMMAND_SPECIFIC, OPT_REGION, OPT_FUNCTION, OPT_TOP };
 
 struct lp_opts {
@@ -297,18 +323,10 @@ int cmd_line_profile(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	optind = 1;
-	while (rc == EXIT_OK && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1)
+	while (rc == EXIT_OK && (opt = getopt_long(argc, argv, "hi:e:r:", options, NULL)) != -1)
 		rc = option(&o, opt, optarg);
 	if (rc == EXIT_OK && o.c.help) {
-		printf("usage: scope-profiler line-profile %s\n\n"
-		       "Time per source line. MPI calls are grouped by the file:line of their call\n"
-		       "site (record with `scope-profiler run --callsites DEPTH`) and MPI function:\n"
-		       "calls, total/avg/max seconds, bytes, %% of all MPI time, and the variation\n"
-		       "across ranks (CoV of the per-rank totals, slowest rank). Manual and function\n"
-		       "regions with a source file and line follow. --region and --function are\n"
-		       "regexes searched in the MPI function / region name and in the source\n"
-		       "function; --rank R (repeatable) and --ranks select ranks; --top N keeps\n"
-		       "the N rows with the most time in each part.\n", usage);
+		fputs(help, stdout);
 	} else if (rc == EXIT_OK) {
 		if (cli_collect_files(&o.c, argc, argv, optind) < 0 || o.c.n_files == 0)
 			rc = cli_usage_error(&o.c, "no profile file given");

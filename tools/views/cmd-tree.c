@@ -14,6 +14,7 @@
 #include "cli-common.h"
 #include "table.h"
 #include "cli-origin.h"
+#include "sp-duration.h"
 #include "commands.h"
 
 enum { OPT_RANK = OPT_FIRST_COMMAND_SPECIFIC, OPT_THREAD, OPT_MAX_DEPTH,
@@ -22,6 +23,28 @@ enum { OPT_RANK = OPT_FIRST_COMMAND_SPECIFIC, OPT_THREAD, OPT_MAX_DEPTH,
 static const char usage[] =
 	"FILE [--rank R] [--thread T] [--max-depth N] [--origin " CLI_ORIGIN_HELP "]\n"
 	"       [--include RE]... [--exclude RE]... [--json]";
+
+/* --help, in the help format of docs/CLI.md (man page and completion are
+ * generated from it: tools/cli/gen-docs.py). */
+static const char help[] =
+	"usage: scope-profiler tree [options] FILE\n"
+	"\n"
+	"The reconstructed call stack of one rank: every call with its start,\n"
+	"duration and exclusive time, indented by nesting.\n"
+	"\n"
+	"options:\n"
+	"  --rank R              the rank to show (default: the lowest rank)\n"
+	"  --thread T            one lane (thread id) of a file with thread_ids\n"
+	"                        (default: every lane)\n"
+	"  --max-depth N         show N levels (default: all)\n"
+	"  --origin ORIGIN       time zero: run, first, absolute or a duration\n"
+	"                        (default: run)\n"
+	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
+	"                        repeatable)\n"
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	"  -r, --ranks LIST      refused: tree shows one rank, use --rank\n"
+	"  --json                the calls as JSON\n"
+	"  -h, --help            print this help and exit\n";
 
 struct tree_opts {
 	bool has_rank, has_thread;
@@ -336,7 +359,8 @@ static int own_option(struct cli_common *c, struct tree_opts *o, int opt,
 		return 0;
 	case OPT_ORIGIN:
 		if (cli_origin_parse(arg, &o->origin) < 0)
-			return cli_usage_error(c, "invalid --origin '%s' (seconds, run, first or absolute)",
+			return cli_usage_error(c, "invalid --origin '%s' (run, first, absolute or a "
+					     "duration: " SP_DURATION_EXAMPLES ")",
 					       arg);
 		return 0;
 	}
@@ -361,7 +385,7 @@ int cmd_tree(int argc, char **argv)
 		return EXIT_USAGE;
 	optind = 1;
 	while (rc == EXIT_OK &&
-	       (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	       (opt = getopt_long(argc, argv, "hi:e:r:", options, NULL)) != -1) {
 		int h = cli_common_option(&c, opt == 'h' ? OPT_HELP : opt, optarg);
 
 		if (h < 0)
@@ -370,10 +394,7 @@ int cmd_tree(int argc, char **argv)
 			rc = own_option(&c, &o, opt, optarg);
 	}
 	if (rc == EXIT_OK && c.help) {
-		printf("usage: scope-profiler tree %s\n\n"
-		       "--rank defaults to the lowest rank; --thread picks one lane of a file\n"
-		       "with thread_ids (default: every lane). --max-depth N shows N levels.\n",
-		       usage);
+		fputs(help, stdout);
 	} else if (rc == EXIT_OK) {
 		if (sp_selection_has_ranks(c.sel))
 			rc = cli_usage_error(&c, "tree shows one rank; use --rank R");
