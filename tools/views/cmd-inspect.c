@@ -138,11 +138,16 @@ static struct limits region_limits(struct sp_reader *r, uint32_t id,
 				   const struct sp_selection *sel)
 {
 	struct limits l = { 0 };
+	const uint32_t *ranks;
+	size_t nr = sp_reader_ranks(r, &ranks);
 
-	for (size_t i = 0; i < sp_reader_num_rows(r); i++) {
-		const struct sp_row *row = sp_reader_row(r, i);
+	/* The region's row on each rank (a lookup, not a scan of all rows:
+	 * O(ranks log rows) per region). */
+	for (size_t k = 0; k < nr; k++) {
+		long i = sp_reader_row_find(r, id, ranks[k]);
+		const struct sp_row *row = i >= 0 ? sp_reader_row(r, (size_t)i) : NULL;
 
-		if (row->region != id || !sp_selection_match_rank(sel, row->rank))
+		if (!row || !sp_selection_match_rank(sel, row->rank))
 			continue;
 		if (row->dropped_count >= 0) {
 			l.has_dropped = true;
