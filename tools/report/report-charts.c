@@ -50,8 +50,8 @@ static int gantt(struct report *rp, size_t i)
 	add_note(&rp->rf[i], "Gantt", note);
 	timeline_note(&t, true, note, sizeof(note));
 	/* data-span: the seconds the x axis covers, for the page's zoom (report.js). */
-	fprintf(rp->f, "<figure class=\"chart\" data-chart=\"gantt\" tabindex=\"0\" "
-		       "data-span=\"%.9g\">\n", (double)(t.t1_ns - t.t0_ns) / 1e9);
+	fprintf(rp->f, "<figure class=\"chart\" data-chart=\"gantt\" id=\"gantt-%zu\" "
+		       "tabindex=\"0\" data-span=\"%.9g\">\n", i, (double)(t.t1_ns - t.t0_ns) / 1e9);
 	caption(rp->f, note[0] ? note : "One lane per rank (and thread); call depth grows "
 					"downwards inside a lane. Hover a bar for details.");
 	fputs("<div class=\"zoombar\"><button type=\"button\" data-zoom=\"in\" title=\"zoom in (+)\">"

@@ -312,9 +312,9 @@ static void imbalance_callouts(struct report *rp, size_t i)
 			       "imbalance.</div>\n", n - MAX_IMBALANCE_CALLOUTS);
 	if (small)
 		fprintf(rp->f, "<div class=\"callout note\" data-callout=\"imbalance-small\">%zu "
-			       "imbalanced region%s under 1%% of the run (%s) not listed; sort the "
-			       "table by imbalance.</div>\n", small, small == 1 ? "" : "s",
-			report_sec(floor_s * 100));
+			       "imbalanced region%s under 1%% of the run (%s of %s) not listed; sort "
+			       "the table by imbalance.</div>\n", small, small == 1 ? "" : "s",
+			report_sec(floor_s), report_sec(floor_s * 100));
 	free(hot);
 }
 
