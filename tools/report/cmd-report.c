@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli-progress.h"
 #include "commands.h"
 #include "report.h"
 #include "sp-config.h"
@@ -372,6 +373,8 @@ static void cleanup(struct report *rp)
 int cmd_report(int argc, char **argv)
 {
 	const struct sp_palette *pal;
+	struct cli_progress *progress;
+	char what[4096];
 	struct report rp;
 	int rc = EXIT_USAGE;
 
@@ -395,9 +398,12 @@ int cmd_report(int argc, char **argv)
 				     sp_palette_names());
 		goto out;
 	}
+	snprintf(what, sizeof(what), "report: writing %s", rp.out);
+	progress = cli_progress_begin(what, 0);
 	rc = load(&rp, pal);
 	if (rc == 0)
 		rc = write_page(&rp);
+	cli_progress_stop(progress);
 	if (rc == 0)
 		print_result(&rp);
 out:

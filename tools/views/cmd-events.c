@@ -12,6 +12,7 @@
 
 #include "cli-common.h"
 #include "cli-origin.h"
+#include "cli-progress.h"
 #include "commands.h"
 
 enum { OPT_FORMAT = OPT_FIRST_COMMAND_SPECIFIC, OPT_ORIGIN };
@@ -301,12 +302,15 @@ int cmd_events(int argc, char **argv)
 		       "first region entry, 'absolute' the raw clock, a number an explicit origin.\n",
 		       usage);
 	} else if (rc == EXIT_OK) {
+		struct cli_progress *progress = cli_progress_begin("events", CLI_PROGRESS_STREAMS_STDOUT);
+
 		if (c.json)
 			format = FMT_JSON;
 		if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0)
 			rc = cli_usage_error(&c, "no profile file given");
 		else
 			rc = run(&c, format, &origin);
+		cli_progress_stop(progress);
 	}
 	cli_common_fini(&c);
 	return rc;
