@@ -7,7 +7,8 @@ script (chromium --dump-dom).
       region table has N rows per file, sorted by total (descending)
   check_dom.py search DOM TERMS
       after loading with #q=TERMS: exactly the matching rows are visible,
-      exactly the non-matching chart elements are dimmed
+      exactly the non-matching chart elements are dimmed, the call tree is
+      flat
   check_dom.py actions DOM --ranks N [--pan]
       after loading with ?sptest=zoom[,pan],sort,expand (report.js replays a
       wheel zoom at 90 % of the Gantt, a drag from 60 % to 40 %, a click on
@@ -92,6 +93,9 @@ def search(args):
         dim = "dim" in e.attrs.get("class", "").split()
         check(dim != matches(e.attrs["data-region"], terms), f"chart element {e.attrs['data-region']} dim={dim}")
     check(any("dim" in e.attrs.get("class", "").split() for e in drawn), "nothing dimmed")
+    trees = root.find_all("table", class_="tree")
+    check(trees and all("flat" in t.attrs.get("class", "").split() for t in trees),
+          "the filtered call tree is not flat")
 
 
 WHEEL_DELTA, WHEEL_RATE, AT = -500, 0.0015, 0.9  # as runTestActions/initZoom in report.js

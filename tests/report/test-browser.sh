@@ -97,7 +97,7 @@ no_console mpi-pan "the zoom and pan"
 $py "$here/check_dom.py" actions mpi-pan.dom --ranks "$ranks" --pan
 browse "file://$work/mpi.html?sptest=zoom,sort,expand" mpi-act-shot \
   --screenshot="$artifacts/report-mpi-sorted-expanded.png" --window-size=1400,2000 --hide-scrollbars
-browse "file://$work/mpi.html?sptest=zoom,show" mpi-zoom-shot \
+browse "file://$work/mpi.html?sptest=zoom,pan,show" mpi-zoom-shot \
   --screenshot="$artifacts/report-mpi-gantt-zoomed.png" --window-size=1200,600 --hide-scrollbars
 no_console mpi-zoom-shot "the zoomed Gantt screenshot"
 for shot in report-mpi-sorted-expanded report-mpi-gantt-zoomed; do
