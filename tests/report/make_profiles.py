@@ -6,6 +6,10 @@ known.h5     schema 1, 3 ranks: main (1 call), step (4), compute (4, rank 2
              is 40 % slower), io (2 calls, rank 0 only)  -> 11/9/9 events
 threads.h5   schema 2 with thread_ids: 1 rank, 2 threads (lanes)
 scale_N.h5   N = 1, 2, 4 (omp_num_threads): solve 0.4/N s, setup 0.1 s
+many.h5      schema 1, 3 ranks, 1 s: main, 45 functions and 15 MPI functions
+             (every 4th region; rank r spends 2+r ms in each), a region
+             20 % imbalanced (80 ms), one 50 % imbalanced but under 1 % of
+             the run, and a 140-character C++ name
 big.h5       schema 2, 4 ranks, N events in total (only with --big N)
 """
 import sys
@@ -69,6 +73,39 @@ def big(path, total):
     return ranks * (1 + 2 * per)
 
 
+MANY_MPI = ["MPI_Send", "MPI_Recv", "MPI_Allreduce", "MPI_Bcast", "MPI_Barrier", "MPI_Isend",
+            "MPI_Irecv", "MPI_Wait", "MPI_Waitall", "MPI_Reduce", "MPI_Gather", "MPI_Scatter",
+            "MPI_Alltoall", "MPI_Allgather", "MPI_Sendrecv"]
+LONG_NAME = ("std::vector<std::pair<unsigned long, double>, std::allocator<std::pair<unsigned long, "
+             "double> > >::_M_realloc_insert<std::pair<unsigned long, double> const&>(int)")
+
+
+def many_names():
+    """Region names in file order and which of them are MPI functions."""
+    names, mpi, funcs = ["main"], [], iter(f"func_{k:02d}" for k in range(45))
+    it = iter(MANY_MPI)
+    for k in range(60):
+        names.append(next(it) if k % 4 == 3 else next(funcs))
+    return names + ["imbalanced", "tiny", LONG_NAME]
+
+
+def many(path):
+    regions = {}
+    for r in range(3):
+        reg = {"main": ([BASE], [BASE + 1000 * MS])}
+        for k, name in enumerate(many_names()[1:61]):
+            if name in MANY_MPI:  # right after the function before it
+                s = BASE + (k - 1) * 14 * MS + 6 * MS
+                reg[name] = ([s], [s + (2 + r) * MS])
+            else:
+                reg[name] = ([BASE + k * 14 * MS], [BASE + k * 14 * MS + 5 * MS])
+        reg["imbalanced"] = ([BASE + 905 * MS], [BASE + (905 + (80 if r == 2 else 60)) * MS])
+        reg["tiny"] = ([BASE + 986 * MS], [BASE + 986 * MS + (200_000 if r == 2 else 100_000)])
+        reg[LONG_NAME] = ([BASE + 990 * MS], [BASE + 991 * MS])
+        regions[r] = reg
+    B.schema1(path, regions, {"mpi_size": 3, "label": "many"})
+
+
 def main():
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
@@ -76,6 +113,7 @@ def main():
     threads(out / "threads.h5")
     for n in (1, 2, 4):
         scale(out / f"scale_{n}.h5", n)
+    many(out / "many.h5")
     if "--big" in sys.argv:
         n = big(out / "big.h5", int(sys.argv[sys.argv.index("--big") + 1]))
         print(f"big.h5: {n} events")

@@ -4,7 +4,9 @@
 # million-event file). Fails on any console message (errors, CSP violations
 # = network access), checks in the DOM the script produced that every chart
 # is present and non-empty, the lanes/rows, the sorting and the search box,
-# and saves screenshots under <build>/meson-logs/report-browser/.
+# then replays a Gantt zoom and pan, a sort click and a row expansion and
+# checks their results, and saves screenshots under
+# <build>/meson-logs/report-browser/.
 set -euo pipefail
 build=${SP_BUILD_DIR:?}
 src=${SP_SOURCE_DIR:?}
@@ -83,6 +85,25 @@ browse "file://$work/mpi.html" mpi-shot --screenshot="$artifacts/report-mpi.png"
 no_console mpi-shot "the screenshot"
 [ "$(stat -c %s "$artifacts/report-mpi.png")" -gt 20000 ] || { echo "FAIL: blank screenshot"; exit 1; }
 echo "MPI example: $ranks ranks, $regions regions, no console message; screenshot $artifacts/report-mpi.png"
+
+# Interactions, through the page's own handlers (report.js replays them for
+# ?sptest=): a wheel zoom on the Gantt, a drag, a click on the "calls"
+# header, a click on the first row; the DOM must show their results.
+browse "file://$work/mpi.html?sptest=zoom,sort,expand" mpi-act --dump-dom
+no_console mpi-act "the zoom, sort and expansion"
+$py "$here/check_dom.py" actions mpi-act.dom --ranks "$ranks"
+browse "file://$work/mpi.html?sptest=zoom,pan,sort,expand" mpi-pan --dump-dom
+no_console mpi-pan "the zoom and pan"
+$py "$here/check_dom.py" actions mpi-pan.dom --ranks "$ranks" --pan
+browse "file://$work/mpi.html?sptest=zoom,sort,expand" mpi-act-shot \
+  --screenshot="$artifacts/report-mpi-sorted-expanded.png" --window-size=1400,2000 --hide-scrollbars
+browse "file://$work/mpi.html?sptest=zoom,pan,show" mpi-zoom-shot \
+  --screenshot="$artifacts/report-mpi-gantt-zoomed.png" --window-size=1200,600 --hide-scrollbars
+no_console mpi-zoom-shot "the zoomed Gantt screenshot"
+for shot in report-mpi-sorted-expanded report-mpi-gantt-zoomed; do
+  [ "$(stat -c %s "$artifacts/$shot.png")" -gt 10000 ] || { echo "FAIL: blank screenshot $shot"; exit 1; }
+done
+echo "interactions: zoom, pan, sort and expansion checked; screenshots $artifacts/report-mpi-{sorted-expanded,gantt-zoomed}.png"
 
 # Known contents, several files, a million events.
 $py "$here/make_profiles.py" prof --big 1000000 > /dev/null

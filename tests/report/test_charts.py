@@ -320,6 +320,76 @@ def test_report(work, prof):
     check(len(root.find_all("section", class_="run")) == 3, "one section per file")
 
 
+TAB20_FIRST6 = ["#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a"]
+
+
+def hue_deg(hexcol):
+    import colorsys
+    r, g, b = (int(hexcol[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    h, l, sat = colorsys.rgb_to_hls(r, g, b)
+    return h * 360, sat
+
+
+def red(hexcol):
+    h, sat = hue_deg(hexcol)
+    return sat >= 0.25 and (h <= 8.5 or h >= 351.5)
+
+
+def test_many(work, prof):
+    """64 regions, 15 of them MPI: unique colours, the MPI family, the same
+    colour in the report, the plots and plot-data; the MPI card; the 1 %
+    floor of the imbalance callouts; the elided long name."""
+    sys.path.insert(0, HERE)
+    import make_profiles as M
+    names, mpi = M.many_names(), set(M.MANY_MPI)
+    d = os.path.join(work, "many-plots")
+    run("plot", "gantt", f"{prof}/many.h5", "-o", d, "--data", "json")
+    plot = {k: next(iter(v)) for k, v in colours([parse_svg_file(os.path.join(d, "gantt_plot.svg"))]).items()}
+    data = json.load(open(os.path.join(d, "gantt_data.json")))["colors"]
+    out = os.path.join(work, "many.html")
+    run("report", f"{prof}/many.h5", "-o", out)
+    root = parse_html(open(out, encoding="utf-8").read())
+    rep = {}
+    for row in root.find_all("tr", class_="region"):
+        sw = row.find_all("span", class_="swatch")[0].attrs["style"]
+        rep[row.attrs["data-region"]] = sw.split("background:")[1].strip()
+    check(set(data) == set(names) and set(rep) == set(names), "many: regions missing from a colour map")
+    check(len(set(data.values())) == len(names), f"many: {len(names)} regions, {len(set(data.values()))} colours")
+    check(all(plot[k] == data[k] for k in plot) and len(plot) == len(names),
+          "many: gantt fills differ from the plot-data colours")
+    check(rep == data, "many: report swatches differ from plot colours")
+    check(all(red(data[k]) for k in mpi), f"many: MPI colours outside the red family: "
+          f"{[(k, data[k]) for k in mpi if not red(data[k])]}")
+    plain = [k for k in data if k not in mpi]  # first-seen order, as the map keeps it
+    check(not any(red(data[k]) for k in plain),
+          f"many: non-MPI regions in the MPI family: {[(k, data[k]) for k in plain if red(data[k])]}")
+    check([data[k] for k in plain[:6]] == TAB20_FIRST6, "many: the first non-MPI regions are not tab20's")
+    # MPI card: rank r spends 15 * (2 + r) ms in MPI of a 1 s run.
+    card = root.find_all("div", data_card="mpi")
+    pct = [15 * (2 + r) / 1000 * 100 for r in range(3)]
+    check(len(card) == 1 and card[0].attrs.get("data-slowest-rank") == "2" and
+          close(float(card[0].attrs["data-mpi-max-pct"]), max(pct), 1e-3) and
+          f"{sum(pct) / 3:.1f} %" in card[0].all_text(), "many: MPI card")
+    per_rank = root.find_all("details", class_="mpi-ranks")
+    cells = [r.find_all("td")[2].all_text() for r in per_rank[0].find_all("tr") if "data-rank" in r.attrs] \
+        if per_rank else []
+    check(cells == [f"{p:.1f}%" for p in pct], f"many: MPI share per rank {cells}")
+    # Imbalance callouts: 'imbalanced' (80 ms, +20 %) listed; 'tiny' (+50 %, 0.2 ms) and the
+    # MPI calls (+33 %, 4 ms) are under 1 % of the run and only counted.
+    imb = [c.attrs["data-region"] for c in root.find_all("div", data_callout="imbalance")]
+    check(imb == ["imbalanced"], f"many: imbalance callouts {imb}")
+    small = root.find_all("div", data_callout="imbalance-small")
+    check(small and small[0].all_text().startswith("16 imbalanced regions under 1%"), "many: small-imbalance note")
+    # The long C++ name: elided in the middle, whole in the title.
+    cell = [r for r in root.find_all("tr", class_="region") if r.attrs["data-region"] == M.LONG_NAME]
+    td = cell[0].find_all("td")[0] if cell else None
+    text = td.find_all("span", class_="nm")[0].all_text() if td else ""
+    check(td is not None and td.attrs.get("title") == M.LONG_NAME and "\u2026" in text and
+          len(text) < 70 and text.startswith("std::vector<") and text.endswith("const&>(int)"),
+          f"many: long name cell {text!r}")
+    print(f"many: {len(names)} regions, {len(set(data.values()))} colours, MPI in reds, card {pct}")
+
+
 def test_report_big(work, prof):
     out = os.path.join(work, "big.html")
     t = time.time()
@@ -340,7 +410,7 @@ def main():
                           "--big", "1000000"], capture_output=True, text=True, check=True).stdout
     n_events = int(re.search(r"big.h5: (\d+) events", out).group(1))
     for t in (test_plot_known, test_filters, test_threads, test_scaling, test_data, test_errors,
-              test_report):
+              test_report, test_many):
         t(work, prof)
     test_big(work, prof, n_events)
     test_report_big(work, prof)

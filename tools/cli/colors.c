@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Deterministic region colours: matplotlib's qualitative palettes (tab20 by
- * default) indexed by a region's first-seen position, shared by the charts
- * and the plot-data "colors" maps so a region keeps its colour everywhere.
+ * Deterministic, unique region colours shared by the charts and the
+ * plot-data "colors" maps so a region keeps its colour everywhere: the
+ * palette (tab20 by default) first, then golden-angle hues; MPI regions take
+ * a family of reds of their own (the rule is in colors.h).
  */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,13 +97,16 @@ const char *sp_palette_names(void)
 }
 
 /*
- * The map keeps names in first-seen order; lookups are linear, which is
- * fine for the few hundred regions a profile has and keeps order obvious.
+ * The map keeps names in first-seen order with the colour chosen when the
+ * name was added; lookups are linear, which is fine for the few thousand
+ * regions a profile has and keeps the order obvious.
  */
 struct sp_color_map {
 	const struct sp_palette *palette;
 	char **names;
-	size_t n, cap;
+	char (*colors)[8];
+	size_t n, cap, ccap;
+	size_t next_plain, next_mpi; /* position in each colour sequence */
 };
 
 int sp_color_map_create(const struct sp_palette *palette,
@@ -122,6 +128,7 @@ void sp_color_map_destroy(struct sp_color_map *map)
 	for (size_t i = 0; i < map->n; i++)
 		free(map->names[i]);
 	free(map->names);
+	free(map->colors);
 	free(map);
 }
 
@@ -133,18 +140,139 @@ static long find(const struct sp_color_map *map, const char *name)
 	return -1;
 }
 
-long sp_color_map_add(struct sp_color_map *map, const char *name)
+/* HSL (h in degrees, s and l in 0..1) to "#rrggbb". */
+static void hsl_hex(double h, double s, double l, char out[8])
+{
+	double c = (1 - fabs(2 * l - 1)) * s, hp = fmod(fmod(h, 360) + 360, 360) / 60;
+	double x = c * (1 - fabs(fmod(hp, 2) - 1)), m = l - c / 2, rgb[3];
+	int k = (int)hp;
+
+	switch (k) {
+	case 0: rgb[0] = c; rgb[1] = x; rgb[2] = 0; break;
+	case 1: rgb[0] = x; rgb[1] = c; rgb[2] = 0; break;
+	case 2: rgb[0] = 0; rgb[1] = c; rgb[2] = x; break;
+	case 3: rgb[0] = 0; rgb[1] = x; rgb[2] = c; break;
+	case 4: rgb[0] = x; rgb[1] = 0; rgb[2] = c; break;
+	default: rgb[0] = c; rgb[1] = 0; rgb[2] = x; break;
+	}
+	snprintf(out, 8, "#%02x%02x%02x", (int)lround((rgb[0] + m) * 255),
+		 (int)lround((rgb[1] + m) * 255), (int)lround((rgb[2] + m) * 255));
+}
+
+/* Hue of "#rrggbb" in degrees, or -1 for greys (saturation under 0.25). */
+static double hex_hue(const char *hex)
+{
+	unsigned r, g, b;
+	double mx, mn, h;
+
+	if (sscanf(hex, "#%02x%02x%02x", &r, &g, &b) != 3)
+		return -1;
+	mx = fmax(r, fmax(g, b));
+	mn = fmin(r, fmin(g, b));
+	if (mx == mn || (mx - mn) / (mx + mn <= 255 ? mx + mn : 510 - mx - mn) < 0.25)
+		return -1;
+	if (mx == r)
+		h = fmod((g - (double)b) / (mx - mn), 6);
+	else if (mx == g)
+		h = (b - (double)r) / (mx - mn) + 2;
+	else
+		h = (r - (double)g) / (mx - mn) + 4;
+	return fmod(h * 60 + 360, 360);
+}
+
+/* The reds (hue within MPI_BAND degrees of 0) belong to MPI regions. */
+#define MPI_BAND 8.0
+#define GOLDEN_ANGLE 137.50776405003785
+#define PHI_FRAC 0.6180339887498949
+#define PLASTIC_FRAC 0.7548776662466927
+#define PLASTIC2_FRAC 0.5698402909980532
+
+static bool in_mpi_band(double hue)
+{
+	return hue >= 0 && (hue <= MPI_BAND || hue >= 360 - MPI_BAND);
+}
+
+/*
+ * Candidate j of the plain sequence: the palette's colours (its reds left
+ * out), then hues a golden angle apart over 20..340 degrees, at three
+ * lightness levels so that neighbours in the sequence differ twice over.
+ */
+static void plain_color(const struct sp_palette *p, size_t j, char out[8])
+{
+	static const double light[3] = { 0.45, 0.65, 0.32 };
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (in_mpi_band(hex_hue(p->colors[i])))
+			continue;
+		if (k++ == j) {
+			snprintf(out, 8, "%s", p->colors[i]);
+			return;
+		}
+	}
+	j -= k;
+	hsl_hex(20 + fmod((double)j * GOLDEN_ANGLE, 320),
+		0.62 + 0.2 * (fmod((double)j * PLASTIC2_FRAC, 1) - 0.5),
+		light[j % 3] + 0.08 * (fmod((double)j * PLASTIC_FRAC, 1) - 0.5), out);
+}
+
+/* Candidate j of the MPI family: reds within MPI_BAND of hue 0, lightness
+ * and saturation spread by two more low-discrepancy sequences. */
+static void mpi_color(size_t j, char out[8])
+{
+	double h = (fmod((double)j * PHI_FRAC, 1) * 2 - 1) * MPI_BAND;
+	double l = 0.30 + 0.42 * fmod(0.5 + (double)j * PLASTIC_FRAC, 1);
+
+	hsl_hex(h, 0.6 + 0.35 * fmod((double)j * PLASTIC2_FRAC, 1), l, out);
+}
+
+static bool color_used(const struct sp_color_map *map, const char *hex)
+{
+	for (size_t i = 0; i < map->n; i++)
+		if (strcmp(map->colors[i], hex) == 0)
+			return true;
+	return false;
+}
+
+long sp_color_map_add_kind(struct sp_color_map *map, const char *name, bool mpi)
 {
 	long k = find(map, name);
+	char hex[8];
 
 	if (k >= 0)
 		return k;
-	if (SP_ARRAY_RESERVE(map->names, map->cap, map->n + 1, 32) < 0)
+	if (SP_ARRAY_RESERVE(map->names, map->cap, map->n + 1, 32) < 0 ||
+	    SP_ARRAY_RESERVE(map->colors, map->ccap, map->n + 1, 32) < 0)
 		return -ENOMEM;
+	/* Skip candidates already taken: every name gets its own colour. */
+	for (unsigned tries = 0;; tries++) {
+		if (mpi)
+			mpi_color(map->next_mpi++, hex);
+		else
+			plain_color(map->palette, map->next_plain++, hex);
+		if (!color_used(map, hex))
+			break;
+		if (tries == 4096) {
+			/* The sequence is crowded (thousands of names): take the
+			 * next free 24-bit value; there are more than names. */
+			unsigned v = (unsigned)strtoul(hex + 1, NULL, 16);
+
+			do
+				snprintf(hex, sizeof(hex), "#%06x", (v = (v + 1) & 0xffffff));
+			while (color_used(map, hex));
+			break;
+		}
+	}
 	map->names[map->n] = strdup(name);
 	if (!map->names[map->n])
 		return -ENOMEM;
+	memcpy(map->colors[map->n], hex, 8);
 	return (long)map->n++;
+}
+
+long sp_color_map_add(struct sp_color_map *map, const char *name)
+{
+	return sp_color_map_add_kind(map, name, false);
 }
 
 int sp_color_map_add_reader(struct sp_color_map *map,
@@ -157,7 +285,8 @@ int sp_color_map_add_reader(struct sp_color_map *map,
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n; i++) {
-		long rc = sp_color_map_add(map, sp_reader_region_name(reader, ids[i]));
+		bool mpi = sp_region_kind_is_mpi(sp_reader_region_kind(reader, ids[i]));
+		long rc = sp_color_map_add_kind(map, sp_reader_region_name(reader, ids[i]), mpi);
 
 		if (rc < 0) {
 			free(ids);
@@ -172,7 +301,7 @@ const char *sp_color_map_get(const struct sp_color_map *map, const char *name)
 {
 	long k = find(map, name);
 
-	return k < 0 ? NULL : sp_palette_color(map->palette, (size_t)k);
+	return k < 0 ? NULL : map->colors[k];
 }
 
 size_t sp_color_map_count(const struct sp_color_map *map)
@@ -187,5 +316,5 @@ const char *sp_color_map_name(const struct sp_color_map *map, size_t i)
 
 const char *sp_color_map_color(const struct sp_color_map *map, size_t i)
 {
-	return i < map->n ? sp_palette_color(map->palette, i) : NULL;
+	return i < map->n ? map->colors[i] : NULL;
 }

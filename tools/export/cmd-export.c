@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli-common.h"
+#include "cli-progress.h"
 #include "commands.h"
 #include "export-region-stats.h"
 #include "export.h"
@@ -52,10 +53,12 @@ const char export_help[] =
 
 int cmd_export(int argc, char **argv)
 {
+	struct cli_progress *progress = cli_progress_begin("export", 0);
 	int rc = argc > 1 ? export_formats_run(argc - 1, argv + 1) : -1;
 
 	if (rc < 0 && argc > 1)
 		rc = export_region_stats_run(argc - 1, argv + 1);
+	cli_progress_stop(progress);
 	if (rc >= 0)
 		return rc;
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {

@@ -14,6 +14,7 @@
 
 #include "charts.h"
 #include "cli-common.h"
+#include "cli-progress.h"
 #include "commands.h"
 #include "plot.h"
 
@@ -255,7 +256,9 @@ int cmd_plot(int argc, char **argv)
 	if (!p.metric_set)
 		p.metric_set = 0xf;
 	p.o.sel = p.c.sel;
+	struct cli_progress *progress = cli_progress_begin("plot", 0);
 	rc = plot_run(&p);
+	cli_progress_stop(progress);
 out:
 	cli_common_fini(&p.c);
 	return rc;

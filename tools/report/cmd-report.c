@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli-progress.h"
 #include "commands.h"
 #include "report.h"
 #include "sp-config.h"
@@ -25,11 +26,41 @@ enum {
 	OPT_SORT, OPT_NO_CHARTS, OPT_WIDTH, OPT_MAX_BARS,
 };
 
+/* The --help text, in the CLI's help format (man pages and completion are
+ * generated from it): usage line, description, options, notes. */
 static const char usage[] =
-	"FILE... [-o report.html] [--include RE]... [--exclude RE]... [--ranks 0,2,4-7]\n"
-	"       [--sort total|start|calls|avg|min|max|first|last|std|p50|p95|p99|imbalance|name]\n"
-	"       [--cmap tab20|tab10|...] [--x num_ranks|omp_num_threads|total_cores|KEY]\n"
-	"       [--label L]... [--title T] [--no-charts] [--width PX] [--max-bars N] [--json]";
+	"usage: scope-profiler report [options] FILE...\n"
+	"\n"
+	"Write one self-contained HTML page (no network access) with, per file, an\n"
+	"overview (MPI share per rank, hot spot, imbalance), the sortable region\n"
+	"table, the call tree, a zoomable Gantt chart, flame, duration and imbalance\n"
+	"charts and the metadata; with several files, a comparison and scaling charts.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output FILE     page to write, atomically (default: report.html)\n"
+	"  --sort KEY            initial order of the table and tree: total, start,\n"
+	"                        calls, avg, min, max, first, last, std, p50, p95,\n"
+	"                        p99, imbalance, exclusive, name (default: total)\n"
+	"  --x FIELD             x axis of the scaling charts: num_ranks,\n"
+	"                        omp_num_threads, total_cores or a metadata key\n"
+	"                        (default: num_ranks)\n"
+	"  --label L             display name of the next file, repeatable (default:\n"
+	"                        metadata label, else the file name)\n"
+	"  --title T             page title (default: scope-profiler report)\n"
+	"  --cmap NAME           palette: tab20, tab10, tab20b, tab20c, Set1, Set2, Set3,\n"
+	"                        Pastel1, Pastel2, Dark2, Accent, Paired (default: tab20)\n"
+	"  --width PX            chart width in pixels, 100..20000 (default: 900)\n"
+	"  --max-bars N          timeline bars before per-pixel aggregation\n"
+	"                        (default: 20000)\n"
+	"  --no-charts           tables only\n"
+	"  -i, --include RE      only regions whose name matches RE (repeatable)\n"
+	"  -e, --exclude RE      leave out regions whose name matches RE (repeatable)\n"
+	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all)\n"
+	"  --json                print {output, files: [...]} instead of \"wrote FILE\"\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Example: scope-profiler report run.h5 -o run.html\n"
+	"See docs/REPORT.md. On a terminal, progress goes to stderr after one second.\n";
 
 static const char *const sort_keys[] = {
 	"start", "total", "calls", "avg", "min", "max", "first", "last", "std",
@@ -342,6 +373,8 @@ static void cleanup(struct report *rp)
 int cmd_report(int argc, char **argv)
 {
 	const struct sp_palette *pal;
+	struct cli_progress *progress;
+	char what[4096];
 	struct report rp;
 	int rc = EXIT_USAGE;
 
@@ -356,7 +389,7 @@ int cmd_report(int argc, char **argv)
 	if (parse(&rp, argc, argv) < 0)
 		goto out;
 	if (rp.c.help) {
-		printf("usage: scope-profiler report %s\n", usage);
+		fputs(usage, stdout);
 		rc = EXIT_OK;
 		goto out;
 	}
@@ -365,9 +398,12 @@ int cmd_report(int argc, char **argv)
 				     sp_palette_names());
 		goto out;
 	}
+	snprintf(what, sizeof(what), "report: writing %s", rp.out);
+	progress = cli_progress_begin(what, 0);
 	rc = load(&rp, pal);
 	if (rc == 0)
 		rc = write_page(&rp);
+	cli_progress_stop(progress);
 	if (rc == 0)
 		print_result(&rp);
 out:

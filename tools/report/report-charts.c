@@ -49,9 +49,16 @@ static int gantt(struct report *rp, size_t i)
 	timeline_note(&t, false, note, sizeof(note));
 	add_note(&rp->rf[i], "Gantt", note);
 	timeline_note(&t, true, note, sizeof(note));
-	fputs("<figure class=\"chart\" data-chart=\"gantt\">\n", rp->f);
+	/* data-span: the seconds the x axis covers, for the page's zoom (report.js). */
+	fprintf(rp->f, "<figure class=\"chart\" data-chart=\"gantt\" id=\"gantt-%zu\" "
+		       "tabindex=\"0\" data-span=\"%.9g\">\n", i, (double)(t.t1_ns - t.t0_ns) / 1e9);
 	caption(rp->f, note[0] ? note : "One lane per rank (and thread); call depth grows "
 					"downwards inside a lane. Hover a bar for details.");
+	fputs("<div class=\"zoombar\"><button type=\"button\" data-zoom=\"in\" title=\"zoom in (+)\">"
+	      "+</button><button type=\"button\" data-zoom=\"out\" title=\"zoom out (-)\">&minus;"
+	      "</button><button type=\"button\" data-zoom=\"reset\" title=\"whole run (0)\">reset"
+	      "</button><span class=\"zoom-range\">wheel: zoom at the cursor, drag: pan</span></div>\n",
+	      rp->f);
 	gantt_render(rp->f, &rp->files[i], &t, 1, &rp->o);
 	fputs("</figure>\n", rp->f);
 	timeline_free(&t);
@@ -100,12 +107,18 @@ static int flame(struct report *rp, size_t i)
 /* Bar charts of the four metrics behind tab buttons. files[0..n). */
 static int durations(struct report *rp, const struct chart_file *files, size_t n, size_t i)
 {
+	/* total is a sum over ranks, the others per call: say so, in the comparison above all. */
 	fputs("<figure class=\"chart metric-tabs\" data-chart=\"durations\">\n"
-	      "<figcaption>Per-call durations pooled over the selected ranks. "
-	      "<span class=\"tabs\">", rp->f);
+	      "<figcaption><b>total</b>: summed over the selected ranks (not per rank); "
+	      "<b>avg, min, max</b>: per call, pooled over the selected ranks. ", rp->f);
+	if (n > 1)
+		fputs("Runs with different rank counts differ in total by their rank count as "
+		      "well. ", rp->f);
+	fputs("<span class=\"tabs\">", rp->f);
 	for (int m = 0; m < 4; m++)
 		fprintf(rp->f, "<button type=\"button\" data-metric=\"%s\">%s</button>",
-			dur_metric_name((enum dur_metric)m), dur_metric_name((enum dur_metric)m));
+			dur_metric_name((enum dur_metric)m),
+			m == 0 ? "total (sum over ranks)" : dur_metric_name((enum dur_metric)m));
 	fputs("</span></figcaption>\n", rp->f);
 	for (int m = 0; m < 4; m++) {
 		struct dur_bar *bars = NULL;
@@ -193,7 +206,7 @@ int report_comparison(struct report *rp)
 		fprintf(rp->f, "<h3>Scaling</h3>\n<p class=\"hint\">x axis: <code>");
 		html_text(rp->f, rp->x_field);
 		fputs("</code> (choose with --x); mean per-call duration of the regions common to "
-		      "all runs.</p>\n", rp->f);
+		      "all runs, pooled over ranks (a per-call value, not a sum).</p>\n", rp->f);
 		rc = scaling(rp, false);
 	}
 	if (rc == 0)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The overview of one run in the HTML report: cards (ranks, regions,
- * calls, wall time) and callouts: the hot spot by exclusive time, the
- * largest inclusive region, ranks >= 15 % above the per-rank mean, regions
- * whose calls are too short to trust, and what the charts aggregated.
+ * calls, wall time, MPI share per rank) and callouts: the hot spot by
+ * exclusive time, the largest inclusive region, ranks >= 15 % above the
+ * per-rank mean (regions of at least 1 % of the run), regions whose calls
+ * are too short to trust, and what the charts aggregated.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -15,6 +16,8 @@
 
 #define IMBALANCE_CALLOUT_PCT 15.0
 #define MAX_IMBALANCE_CALLOUTS 5
+#define IMBALANCE_MIN_RUN_PCT 1.0 /* callouts skip regions under 1 % of the run */
+#define MAX_MPI_RANK_ROWS 1024
 
 void html_text(FILE *f, const char *s)
 {
@@ -40,11 +43,120 @@ static void card(FILE *f, const char *value, const char *key)
 	fputs("</div></div>\n", f);
 }
 
+/* The run time the shares refer to: setup to finalize, else first entry to last exit. */
+static double run_time(const struct sp_reader *r)
+{
+	struct sp_times t;
+
+	sp_reader_times(r, &t);
+	return t.has_total_time && t.total_time > 0 ? t.total_time : t.time_span;
+}
+
+/* Time in MPI regions of each selected rank (ranks[k] -> mpi[k]). */
+static size_t mpi_per_rank(struct report *rp, size_t i, const uint32_t **ret_ranks,
+			   double *mpi)
+{
+	struct sp_reader *r = rp->files[i].r;
+	size_t n = sp_reader_ranks(r, ret_ranks);
+
+	for (size_t k = 0; k < n; k++) {
+		mpi[k] = NAN;
+		if (!sp_selection_match_rank(rp->c.sel, (*ret_ranks)[k]))
+			continue;
+		mpi[k] = 0;
+		for (size_t g = 0; g < rp->rf[i].n_regs; g++) {
+			const struct report_region *reg = &rp->rf[i].regs[g];
+			long row;
+			struct sp_stats st;
+
+			if (!sp_region_kind_is_mpi(sp_reader_region_kind(r, reg->id)) ||
+			    (row = sp_reader_row_find(r, reg->id, (*ret_ranks)[k])) < 0 ||
+			    sp_reader_row_stats(r, (size_t)row, &st) < 0)
+				continue;
+			mpi[k] += st.total;
+		}
+	}
+	return n;
+}
+
+/* Whether any selected region of file i is an MPI call. */
+static bool has_mpi(struct report *rp, size_t i)
+{
+	for (size_t g = 0; g < rp->rf[i].n_regs; g++)
+		if (sp_region_kind_is_mpi(sp_reader_region_kind(rp->files[i].r, rp->rf[i].regs[g].id)) &&
+		    rp->rf[i].regs[g].st.num_calls)
+			return true;
+	return false;
+}
+
+/*
+ * The MPI card: mean MPI share of the selected ranks and the slowest
+ * (largest share) rank, with the per-rank list folded below the cards.
+ * Shares are of the run time (setup to finalize when recorded).
+ */
+static void mpi_card(struct report *rp, size_t i, FILE *ranks_out)
+{
+	const uint32_t *ranks;
+	size_t nr = sp_reader_ranks(rp->files[i].r, &ranks), n, used = 0, shown = 0;
+	double *mpi = calloc(nr + 1, sizeof(*mpi)), wall = run_time(rp->files[i].r);
+	double sum = 0, max = -1, min = INFINITY;
+	uint32_t slowest = 0;
+	char v[64], k[160];
+
+	if (!mpi || !has_mpi(rp, i) || !(wall > 0)) {
+		free(mpi);
+		return;
+	}
+	n = mpi_per_rank(rp, i, &ranks, mpi);
+	for (size_t r = 0; r < n; r++) {
+		if (isnan(mpi[r]))
+			continue;
+		sum += mpi[r];
+		used++;
+		min = fmin(min, mpi[r]);
+		if (mpi[r] > max) {
+			max = mpi[r];
+			slowest = ranks[r];
+		}
+	}
+	if (!used) {
+		free(mpi);
+		return;
+	}
+	snprintf(v, sizeof(v), "%.1f %%", 100 * sum / (double)used / wall);
+	snprintf(k, sizeof(k), "MPI time, mean of %zu rank%s (min %.1f %%, max %.1f %% on rank %"
+		 PRIu32 ")", used, used == 1 ? "" : "s", 100 * min / wall, 100 * max / wall, slowest);
+	fprintf(rp->f, "<div class=\"card mpi\" data-card=\"mpi\" data-slowest-rank=\"%" PRIu32
+		       "\" data-mpi-max-pct=\"%.3f\">", slowest, 100 * max / wall);
+	fputs("<div class=\"v\">", rp->f);
+	html_text(rp->f, v);
+	fputs("</div><div class=\"k\">", rp->f);
+	html_text(rp->f, k);
+	fputs("</div></div>\n", rp->f);
+	fprintf(ranks_out, "<details class=\"mpi-ranks\"><summary>MPI share per rank (of %s)"
+			   "</summary><table class=\"ranks\"><thead><tr><th>rank</th>"
+			   "<th>MPI time</th><th>%% of run</th></tr></thead><tbody>\n",
+		report_sec(wall));
+	for (size_t r = 0; r < n && shown < MAX_MPI_RANK_ROWS; r++) {
+		if (isnan(mpi[r]))
+			continue;
+		fprintf(ranks_out, "<tr data-rank=\"%" PRIu32 "\"%s><td>%" PRIu32 "</td><td>%s</td>"
+				   "<td>%.1f%%</td></tr>\n", ranks[r],
+			ranks[r] == slowest ? " class=\"hot\"" : "", ranks[r], report_sec(mpi[r]),
+			100 * mpi[r] / wall);
+		shown++;
+	}
+	fputs("</tbody></table></details>\n", ranks_out);
+	free(mpi);
+}
+
 static void cards(struct report *rp, size_t i)
 {
 	struct sp_reader *r = rp->files[i].r;
 	struct sp_times t;
-	char buf[64];
+	char buf[64], *ranks = NULL;
+	size_t ranks_len = 0;
+	FILE *ranks_out = open_memstream(&ranks, &ranks_len);
 
 	sp_reader_times(r, &t);
 	fputs("<div class=\"cards\">\n", rp->f);
@@ -62,7 +174,14 @@ static void cards(struct report *rp, size_t i)
 	else
 		snprintf(buf, sizeof(buf), "%.1f MiB", (double)sp_reader_file_size(r) / 1048576.0);
 	card(rp->f, buf, "file size");
+	if (ranks_out)
+		mpi_card(rp, i, ranks_out);
 	fputs("</div>\n", rp->f);
+	if (ranks_out) {
+		fclose(ranks_out);
+		fwrite(ranks, 1, ranks_len, rp->f);
+	}
+	free(ranks);
 }
 
 /* Hot spot: most exclusive time as a share of all attributed exclusive time. */
@@ -158,7 +277,8 @@ static void imbalance_callouts(struct report *rp, size_t i)
 {
 	const struct report_file *rf = &rp->rf[i];
 	struct imb_callout *hot = calloc(rf->n_regs + 1, sizeof(*hot));
-	size_t n = 0;
+	double floor_s = IMBALANCE_MIN_RUN_PCT / 100 * run_time(rp->files[i].r);
+	size_t n = 0, small = 0;
 
 	if (!hot)
 		return;
@@ -166,8 +286,14 @@ static void imbalance_callouts(struct report *rp, size_t i)
 		struct imb_callout *c = &hot[n];
 
 		c->g = &rf->regs[k];
-		if (c->g->st.rank_imbalance_pct >= IMBALANCE_CALLOUT_PCT &&
-		    slowest_rank(rp, i, c->g->id, &c->rank, &c->max, &c->mean))
+		if (!(c->g->st.rank_imbalance_pct >= IMBALANCE_CALLOUT_PCT) ||
+		    !slowest_rank(rp, i, c->g->id, &c->rank, &c->max, &c->mean))
+			continue;
+		/* A few ms of a long run are not worth a callout: the slowest
+		 * rank's time must be at least 1 % of the run. */
+		if (c->max < floor_s)
+			small++;
+		else
 			n++;
 	}
 	qsort(hot, n, sizeof(*hot), cmp_excess);
@@ -184,6 +310,11 @@ static void imbalance_callouts(struct report *rp, size_t i)
 		fprintf(rp->f, "<div class=\"callout warn\">%zu more regions are imbalanced by "
 			       "&ge; 15%% (listed: the largest excess time); sort the table by "
 			       "imbalance.</div>\n", n - MAX_IMBALANCE_CALLOUTS);
+	if (small)
+		fprintf(rp->f, "<div class=\"callout note\" data-callout=\"imbalance-small\">%zu "
+			       "imbalanced region%s under 1%% of the run (%s of %s) not listed; sort "
+			       "the table by imbalance.</div>\n", small, small == 1 ? "" : "s",
+			report_sec(floor_s), report_sec(floor_s * 100));
 	free(hot);
 }
 

@@ -14,6 +14,47 @@
 #include "svg.h"
 
 #define MAX_RANK_ROWS 1024
+#define NAME_MAX_BYTES 64 /* longer names are elided in the middle */
+
+/*
+ * A region name for a table cell: the full name (title) in the title attribute
+ * (shown on hover), the text elided in the middle past NAME_MAX_BYTES
+ * (C++ names keep their namespace head and their function tail), cut at
+ * UTF-8 character boundaries; the CSS caps the cell width as well.
+ */
+static void name_cell(FILE *f, const char *cls, const char *style, const char *swatch,
+		      const char *title, const char *name)
+{
+	size_t len = strlen(name), head = NAME_MAX_BYTES / 2 - 2, tail = len - (NAME_MAX_BYTES / 2 - 2);
+
+	fprintf(f, "<td class=\"%s\"%s title=\"", cls, style);
+	html_text(f, title);
+	fputs("\">", f);
+	if (swatch) {
+		fputs("<span class=\"swatch\" style=\"background:", f);
+		html_text(f, swatch);
+		fputs("\"></span>", f);
+	}
+	fputs("<span class=\"nm\">", f);
+	if (len <= NAME_MAX_BYTES) {
+		html_text(f, name);
+	} else {
+		char *buf = malloc(len + 4);
+
+		while (head > 0 && ((unsigned char)name[head] & 0xC0) == 0x80)
+			head--;
+		while (tail < len && ((unsigned char)name[tail] & 0xC0) == 0x80)
+			tail++;
+		if (buf) {
+			memcpy(buf, name, head);
+			memcpy(buf + head, "\xe2\x80\xa6", 3);
+			memcpy(buf + head + 3, name + tail, len - tail + 1);
+			html_text(f, buf);
+			free(buf);
+		}
+	}
+	fputs("</span>", f);
+}
 
 /* data-key="value" with full precision; empty when undefined. */
 static void attr(FILE *f, const char *key, double v)
@@ -107,10 +148,9 @@ static void region_row(struct report *rp, size_t i, const struct report_region *
 	attr(f, "p99", st->has_percentiles && st->num_calls ? st->p99 : NAN);
 	attr(f, "imbalance", st->rank_imbalance_pct);
 	attr(f, "start", st->first_start);
-	fputs("><td class=\"rname\"><span class=\"swatch\" style=\"background:", f);
-	html_text(f, rp->files[i].colors[g->id] ? rp->files[i].colors[g->id] : "#999");
-	fputs("\"></span>", f);
-	html_text(f, g->name);
+	fputs(">", f);
+	name_cell(f, "rname", "", rp->files[i].colors[g->id] ? rp->files[i].colors[g->id] : "#999",
+		  g->name, g->name);
 	fprintf(f, "</td><td>%u</td><td>%" PRIu64 "</td>", st->num_ranks, st->num_calls);
 	cell_sec(f, st->total);
 	cell_sec(f, st->has_exclusive ? st->exclusive : NAN);
@@ -156,6 +196,7 @@ int report_call_tree(struct report *rp, size_t i)
 	struct sp_summary *sum;
 	enum sp_sort_key key = SP_SORT_START;
 	FILE *f = rp->f;
+	char style[40];
 	bool session;
 	int rc;
 
@@ -181,14 +222,12 @@ int report_call_tree(struct report *rp, size_t i)
 		fprintf(f, "<tr data-depth=\"%d\"%s data-region=\"", row->depth,
 			row->own ? " class=\"own\"" : "");
 		html_text(f, row->name);
-		fprintf(f, "\"><td class=\"name\" style=\"padding-left:%dpx\">", 10 + 18 * row->depth);
-		if (row->own) {
-			fputs("(own)", f);
-		} else {
-			html_text(f, row->name);
-			if (row->recursive)
-				fputs(" &#8635;", f);
-		}
+		fputs("\">", f);
+		/* The indentation is a CSS variable: a filtered tree drops it (report.css). */
+		snprintf(style, sizeof(style), " style=\"--depth:%d\"", row->depth);
+		name_cell(f, "name", style, NULL, row->name, row->own ? "(own)" : row->name);
+		if (!row->own && row->recursive)
+			fputs(" &#8635;", f);
 		fprintf(f, "</td><td>%" PRIu64 "</td>", row->calls);
 		cell_sec(f, row->total);
 		if (session) {

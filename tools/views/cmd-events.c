@@ -13,6 +13,7 @@
 #include "cli-common.h"
 #include "cli-origin.h"
 #include "sp-duration.h"
+#include "cli-progress.h"
 #include "commands.h"
 
 enum { OPT_FORMAT = OPT_FIRST_COMMAND_SPECIFIC, OPT_ORIGIN };
@@ -323,12 +324,15 @@ int cmd_events(int argc, char **argv)
 	if (rc == EXIT_OK && c.help) {
 		fputs(help, stdout);
 	} else if (rc == EXIT_OK) {
+		struct cli_progress *progress = cli_progress_begin("events", CLI_PROGRESS_STREAMS_STDOUT);
+
 		if (c.json)
 			format = FMT_JSON;
 		if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0)
 			rc = cli_usage_error(&c, "no profile file given");
 		else
 			rc = run(&c, format, &origin);
+		cli_progress_stop(progress);
 	}
 	cli_common_fini(&c);
 	return rc;

@@ -15,6 +15,7 @@
 #include "table.h"
 #include "cli-origin.h"
 #include "sp-duration.h"
+#include "cli-progress.h"
 #include "commands.h"
 
 enum { OPT_RANK = OPT_FIRST_COMMAND_SPECIFIC, OPT_THREAD, OPT_MAX_DEPTH,
@@ -396,6 +397,8 @@ int cmd_tree(int argc, char **argv)
 	if (rc == EXIT_OK && c.help) {
 		fputs(help, stdout);
 	} else if (rc == EXIT_OK) {
+		struct cli_progress *progress = cli_progress_begin("tree", CLI_PROGRESS_STREAMS_STDOUT);
+
 		if (sp_selection_has_ranks(c.sel))
 			rc = cli_usage_error(&c, "tree shows one rank; use --rank R");
 		else if (cli_collect_files(&c, argc, argv, optind) < 0 || c.n_files == 0)
@@ -404,6 +407,7 @@ int cmd_tree(int argc, char **argv)
 			rc = cli_usage_error(&c, "tree takes one profile (got %zu)", c.n_files);
 		else
 			rc = run(&c, &o);
+		cli_progress_stop(progress);
 	}
 	cli_common_fini(&c);
 	return rc;
