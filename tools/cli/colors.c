@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "colors.h"
+#include "sp-map.h"
 #include "sp-array.h"
 
 struct sp_palette {
@@ -107,6 +108,9 @@ struct sp_color_map {
 	char (*colors)[8];
 	size_t n, cap, ccap;
 	size_t next_plain, next_mpi; /* position in each colour sequence */
+	/* Lookups in O(1), so thousands of regions cost no quadratic time:
+	 * name hash (+ probe) -> index, colour value + 1 -> index. */
+	struct sp_map by_name, by_color;
 };
 
 int sp_color_map_create(const struct sp_palette *palette,
@@ -129,15 +133,38 @@ void sp_color_map_destroy(struct sp_color_map *map)
 		free(map->names[i]);
 	free(map->names);
 	free(map->colors);
+	sp_map_free(&map->by_name);
+	sp_map_free(&map->by_color);
 	free(map);
+}
+
+static uint64_t name_hash(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 0x100000001b3ull;
+	return h;
+}
+
+/* The index of name, or -1; *ret_key: the key where it would go (names
+ * whose hashes collide take the next free key). */
+static long find_key(struct sp_color_map *map, const char *name, uint64_t *ret_key)
+{
+	uint64_t key = name_hash(name);
+	uint32_t *v;
+
+	for (; (v = sp_map_find(&map->by_name, key)); key++)
+		if (strcmp(map->names[*v], name) == 0)
+			return (long)*v;
+	if (ret_key)
+		*ret_key = key;
+	return -1;
 }
 
 static long find(const struct sp_color_map *map, const char *name)
 {
-	for (size_t i = 0; i < map->n; i++)
-		if (strcmp(map->names[i], name) == 0)
-			return (long)i;
-	return -1;
+	return find_key((struct sp_color_map *)map, name, NULL);
 }
 
 /* HSL (h in degrees, s and l in 0..1) to "#rrggbb". */
@@ -226,17 +253,20 @@ static void mpi_color(size_t j, char out[8])
 	hsl_hex(h, 0.6 + 0.35 * fmod((double)j * PLASTIC2_FRAC, 1), l, out);
 }
 
-static bool color_used(const struct sp_color_map *map, const char *hex)
+static uint64_t color_key(const char *hex)
 {
-	for (size_t i = 0; i < map->n; i++)
-		if (strcmp(map->colors[i], hex) == 0)
-			return true;
-	return false;
+	return strtoull(hex + 1, NULL, 16) + 1;
+}
+
+static bool color_used(struct sp_color_map *map, const char *hex)
+{
+	return sp_map_find(&map->by_color, color_key(hex)) != NULL;
 }
 
 long sp_color_map_add_kind(struct sp_color_map *map, const char *name, bool mpi)
 {
-	long k = find(map, name);
+	uint64_t key;
+	long k = find_key(map, name, &key);
 	char hex[8];
 
 	if (k >= 0)
@@ -264,8 +294,12 @@ long sp_color_map_add_kind(struct sp_color_map *map, const char *name, bool mpi)
 		}
 	}
 	map->names[map->n] = strdup(name);
-	if (!map->names[map->n])
+	/* The colour first: a failure leaves at most a colour marked taken. */
+	if (!map->names[map->n] || sp_map_put(&map->by_color, color_key(hex), (uint32_t)map->n) < 0 ||
+	    sp_map_put(&map->by_name, key, (uint32_t)map->n) < 0) {
+		free(map->names[map->n]);
 		return -ENOMEM;
+	}
 	memcpy(map->colors[map->n], hex, 8);
 	return (long)map->n++;
 }
