@@ -4,6 +4,7 @@
  * expansion of file arguments, opening profiles with readable errors, and
  * number formatting.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <glob.h>
 #include <math.h>
@@ -17,11 +18,30 @@
 #include "cli-common.h"
 #include "sp-safe-file.h"
 #include "cli-progress.h"
+#include "table.h"
+
+/* A message naming files and regions is escaped (table.c's rule), so a
+ * hostile name can neither reach the terminal raw nor break the line. */
+static void vput_escaped(const char *fmt, va_list ap)
+{
+	char *msg = NULL, *esc;
+	int n = vasprintf(&msg, fmt, ap);
+
+	if (n < 0)
+		return;
+	esc = malloc(4 * (size_t)n + 1);
+	if (esc) {
+		tbl_escape(esc, 4 * (size_t)n + 1, msg);
+		fputs(esc, stderr);
+	}
+	free(esc);
+	free(msg);
+}
 
 static void verror(const struct cli_common *c, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "scope-profiler %s: ", c && c->command ? c->command : "");
-	vfprintf(stderr, fmt, ap);
+	vput_escaped(fmt, ap);
 	fputc('\n', stderr);
 }
 
@@ -78,7 +98,7 @@ int cli_usage_error(const struct cli_common *c, const char *fmt, ...)
 		name_bad_option();
 	} else {
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		vput_escaped(fmt, ap);
 		va_end(ap);
 	}
 	/* One line only: point at --help instead of printing the usage. */
