@@ -5,6 +5,7 @@
  * doing the type conversion to int64), plus the top-level HDF5 loader that
  * checks the schema version and dispatches to schema 1 or columnar.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -85,6 +86,33 @@ static int64_t *column_alloc(size_t n)
 long h5_read_i64(struct sp_reader *r, hid_t loc, const char *name,
 		 int64_t **ret)
 {
+	return h5_read_i64_max(r, loc, name, UINT64_MAX, ret);
+}
+
+/* Read values [0, sel) of a 1-D dataset into buf: the whole dataset, or
+ * its first sel values (a hyperslab: HDF5 reads only the chunks holding
+ * them). */
+static herr_t read_prefix(hid_t dset, hssize_t n, hsize_t sel, int64_t *buf)
+{
+	if ((hsize_t)n == sel)
+		return H5Dread(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+	hid_t fs = H5Dget_space(dset), ms = H5Screate_simple(1, &sel, NULL);
+	hsize_t start = 0;
+	herr_t st = -1;
+
+	if (fs >= 0 && ms >= 0 &&
+	    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &sel, NULL) >= 0)
+		st = H5Dread(dset, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, buf);
+	if (ms >= 0)
+		H5Sclose(ms);
+	if (fs >= 0)
+		H5Sclose(fs);
+	return st;
+}
+
+long h5_read_i64_max(struct sp_reader *r, hid_t loc, const char *name, uint64_t limit,
+		     int64_t **ret)
+{
 	hid_t dset, type;
 	hssize_t n;
 	H5T_class_t cls;
@@ -114,13 +142,14 @@ long h5_read_i64(struct sp_reader *r, hid_t loc, const char *name,
 				"%s: dataset '%s' claims %lld values but stores far fewer bytes",
 				r->path, name, (long long)n);
 	}
-	buf = column_alloc((size_t)n + 1);
+	/* Values past what the index refers to are never read. */
+	hsize_t sel = (uint64_t)n < limit ? (hsize_t)n : (hsize_t)limit;
+	buf = column_alloc((size_t)sel + 1);
 	if (!buf) {
 		H5Dclose(dset);
 		return -ENOMEM;
 	}
-	if (n > 0 && H5Dread(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
-			     H5P_DEFAULT, buf) < 0) {
+	if (sel > 0 && read_prefix(dset, n, sel, buf) < 0) {
 		free(buf);
 		H5Dclose(dset);
 		return sp_error(EIO, "%s: cannot read dataset '%s'", r->path,
@@ -128,7 +157,23 @@ long h5_read_i64(struct sp_reader *r, hid_t loc, const char *name,
 	}
 	H5Dclose(dset);
 	*ret = buf;
-	return (long)n;
+	return (long)sel;
+}
+
+/* A string of the file kept whole up to SP_STRING_MAX bytes, else cut at
+ * a UTF-8 boundary with a marker ("...[+N bytes]"). */
+static char *pool_string(struct sp_reader *r, const char *s, size_t n)
+{
+	char *copy;
+	size_t keep = SP_STRING_MAX;
+
+	if (n <= SP_STRING_MAX)
+		return pool_add(r, strndup(s, n));
+	while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
+		keep--;
+	if (asprintf(&copy, "%.*s...[+%zu bytes]", (int)keep, s, n - keep) < 0)
+		copy = NULL;
+	return pool_add(r, copy);
 }
 
 /* Read n strings of type ftype from obj (dataset or attribute). */
@@ -153,7 +198,8 @@ static int read_strings_raw(struct sp_reader *r, hid_t obj, bool is_attr,
 			     : H5Dread(obj, mtype, H5S_ALL, H5S_ALL,
 				       H5P_DEFAULT, tmp);
 		for (size_t i = 0; st >= 0 && i < n; i++) {
-			out[i] = pool_strdup(r, tmp[i] ? tmp[i] : "");
+			out[i] = pool_string(r, tmp[i] ? tmp[i] : "",
+					     tmp[i] ? strlen(tmp[i]) : 0);
 			if (!out[i])
 				rc = -ENOMEM;
 		}
@@ -173,13 +219,12 @@ static int read_strings_raw(struct sp_reader *r, hid_t obj, bool is_attr,
 			     : H5Dread(obj, mtype, H5S_ALL, H5S_ALL,
 				       H5P_DEFAULT, tmp);
 		for (size_t i = 0; st >= 0 && i < n; i++) {
-			char *s = pool_add(r, calloc(size + 1, 1));
+			char *s = pool_string(r, tmp + i * size, strnlen(tmp + i * size, size));
 
 			if (!s) {
 				rc = -ENOMEM;
 				break;
 			}
-			memcpy(s, tmp + i * size, size);
 			out[i] = s;
 		}
 		free(tmp);

@@ -26,6 +26,10 @@ hid_t sp_h5_fapl(void);
  */
 long h5_read_i64(struct sp_reader *r, hid_t loc, const char *name,
 		 int64_t **ret);
+/* As h5_read_i64, reading at most the first limit values (the rest of the
+ * dataset is never read); returns the count read. */
+long h5_read_i64_max(struct sp_reader *r, hid_t loc, const char *name, uint64_t limit,
+		     int64_t **ret);
 
 /*
  * Read a 1-D string dataset (vlen or fixed) into malloc'ed strings placed

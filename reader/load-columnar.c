@@ -284,7 +284,7 @@ static void decode_deltas(struct sp_reader *r)
  * stored any other way: h5_read_i64 then checks and reports it).
  */
 static long map_column(struct sp_reader *r, hid_t ev, const char *name,
-		       enum sp_column col)
+		       enum sp_column col, uint64_t limit)
 {
 	hid_t dset, type, dcpl;
 	hssize_t n;
@@ -314,7 +314,9 @@ static long map_column(struct sp_reader *r, hid_t ev, const char *name,
 	if (dcpl >= 0)
 		H5Pclose(dcpl);
 	H5Dclose(dset);
-	if (!plain || off == HADDR_UNDEF || off % sizeof(int64_t) != 0 ||
+	if (plain && (uint64_t)n > limit)
+		n = (hssize_t)limit; /* values past the index's are not mapped */
+	if (!plain || n <= 0 || off == HADDR_UNDEF || off % sizeof(int64_t) != 0 ||
 	    fstat(r->h5_fd, &st) != 0 || (uint64_t)st.st_size < off ||
 	    (uint64_t)st.st_size - off < (uint64_t)n * sizeof(int64_t))
 		return 0;
@@ -334,16 +336,38 @@ static long map_column(struct sp_reader *r, hid_t ev, const char *name,
 
 /* A column mapped when allowed and possible, else read whole. */
 static long event_column(struct sp_reader *r, hid_t ev, const char *name,
-			 enum sp_column col)
+			 enum sp_column col, uint64_t limit)
 {
-	long n = map_column(r, ev, name, col);
+	long n = map_column(r, ev, name, col, limit);
 
-	return n > 0 ? n : h5_read_i64(r, ev, name, &r->col[col]);
+	return n > 0 ? n : h5_read_i64_max(r, ev, name, limit, &r->col[col]);
+}
+
+/*
+ * Events the index refers to: the end of the last row's slice. Columns are
+ * read only that far, so a small file whose columns claim far more values
+ * than its rows use (a compressed "bomb") costs what its rows use.
+ */
+static uint64_t events_referenced(const struct sp_reader *r)
+{
+	uint64_t end = 0;
+
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct sp_row *row = &r->rows[i];
+		uint64_t e = row->offset + row->count;
+
+		if (e < row->offset)
+			return UINT64_MAX; /* overflow: the partition check reports it */
+		if (e > end)
+			end = e;
+	}
+	return end;
 }
 
 static int load_events(struct sp_reader *r, hid_t file)
 {
 	bool deltas, mpi_rows = false;
+	uint64_t limit;
 	long n, m;
 	hid_t ev;
 	int rc = 0;
@@ -358,14 +382,15 @@ static int load_events(struct sp_reader *r, hid_t file)
 	ev = H5Gopen2(file, SP_GROUP_EVENTS, H5P_DEFAULT);
 	deltas = h5_exists(ev, SP_EV_START_DELTAS);
 	/* Deltas are decoded in place: read, never mapped. */
+	limit = events_referenced(r);
 	if (deltas) {
-		n = h5_read_i64(r, ev, SP_EV_START_DELTAS,
-				&r->col[SP_COL_START_TIMES]);
-		m = h5_read_i64(r, ev, SP_EV_DURATIONS,
-				&r->col[SP_COL_END_TIMES]);
+		n = h5_read_i64_max(r, ev, SP_EV_START_DELTAS, limit,
+				    &r->col[SP_COL_START_TIMES]);
+		m = h5_read_i64_max(r, ev, SP_EV_DURATIONS, limit,
+				    &r->col[SP_COL_END_TIMES]);
 	} else {
-		n = event_column(r, ev, SP_EV_START_TIMES, SP_COL_START_TIMES);
-		m = event_column(r, ev, SP_EV_END_TIMES, SP_COL_END_TIMES);
+		n = event_column(r, ev, SP_EV_START_TIMES, SP_COL_START_TIMES, limit);
+		m = event_column(r, ev, SP_EV_END_TIMES, SP_COL_END_TIMES, limit);
 	}
 	if (n == -ENOENT || m == -ENOENT) {
 		if (r->layout != SP_LAYOUT_AGGREGATE)
@@ -393,7 +418,7 @@ static int load_events(struct sp_reader *r, hid_t file)
 
 		if (mpi_rows && mpi_rows_holds(optional_event_columns[k].col))
 			continue;
-		len = event_column(r, ev, name, optional_event_columns[k].col);
+		len = event_column(r, ev, name, optional_event_columns[k].col, limit);
 
 		if (len == -ENOENT)
 			continue;

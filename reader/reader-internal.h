@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "sp-map.h"
 #include "compiler.h"
 #include "scope-profiler-reader.h"
 
@@ -85,6 +86,7 @@ struct sp_reader {
 	size_t *rank_off;         /* [n_ranks + 1] into rank_rows */
 	size_t *rank_rows;        /* rows of each rank slot, ascending region */
 	uint32_t *name_order;     /* region ids by name, then id (region_find) */
+	struct sp_map name_ids;   /* name hash (+ probe) -> id, while loading */
 
 	/* Per-row basics (computed once after loading, see stats.c). */
 	struct row_basic *basic;

@@ -65,15 +65,52 @@ char *pool_strdup(struct sp_reader *r, const char *s)
 	return pool_add(r, strdup(s ? s : ""));
 }
 
+/*
+ * A region name is kept whole up to SP_NAME_MAX bytes; a longer one (a
+ * hostile file's megabyte names would cost gigabytes in every table and
+ * report) is cut at a UTF-8 boundary and marked: "...[+N bytes]".
+ */
+static char *name_copy(const char *name)
+{
+	size_t n = strlen(name), keep = n;
+	char *copy;
+
+	if (n <= SP_NAME_MAX)
+		return strdup(name);
+	keep = SP_NAME_MAX;
+	while (keep > 0 && ((unsigned char)name[keep] & 0xc0) == 0x80)
+		keep--;
+	if (asprintf(&copy, "%.*s...[+%zu bytes]", (int)keep, name, n - keep) < 0)
+		return NULL;
+	return copy;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
 int reader_add_region(struct sp_reader *r, const char *name, uint32_t *ret_id)
 {
 	char *copy;
+	uint64_t key;
 
 	if (SP_ARRAY_RESERVE(r->names, r->cap_regions, r->n_regions + 1, 16) < 0)
 		return -ENOMEM;
-	copy = strdup(name);
+	copy = name_copy(name);
 	if (!copy)
 		return -ENOMEM;
+	/* The first id of a name is the one found (names may repeat). */
+	for (key = name_hash(copy); sp_map_find(&r->name_ids, key); key++)
+		;
+	if (sp_map_put(&r->name_ids, key, (uint32_t)r->n_regions) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
 	r->names[r->n_regions] = copy;
 	if (ret_id)
 		*ret_id = (uint32_t)r->n_regions;
@@ -81,15 +118,23 @@ int reader_add_region(struct sp_reader *r, const char *name, uint32_t *ret_id)
 	return 0;
 }
 
+/* O(1): a hash lookup of the name as it is stored (cut, if over the cap). */
 int reader_find_or_add_region(struct sp_reader *r, const char *name,
 			      uint32_t *ret_id)
 {
-	for (size_t i = 0; i < r->n_regions; i++) {
-		if (strcmp(r->names[i], name) == 0) {
-			*ret_id = (uint32_t)i;
+	char *stored = name_copy(name);
+	uint32_t *v;
+
+	if (!stored)
+		return -ENOMEM;
+	for (uint64_t key = name_hash(stored); (v = sp_map_find(&r->name_ids, key)); key++) {
+		if (strcmp(r->names[*v], stored) == 0) {
+			*ret_id = *v;
+			free(stored);
 			return 0;
 		}
 	}
+	free(stored);
 	return reader_add_region(r, name, ret_id);
 }
 
@@ -609,6 +654,7 @@ void sp_reader_destroy(struct sp_reader *r)
 	free(r->pool.items);
 	for (size_t i = 0; i < r->n_regions; i++)
 		free(r->names[i]);
+	sp_map_free(&r->name_ids);
 	for (int c = 0; c < SP_COL_COUNT; c++) {
 		if (r->map[c].base)
 			munmap(r->map[c].base, r->map[c].len);
