@@ -64,6 +64,7 @@ static sp_profiler *default_ctx;
 
 /* The MPI layer's world rank and size (mpi-record.h, which needs mpi.h). */
 SP_HIDDEN extern int sp_mpi_world_rank, sp_mpi_world_size;
+SP_HIDDEN extern bool sp_mpi_on;
 
 /* Upstream's diagnostics, printed unconditionally as upstream does. */
 __attribute__((format(printf, 1, 2))) static void warn(const char *fmt, ...)
@@ -767,7 +768,7 @@ SP_EXPORT int sp_stop(void)
 
 SP_EXPORT int sp_mpi_intercepted(void)
 {
-	return sp_lifecycle_mpi_owned;
+	return sp_lifecycle_mpi_owned && sp_mpi_on;
 }
 
 SP_EXPORT const char *sp_version(void)
