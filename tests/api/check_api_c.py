@@ -5,6 +5,7 @@ documented bound (docs/API.md: 1 ms), source locations, written counts."""
 import os
 import sys
 
+import h5py
 import numpy as np
 
 from api_files import h5_calls, read_spt
@@ -27,11 +28,24 @@ def durations_ok(s, e, what):
     assert (d >= 20_000_000).all(), (what, d)
 
 
+# One timeline with Python's perf_counter_ns: every timestamp of every file
+# falls between the readings taken around the program.
+lo, hi = (int(x) for x in open("clock.txt").read().split())
+
+
+def on_timeline(s, e, what):
+    assert (s >= lo).all() and (e <= hi).all() and (e >= s).all(), (what, lo, s.min(), e.max(), hi)
+
+
 # The HDF5 flush of the default context: the process timeline so far.
 calls, src = h5_calls("main_rank00000.h5")
 got = {k: len(v[0]) for k, v in calls.items() if len(v[0])}
 assert got == {"work": 3, "fib": 177, "located": 1, "late": 1}, got
 durations_ok(*calls["work"], "h5 work")
+for k, (s, e) in calls.items():
+    on_timeline(s, e, "h5 " + k)
+with h5py.File("main_rank00000.h5", "r") as f:
+    assert f.attrs["scope_profiler_schema"] == 2
 assert src["late"] == ("late.c", 42), src["late"]
 assert src["located"][0].endswith("api-c.c"), src["located"]
 fs, fe = calls["fib"]
@@ -45,6 +59,10 @@ assert [r[0] for r in regs] == ["work", "fib", "located", "late", "partial"], [r
 assert {k: len(v[3]) for k, v in byname.items()} == {"work": 3, "fib": 177, "located": 1, "late": 1,
                                                     "partial": 2}
 durations_ok(byname["work"][3], byname["work"][4], "spt work")
+for r in regs:
+    on_timeline(r[3], r[4], "spt " + r[0])
+# The .spt and the HDF5 file time the same calls on the same clock.
+assert (abs(byname["work"][3] - np.sort(calls["work"][0])) < 1_000_000).all()
 assert byname["late"][1:3] == ("late.c", 42)
 assert byname["work"][1:3] == ("", -1)
 assert byname["located"][1].endswith("api-c.c") and byname["located"][2] > 0

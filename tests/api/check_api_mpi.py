@@ -13,7 +13,9 @@ work, mode = sys.argv[1], sys.argv[2]
 os.chdir(work)
 files = sorted(f for f in os.listdir(".") if "_rank" in f and not f.endswith(".txt"))
 # Names follow the argument; only rank 0 called sp_finalize.
-assert files == ["mpiapi_rank00000.h5", "ranked_rank00010.h5", "ranked_rank00011.h5"], files
+# Rank 1's file is the snapshot of its flush.
+assert files == ["mpiapi_rank00000.h5", "mpiapi_rank00001.h5", "ranked_rank00010.h5",
+                 "ranked_rank00011.h5"], files
 for name, want in (("ranked_rank00010.h5", 0), ("ranked_rank00011.h5", 1)):
     with h5py.File(name, "r") as f:
         ranks = set(int(x) for x in f["rank_region_index/ranks"][()])

@@ -9,9 +9,12 @@ py=${SP_PYTHON:?}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
+before=$($py -c 'import time; print(time.perf_counter_ns())')
 SCOPE_PROFILER_QUIET=1 SCOPE_PROFILER_OUTPUT="$work/proc.h5" \
   "$build/tests/api/api-c" > out.txt 2> err.txt || { cat out.txt err.txt; exit 1; }
 expect() { grep -qxF -- "$1" "$2" || { echo "missing in $2: $1"; cat out.txt err.txt; exit 1; }; }
+after=$($py -c 'import time; print(time.perf_counter_ns())')
+echo "$before $after" > clock.txt
 expect "id=-1 active=0 calls=0" out.txt
 expect "0 main_rank00000.h5" out.txt
 expect "1 main_rank00000.spt" out.txt
