@@ -30,6 +30,7 @@ static double assemble(int scale)
 int main(int argc, char **argv)
 {
 	int steps = argc > 1 ? atoi(argv[1]) : 5;
+	sp_init("manual-regions", 0); /* the default context; nothing is written */
 	int session = sp_region("scope_profiler.session");
 	int solve = sp_region("solve");
 	sp_begin(session);

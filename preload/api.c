@@ -1,14 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The manual region API (scope_profiler.h): thin exported shims over the
- * recorder. Handles are region ids; every entry point checks the handle
- * and the recording flag, so misuse is a no-op, never a crash.
+ * The manual region API (scope_profiler.h): upstream's context API over the
+ * recorder, and our own process-wide calls. A context keeps upstream's
+ * bookkeeping (registry, entry counts, statistics, open stacks, status,
+ * timestamps for the .spt writer); every call it records also goes to the
+ * process's one timeline (sp_rec_enter/exit), so the HDF5 file, MPI merge
+ * and CLI see it. One file because preload/meson.build lists it alone;
+ * each part is short and separated by a banner.
  */
+#define _GNU_SOURCE /* asprintf */
 #include "scope_profiler.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "compiler.h"
 #include "config.h"
@@ -17,43 +26,687 @@
 #include "recorder.h"
 #include "sp-config.h"
 
-SP_EXPORT int sp_init(const char *output)
+#define DEPTH_MAX 64        /* open calls of one region (upstream's SP_MAX_DEPTH) */
+#define OPEN_MAX 1024       /* context-wide open stack (SP_MAX_OPEN) */
+#define INITIAL_SLOTS 1024  /* timestamp slots per region at registration */
+
+struct region {
+	char *name;
+	char *file;             /* NULL: no source location */
+	int line;
+	uint32_t rec;           /* the recorder's region id, SP_NO_REGION if none */
+	int64_t *starts, *ends; /* slots, freed at finalize */
+	int64_t cap, slots;     /* capacity and slots used */
+	int64_t entries, done, total, min, max;
+	int64_t open[DEPTH_MAX]; /* open slots, innermost last */
+	int depth;
+};
+
+/*
+ * A context. `lock` guards every field below it, so several threads may
+ * use one context (upstream is not thread-safe; we are, see docs/API.md).
+ * It is never held across a recorder call or a write of the file.
+ */
+struct sp_profiler {
+	pthread_mutex_t lock;
+	int active, rank;
+	char *prefix;           /* NULL when creation failed (no clock/memory) */
+	char *path;             /* cached output path */
+	sp_output_format format;
+	sp_status last_error;
+	struct region *regions;
+	int nregions, capregions;
+	int open_stack[OPEN_MAX]; /* region of each open call, newest last */
+	int open_depth;         /* may exceed OPEN_MAX; only OPEN_MAX recorded */
+};
+
+static sp_profiler *default_ctx;
+
+/* The MPI layer's world rank and size (mpi-record.h, which needs mpi.h). */
+SP_HIDDEN extern int sp_mpi_world_rank, sp_mpi_world_size;
+SP_HIDDEN extern bool sp_mpi_on;
+
+/* Upstream's diagnostics, printed unconditionally as upstream does. */
+__attribute__((format(printf, 1, 2))) static void warn(const char *fmt, ...)
 {
-	int ret = sp_lifecycle_start();
-	if (ret == 0 && output && *output) {
-		char *copy = strdup(output);
-		if (!copy)
-			return -ENOMEM;
-		free(sp_config.output);
-		sp_config.output = copy;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("scope_profiler: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+SP_EXPORT int64_t sp_now_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+SP_EXPORT const char *sp_error_string(sp_status status)
+{
+	switch (status) {
+	case SP_OK: return "ok";
+	case SP_ERR_INACTIVE: return "profiler is not active";
+	case SP_ERR_NO_CLOCK: return "no monotonic clock available";
+	case SP_ERR_NO_MEMORY: return "out of memory";
+	case SP_ERR_IO: return "output file could not be written";
+	case SP_ERR_UNMATCHED_END: return "no open call to end";
+	case SP_ERR_OPEN_SCOPES: return "a region is still open";
+	case SP_ERR_UNSUPPORTED: return "output format not available in this build";
 	}
+	return "unknown status";
+}
+
+SP_EXPORT int sp_hdf5_available(void)
+{
+	return 1;
+}
+
+SP_EXPORT sp_output_format sp_default_output_format(void)
+{
+	return SP_OUTPUT_HDF5;
+}
+
+/* ---- contexts: creation, registry ------------------------------------ */
+
+SP_EXPORT sp_profiler *sp_create(const char *prefix, int rank)
+{
+	sp_profiler *p = calloc(1, sizeof *p);
+	if (!p) {
+		fputs("scope_profiler: out of memory in sp_create\n", stderr);
+		return NULL;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	p->format = sp_default_output_format();
+	if (sp_now_ns() < 0) {
+		fputs("scope_profiler: no monotonic clock available (clock_gettime rejected every "
+		      "candidate); profiling is disabled\n", stderr);
+		p->last_error = SP_ERR_NO_CLOCK;
+		return p;
+	}
+	p->prefix = strdup(prefix ? prefix : "scope_profile");
+	if (!p->prefix) {
+		fputs("scope_profiler: out of memory in sp_create\n", stderr);
+		p->last_error = SP_ERR_NO_MEMORY;
+		return p;
+	}
+	p->rank = rank;
+	p->active = 1;
+	sp_lifecycle_start(); /* the timeline records from load; harmless */
+	return p;
+}
+
+static void free_slots(sp_profiler *p)
+{
+	for (int i = 0; i < p->nregions; i++) {
+		free(p->regions[i].starts);
+		free(p->regions[i].ends);
+		p->regions[i].starts = p->regions[i].ends = NULL;
+		p->regions[i].cap = 0;
+	}
+}
+
+SP_EXPORT void sp_destroy(sp_profiler *p)
+{
+	if (!p)
+		return;
+	if (p == default_ctx) /* upstream leaves it dangling; we forget it */
+		default_ctx = NULL;
+	free_slots(p);
+	for (int i = 0; i < p->nregions; i++) {
+		free(p->regions[i].name);
+		free(p->regions[i].file);
+	}
+	free(p->regions);
+	free(p->prefix);
+	free(p->path);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+static int find(const sp_profiler *p, const char *name)
+{
+	for (int i = 0; i < p->nregions; i++)
+		if (strcmp(p->regions[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* A new region: its name, its slots and its recorder id. Lock held. */
+static int add_region(sp_profiler *p, const char *name)
+{
+	if (p->nregions == p->capregions) {
+		int cap = p->capregions ? 2 * p->capregions : 16;
+		struct region *r = realloc(p->regions, (size_t)cap * sizeof *r);
+		if (!r)
+			return -1;
+		p->regions = r;
+		p->capregions = cap;
+	}
+	struct region *r = &p->regions[p->nregions];
+	memset(r, 0, sizeof *r);
+	r->name = strdup(name);
+	r->starts = malloc(INITIAL_SLOTS * sizeof(int64_t));
+	r->ends = malloc(INITIAL_SLOTS * sizeof(int64_t));
+	if (!r->name || !r->starts || !r->ends) {
+		free(r->name);
+		free(r->starts);
+		free(r->ends);
+		return -1;
+	}
+	r->cap = INITIAL_SLOTS;
+	r->line = -1;
+	/* The same name in several contexts is one region of the timeline. */
+	r->rec = sp_region_intern(name, SP_KIND_MANUAL);
+	return p->nregions++;
+}
+
+SP_EXPORT int sp_profiler_region_at(sp_profiler *p, const char *name, const char *file, int line)
+{
+	if (!p)
+		return -1;
+	pthread_mutex_lock(&p->lock);
+	int h = -1;
+	if (!p->active || !name) {
+		p->last_error = SP_ERR_INACTIVE;
+	} else if ((h = find(p, name)) < 0 && (h = add_region(p, name)) < 0) {
+		warn("out of memory registering '%s'", name);
+		p->last_error = SP_ERR_NO_MEMORY;
+	} else {
+		struct region *r = &p->regions[h];
+		if (file && !r->file && (r->file = strdup(file)) != NULL) {
+			r->line = line; /* first writer wins, backfill allowed */
+			struct sp_region *rr = sp_region_get(r->rec);
+			if (rr)
+				sp_region_set_source(rr, file, line);
+		}
+		p->last_error = SP_OK;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return h;
+}
+
+SP_EXPORT int sp_profiler_region(sp_profiler *p, const char *name)
+{
+	return sp_profiler_region_at(p, name, NULL, 0);
+}
+
+SP_EXPORT int sp_profiler_num_regions(const sp_profiler *p)
+{
+	return p ? p->nregions : 0;
+}
+
+SP_EXPORT const char *sp_profiler_region_name(const sp_profiler *p, int region)
+{
+	if (!p || region < 0 || region >= p->nregions)
+		return NULL;
+	return p->regions[region].name;
+}
+
+/* ---- contexts: begin and end ----------------------------------------- */
+
+static bool valid(const sp_profiler *p, int region)
+{
+	return p && p->active && region >= 0 && region < p->nregions;
+}
+
+/* The begin bookkeeping; lock held. Returns the recorded slot, -1 if the
+ * call is not recorded. The start is read last. */
+static int64_t begin_locked(sp_profiler *p, int region)
+{
+	struct region *r = &p->regions[region];
+	if (r->slots == r->cap) {
+		int64_t cap = 2 * r->cap;
+		int64_t *s = realloc(r->starts, (size_t)cap * sizeof *s);
+		if (s)
+			r->starts = s;
+		int64_t *e = s ? realloc(r->ends, (size_t)cap * sizeof *e) : NULL;
+		if (e)
+			r->ends = e;
+		if (!s || !e) {
+			warn("out of memory recording '%s'; this call is not timed", r->name);
+			p->last_error = SP_ERR_NO_MEMORY;
+			return -1;
+		}
+		r->cap = cap;
+	}
+	r->entries++;
+	if (r->depth >= DEPTH_MAX) {
+		warn("region '%s' nested deeper than %d; this call is not timed", r->name, DEPTH_MAX);
+		return -1;
+	}
+	int64_t slot = r->slots++;
+	r->open[r->depth++] = slot;
+	if (p->open_depth < OPEN_MAX)
+		p->open_stack[p->open_depth] = region;
+	p->open_depth++;
+	r->ends[slot] = -1;
+	p->last_error = SP_OK;
+	r->starts[slot] = sp_now_ns();
+	return slot;
+}
+
+/* Close the innermost open call of @region at @now; lock held. */
+static void close_locked(sp_profiler *p, int region, int64_t now)
+{
+	struct region *r = &p->regions[region];
+	int64_t slot = r->open[--r->depth];
+	if (p->open_depth > 0)
+		p->open_depth--; /* positional, as upstream (docs/API.md) */
+	r->ends[slot] = now;
+	int64_t d = now - r->starts[slot];
+	r->total += d;
+	if (r->done == 0 || d < r->min)
+		r->min = d;
+	if (r->done == 0 || d > r->max)
+		r->max = d;
+	r->done++;
+	p->last_error = SP_OK;
+}
+
+SP_EXPORT void sp_profiler_begin(sp_profiler *p, int region)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	uint32_t rec = SP_NO_REGION;
+	if (valid(p, region) && begin_locked(p, region) >= 0)
+		rec = p->regions[region].rec;
+	pthread_mutex_unlock(&p->lock);
+	if (rec != SP_NO_REGION)
+		sp_rec_enter(rec);
+}
+
+SP_EXPORT void sp_profiler_end(sp_profiler *p, int region)
+{
+	if (!p)
+		return;
+	int64_t now = sp_now_ns();
+	pthread_mutex_lock(&p->lock);
+	uint32_t rec = SP_NO_REGION;
+	if (valid(p, region)) {
+		struct region *r = &p->regions[region];
+		if (r->depth == 0) {
+			warn("sp_end('%s') without a matching sp_begin", r->name);
+			p->last_error = SP_ERR_UNMATCHED_END;
+		} else {
+			close_locked(p, region, now);
+			rec = r->rec;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (rec != SP_NO_REGION)
+		sp_rec_exit(rec);
+}
+
+SP_EXPORT int sp_profiler_end_last(sp_profiler *p)
+{
+	if (!p)
+		return SP_ERR_UNMATCHED_END;
+	int64_t now = sp_now_ns();
+	pthread_mutex_lock(&p->lock);
+	int ret = SP_ERR_UNMATCHED_END;
+	uint32_t rec = SP_NO_REGION;
+	if (p->active && p->open_depth > 0) {
+		int top = --p->open_depth;
+		int region = top < OPEN_MAX ? p->open_stack[top] : -1;
+		if (region >= 0 && p->regions[region].depth > 0) {
+			p->open_depth++; /* close_locked() pops it */
+			close_locked(p, region, now);
+			rec = p->regions[region].rec;
+			ret = SP_OK;
+		}
+	}
+	p->last_error = (sp_status)ret;
+	pthread_mutex_unlock(&p->lock);
+	if (rec != SP_NO_REGION)
+		sp_rec_exit(rec);
 	return ret;
+}
+
+SP_EXPORT sp_scope sp_profiler_scope_begin(sp_profiler *p, int region)
+{
+	sp_scope s = { p, region, -1 };
+	if (!p)
+		return s;
+	pthread_mutex_lock(&p->lock);
+	uint32_t rec = SP_NO_REGION;
+	if (valid(p, region)) {
+		struct region *r = &p->regions[region];
+		if (begin_locked(p, region) >= 0)
+			rec = r->rec;
+		/* Upstream's quirk: a refused begin names the innermost open call. */
+		s.slot = r->depth ? r->open[r->depth - 1] : -1;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (rec != SP_NO_REGION)
+		sp_rec_enter(rec);
+	return s;
+}
+
+SP_EXPORT int sp_scope_end(sp_scope *s)
+{
+	if (!s || s->slot < 0)
+		return SP_ERR_UNMATCHED_END;
+	sp_profiler *p = s->profiler;
+	if (!p) {
+		s->slot = -1;
+		return SP_ERR_UNMATCHED_END;
+	}
+	int64_t now = sp_now_ns();
+	pthread_mutex_lock(&p->lock);
+	int ret = SP_ERR_UNMATCHED_END;
+	uint32_t rec = SP_NO_REGION;
+	if (!valid(p, s->region)) {
+		s->slot = -1;
+	} else {
+		struct region *r = &p->regions[s->region];
+		if (r->depth == 0 || r->open[r->depth - 1] != s->slot) {
+			p->last_error = SP_ERR_UNMATCHED_END; /* the token stays valid */
+		} else {
+			close_locked(p, s->region, now);
+			rec = r->rec;
+			s->slot = -1;
+			ret = SP_OK;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (rec != SP_NO_REGION)
+		sp_rec_exit(rec);
+	return ret;
+}
+
+/* ---- contexts: counters and state ------------------------------------ */
+
+SP_EXPORT int sp_profiler_reset(sp_profiler *p)
+{
+	if (!p)
+		return SP_ERR_INACTIVE;
+	pthread_mutex_lock(&p->lock);
+	int ret = SP_OK;
+	for (int i = 0; i < p->nregions; i++)
+		if (p->regions[i].depth)
+			ret = SP_ERR_OPEN_SCOPES;
+	for (int i = 0; ret == SP_OK && i < p->nregions; i++) {
+		struct region *r = &p->regions[i];
+		r->slots = r->entries = r->done = r->total = r->min = r->max = 0;
+	}
+	if (ret == SP_OK)
+		p->open_depth = 0;
+	p->last_error = (sp_status)ret;
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+SP_EXPORT int sp_profiler_get_region_stats(const sp_profiler *p, int region, sp_region_stats *stats)
+{
+	if (!p || !stats || region < 0 || region >= p->nregions)
+		return SP_ERR_INACTIVE;
+	sp_profiler *m = (sp_profiler *)p; /* the lock only */
+	pthread_mutex_lock(&m->lock);
+	const struct region *r = &p->regions[region];
+	stats->calls = r->entries;
+	stats->total_ns = r->total;
+	stats->min_ns = r->min;
+	stats->max_ns = r->max;
+	pthread_mutex_unlock(&m->lock);
+	return SP_OK;
+}
+
+SP_EXPORT int64_t sp_profiler_completed_calls(const sp_profiler *p, int region)
+{
+	if (!p || region < 0 || region >= p->nregions)
+		return 0;
+	return p->regions[region].done;
+}
+
+SP_EXPORT int sp_profiler_is_active(const sp_profiler *p)
+{
+	return p && p->active;
+}
+
+SP_EXPORT sp_status sp_profiler_last_error(const sp_profiler *p)
+{
+	return p ? p->last_error : SP_OK;
+}
+
+SP_EXPORT sp_output_format sp_profiler_output_format(const sp_profiler *p)
+{
+	return p ? p->format : sp_default_output_format();
+}
+
+SP_EXPORT int sp_profiler_set_output_format(sp_profiler *p, sp_output_format format)
+{
+	if (!p || !p->active)
+		return SP_ERR_INACTIVE;
+	pthread_mutex_lock(&p->lock);
+	int ret = SP_OK;
+	if (format != SP_OUTPUT_HDF5 && format != SP_OUTPUT_TRACE) {
+		ret = SP_ERR_UNSUPPORTED;
+	} else if (format != p->format) {
+		p->format = format;
+		free(p->path);
+		p->path = NULL;
+	}
+	p->last_error = (sp_status)ret;
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+SP_EXPORT const char *sp_profiler_output_path(const sp_profiler *p)
+{
+	if (!p)
+		return NULL;
+	sp_profiler *m = (sp_profiler *)p; /* the cache only */
+	pthread_mutex_lock(&m->lock);
+	if (!m->path && asprintf(&m->path, "%s_rank%05d.%s", p->prefix ? p->prefix : "scope_profile",
+				 p->prefix ? p->rank : 0, p->format == SP_OUTPUT_HDF5 ? "h5" : "spt") < 0)
+		m->path = NULL;
+	pthread_mutex_unlock(&m->lock);
+	return m->path;
+}
+
+/* ---- contexts: writing ----------------------------------------------- */
+
+/* Upstream's written count: every slot, or those before the outermost
+ * still-open call. */
+static int64_t written(const struct region *r)
+{
+	return r->depth ? r->open[0] : r->slots;
+}
+
+static bool put(FILE *f, const void *v, size_t n)
+{
+	return n == 0 || fwrite(v, n, 1, f) == 1;
+}
+
+/* The context's own calls as an upstream .spt v2 file (docs/API.md). Lock
+ * held: the buffers cannot move meanwhile. */
+static int write_spt(sp_profiler *p, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		warn("cannot write %s", path);
+		return SP_ERR_IO;
+	}
+	int32_t version = SP_FORMAT_VERSION, rank = p->rank;
+	int64_t nreg = 0;
+	for (int i = 0; i < p->nregions; i++)
+		nreg += written(&p->regions[i]) > 0;
+	bool ok = put(f, "SCOPEPRF", 8) && put(f, &version, 4) && put(f, &rank, 4) && put(f, &nreg, 8);
+	for (int i = 0; ok && i < p->nregions; i++) {
+		const struct region *r = &p->regions[i];
+		int64_t n = written(r);
+		if (n == 0)
+			continue;
+		int32_t len = (int32_t)strlen(r->name), slen = r->file ? (int32_t)strlen(r->file) : 0;
+		int32_t line = r->file ? r->line : -1;
+		ok = put(f, &len, 4) && put(f, r->name, (size_t)len) && put(f, &slen, 4) &&
+		     put(f, r->file, (size_t)slen) && put(f, &line, 4) && put(f, &n, 8) &&
+		     put(f, r->starts, (size_t)n * 8) && put(f, r->ends, (size_t)n * 8);
+	}
+	if (fclose(f) != 0 || !ok) {
+		warn("failed to write %s", path);
+		return SP_ERR_IO;
+	}
+	return SP_OK;
+}
+
+/* The process timeline, as sp_flush() snapshots it, to @path as @rank. */
+static int write_hdf5(const char *path, int rank)
+{
+	if (sp_lifecycle_state() != SP_STATE_RECORDING) {
+		warn("cannot write %s (the process file was already written)", path);
+		return SP_ERR_IO;
+	}
+	int size = 1;
+	if (sp_lifecycle_mpi_owned) {
+		rank = sp_mpi_world_rank; /* contents: the MPI rank (docs/API.md) */
+		size = sp_mpi_world_size;
+	} else if (rank < 0) {
+		rank = 0;
+	}
+	if (rank >= size)
+		size = rank + 1;
+	sp_recorder_stop();
+	if (sp_lifecycle_resolve_hook)
+		sp_lifecycle_resolve_hook();
+	sp_spill_load();
+	int ret = sp_lifecycle_write_rank(path, rank, size);
+	sp_spill_unload();
+	atomic_store(&sp_recording, 1);
+	if (ret)
+		warn("failed to write %s", path);
+	return ret ? SP_ERR_IO : SP_OK;
+}
+
+/* Write the current format; 0 or 1 (upstream's flush result). */
+static int write_output(sp_profiler *p)
+{
+	const char *path = sp_profiler_output_path(p);
+	if (!path) {
+		p->last_error = SP_ERR_NO_MEMORY;
+		return 1;
+	}
+	int st;
+	if (p->format == SP_OUTPUT_TRACE) {
+		pthread_mutex_lock(&p->lock);
+		st = write_spt(p, path);
+		pthread_mutex_unlock(&p->lock);
+	} else {
+		st = write_hdf5(path, p->rank);
+	}
+	if (st != SP_OK)
+		p->last_error = (sp_status)st;
+	return st != SP_OK;
+}
+
+SP_EXPORT int sp_profiler_flush(sp_profiler *p)
+{
+	if (!p || !p->active)
+		return 0;
+	return write_output(p);
+}
+
+SP_EXPORT int sp_profiler_finalize(sp_profiler *p)
+{
+	if (!p || !p->active)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	for (int i = 0; i < p->nregions; i++) {
+		if (p->regions[i].depth) {
+			warn("region '%s' still open at sp_finalize (depth %d); its last call(s) are dropped",
+			     p->regions[i].name, p->regions[i].depth);
+			p->last_error = SP_ERR_OPEN_SCOPES;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	int ret = write_output(p);
+	pthread_mutex_lock(&p->lock);
+	p->active = 0;
+	free_slots(p);
+	for (int i = 0; i < p->nregions; i++)
+		p->regions[i].depth = 0;
+	p->open_depth = 0;
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+/* ---- the default context --------------------------------------------- */
+
+SP_EXPORT int sp_init(const char *prefix, int rank)
+{
+	sp_destroy(default_ctx);
+	default_ctx = sp_create(prefix, rank);
+	if (!default_ctx) {
+		fputs("scope_profiler: out of memory in sp_init\n", stderr);
+		return 1;
+	}
+	return default_ctx->active ? 0 : 1;
+}
+
+SP_EXPORT sp_profiler *sp_default_profiler(void)
+{
+	return default_ctx;
 }
 
 SP_EXPORT int sp_region(const char *name)
 {
-	if (!name)
-		return -EINVAL;
-	uint32_t id = sp_region_intern(name, SP_KIND_MANUAL);
-	return id == SP_NO_REGION ? -ENOMEM : (int)id;
+	return sp_profiler_region(default_ctx, name);
 }
 
-static inline bool valid(int handle)
+SP_EXPORT int sp_region_at(const char *name, const char *source_file, int source_line)
 {
-	return handle >= 0 && (uint32_t)handle < sp_region_count();
+	return sp_profiler_region_at(default_ctx, name, source_file, source_line);
 }
 
-SP_EXPORT void sp_begin(int handle)
+SP_EXPORT void sp_begin(int region)
 {
-	if (SP_LIKELY(valid(handle)))
-		sp_rec_enter((uint32_t)handle);
+	sp_profiler_begin(default_ctx, region);
 }
 
-SP_EXPORT void sp_end(int handle)
+SP_EXPORT void sp_end(int region)
 {
-	if (SP_LIKELY(valid(handle)))
-		sp_rec_exit((uint32_t)handle);
+	sp_profiler_end(default_ctx, region);
 }
+
+SP_EXPORT int64_t sp_num_calls(int region)
+{
+	sp_profiler *p = default_ctx;
+	if (!p || region < 0 || region >= p->nregions)
+		return 0;
+	return p->regions[region].entries;
+}
+
+SP_EXPORT int sp_is_active(void)
+{
+	return sp_profiler_is_active(default_ctx);
+}
+
+SP_EXPORT int sp_set_output_format(sp_output_format format)
+{
+	return sp_profiler_set_output_format(default_ctx, format);
+}
+
+SP_EXPORT sp_output_format sp_current_output_format(void)
+{
+	return sp_profiler_output_format(default_ctx);
+}
+
+SP_EXPORT const char *sp_output_path(void)
+{
+	return sp_profiler_output_path(default_ctx);
+}
+
+SP_EXPORT int sp_finalize(void)
+{
+	return sp_profiler_finalize(default_ctx);
+}
+
+/* ---- our process-wide additions -------------------------------------- */
 
 SP_EXPORT void sp_begin_name(const char *name)
 {
@@ -65,6 +718,21 @@ SP_EXPORT void sp_end_name(const char *name)
 {
 	if (name && atomic_load_explicit(&sp_recording, memory_order_relaxed))
 		sp_rec_exit(sp_region_intern(name, SP_KIND_MANUAL));
+}
+
+SP_EXPORT int sp_set_output(const char *output)
+{
+	if (!output || !*output)
+		return -EINVAL;
+	int ret = sp_lifecycle_start();
+	if (ret == -ESHUTDOWN)
+		return ret;
+	char *copy = strdup(output);
+	if (!copy)
+		return -ENOMEM;
+	free(sp_config.output);
+	sp_config.output = copy;
+	return 0;
 }
 
 SP_EXPORT int sp_flush(void)
@@ -85,7 +753,7 @@ SP_EXPORT int sp_flush(void)
 	return ret;
 }
 
-SP_EXPORT int sp_finalize(void)
+SP_EXPORT int sp_stop(void)
 {
 	if (sp_lifecycle_mpi_owned) {
 		/* The MPI_Finalize wrapper writes the merged file. */
@@ -96,6 +764,11 @@ SP_EXPORT int sp_finalize(void)
 	int ret = sp_lifecycle_write_local();
 	sp_lifecycle_end_finalize();
 	return ret;
+}
+
+SP_EXPORT int sp_mpi_intercepted(void)
+{
+	return sp_lifecycle_mpi_owned && sp_mpi_on;
 }
 
 SP_EXPORT const char *sp_version(void)

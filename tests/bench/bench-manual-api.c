@@ -86,7 +86,8 @@ int main(void)
 {
 	char out[64];
 	snprintf(out, sizeof out, "/tmp/sp-bench-manual-%d.h5", (int)getpid());
-	sp_init(out);
+	sp_set_output(out);
+	sp_init(NULL, 0); /* the default context (upstream API) */
 	int h = sp_region("bench");
 	double api[RUNS], tsc[RUNS], clk[RUNS];
 	run_api(h); /* warm up: first chunks, page faults */
@@ -104,7 +105,7 @@ int main(void)
 	report("two_tsc_reads", tsc, tsc_med);
 	report("two_clock_gettime_reads", clk, clk_med);
 	report("sp_begin_sp_end_pair", api, tsc_med);
-	sp_finalize();
+	sp_stop(); /* write the process file now */
 	unlink(out);
 	return 0;
 }

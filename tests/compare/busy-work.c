@@ -28,6 +28,7 @@ int main(int argc, char **argv)
 {
 	double slowdown = argc > 1 ? atof(argv[1]) : 0.0;
 	int calls = argc > 2 ? atoi(argv[2]) : 40;
+	sp_init(NULL, 0); /* the default context: sp_region() needs it */
 	int solve = sp_region("solve"), steady = sp_region("steady");
 
 	if (slowdown < 0 || calls < 1) {

@@ -51,6 +51,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return 2;
 	calls = atol(argv[1]);
+	sp_init(NULL, 0); /* the default context: sp_region() needs it */
 	const char *mode = argc > 2 ? argv[2] : "";
 	shared = strcmp(mode, "shared") == 0;
 	int outer = sp_region("outer"), inner = sp_region("inner"), tail = sp_region("tail");

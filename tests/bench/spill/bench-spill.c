@@ -16,6 +16,7 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		return 2;
 	long n = atol(argv[2]);
+	sp_init(NULL, 0); /* the default context: sp_region() needs it */
 	int r = sp_region("bench");
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);

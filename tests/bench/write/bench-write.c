@@ -84,7 +84,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	long events = atol(argv[1]);
-	sp_init(argv[2]);
+	sp_set_output(argv[2]);
+	sp_init(NULL, 0); /* the default context (upstream API) */
 	int outer = sp_region("outer"), inner = sp_region("inner");
 	for (long i = 0; i < events / 2; i++) {
 		sp_begin(outer);
@@ -97,7 +98,7 @@ int main(int argc, char **argv)
 		sp_end(outer);
 	}
 	double t0 = now_s();
-	sp_finalize();
+	sp_stop(); /* write the process file now */
 	double fin = now_s() - t0;
 	struct stat st;
 	if (stat(argv[2], &st) != 0)

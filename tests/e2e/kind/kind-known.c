@@ -49,6 +49,7 @@ static void point_to_point(int rank, int next, int prev)
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
+	sp_init(NULL, 0); /* the default context: sp_region() needs it */
 	int rank, size;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
