@@ -44,7 +44,7 @@ int sp_mpi_flush_rank(void)
 
 /* Recorded as a region; the call is closed when the file is written, just
  * before PMPI_Abort ends the job. */
-int MPI_Abort(MPI_Comm comm, int errorcode)
+SP_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
 {
 	struct sp_mpi_call c;
 	sp_mpi_begin(&c, SP_MPI_MPI_Abort);
