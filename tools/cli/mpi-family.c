@@ -153,6 +153,10 @@ static void scan_object(struct walk *w, const char *path)
 			if (!name || !*name)
 				continue;
 			note_mpi(w, name);
+			/* Our own library (the manual API): its libmpi is the
+			 * default family's, not the program's. */
+			if (!strncmp(name, "libscope-profiler", 17))
+				continue;
 			if (strchr(name, '/')) {
 				add_object(w, name);
 				continue;
@@ -245,7 +249,7 @@ int sp_mpi_family_library(const char *program, const char *forced, bool keep, ch
 				"(meson -Dmpi=...)\n",
 				program, family_titles[fam], cand);
 			ret = -1;
-		} else if (!slash || !realpath(cand, lib)) {
+		} else {
 			snprintf(lib, size, "%s", cand);
 		}
 	}
