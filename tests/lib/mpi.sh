@@ -4,7 +4,8 @@
 # say `mpirun --oversubscribe -n N -x VAR ... PROGRAM` for both:
 #   openmpi  mpirun.openmpi, options as given
 #   mpich    mpiexec.mpich (Hydra): -x VAR[=V] -> -genv VAR V;
-#            --oversubscribe, --mca K V dropped (Hydra oversubscribes)
+#            --bind-to X -> -bind-to X; --oversubscribe, --mca K V
+#            dropped (Hydra oversubscribes)
 # and sets sp_mpi_lib (the family's preload library) and sp_sfx (the
 # suffix of the test programs built for the family: '' or '-mpich').
 # A missing launcher is a FAIL. Root runs: Open MPI needs its two flags,
