@@ -90,4 +90,12 @@ cp -L "$build/preload/libscope-profiler.so" t/preload/libscope-profiler.so
 set +e; t/tools/scope-profiler run -- "$jacobi" 8 1 1 > miss.out 2> miss.txt; rc=$?; set -e
 [ $rc = 2 ] && grep -q "needs the .* library, $work/t/preload/libscope-profiler-$default.so, which was not built" miss.txt ||
   { cat miss.txt; fail "missing family library: exit $rc"; }
+# Hostile programs: a truncated ELF header, a FIFO (never opened for
+# reading): no MPI, no hang.
+printf '\177ELF\002\001\001' > trunc; chmod +x trunc; mkfifo fifo
+for p in ./trunc ./fifo; do
+  set +e; timeout 20 "$cli" run -v -q -o "$work/h.h5" -- "$p" > /dev/null 2> h.err; rc=$?; set -e
+  [ $rc != 124 ] || fail "$p: hung"
+  grep -q "$p: no MPI, preloading" h.err || { cat h.err; fail "$p: no choice"; }
+done
 echo "launcher family choice (${families[*]}): OK"

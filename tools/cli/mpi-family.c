@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mpi-family.h"
@@ -109,10 +110,16 @@ static void note_mpi(struct walk *w, const char *name)
  * LD_LIBRARY_PATH, DT_RUNPATH, the system directories). */
 static void scan_object(struct walk *w, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Regular files only: a FIFO or device named by a hostile
+	 * DT_NEEDED would block or never end. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return;
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	struct stat st;
+	Elf *e = NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		goto out;
+	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF)
 		goto out;
 	char origin[PATH_MAX];
