@@ -63,7 +63,13 @@ term_case term session
 term_case term-mpirun mpirun
 
 # 2. exit() without MPI_Finalize: per-rank files, merged; nothing hangs.
+# Not under MPICH: Hydra SIGKILLs the other ranks as soon as the first one
+# exits without MPI_Finalize, so how many write their file is a race
+# (docs/MPI.md).
 mkdir exit
+if [ "$sp_mpi_family" = mpich ]; then
+  echo "note: exit without MPI_Finalize not checked under MPICH (Hydra kills the other ranks)"
+else
 SCOPE_PROFILER_OUTPUT="$work/exit/out.h5" timeout 120 mpirun --oversubscribe -n $NP \
   -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT "$prog" $K "$work/exit" exit > exit/log 2>&1 || true
 [ "$(ls exit | grep -c '^out.h5.rank0000[0-2]$')" = $NP ] || { cat exit/log; echo "FAIL: per-rank files"; exit 1; }
@@ -74,6 +80,7 @@ $py "$check" exit/merged.h5 "$(expect "")" partial=0 ranks=$NP
 import json, sys
 c = {r['name']: r['num_calls'] for r in json.load(sys.stdin)}
 assert c['step'] == $K and c['MPI_Barrier'] == $K, c"
+fi
 
 # 3. MPI_Abort on rank 1: rank 1 writes its file, mpirun kills the others,
 # which dump to their spill files (each waits after its dump so that the
