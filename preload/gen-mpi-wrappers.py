@@ -256,7 +256,9 @@ def fast_body(fn, call):
 def c_wrapper(fn):
     args = ', '.join(fn['pnames'])
     params = ", ".join(fn["params"]) or "void"
-    proto = f'{fn["ret"]} {fn["name"]}({params})'
+    # Exported explicitly: Open MPI's mpi.h declares MPI_* with default
+    # visibility, MPICH's does not (the library is -fvisibility=hidden).
+    proto = f'SP_EXPORT {fn["ret"]} {fn["name"]}({params})'
     general = body(fn, False, f'{fn["ret"]} ret = P{fn["name"]}({args});') + ['\treturn ret;', '}', '']
     fast = fast_body(fn, f'int ret = P{fn["name"]}({args});')
     if not fast:
@@ -317,6 +319,21 @@ def take_kinds(fns, path):
         if c not in KIND_OF_CLASS:
             sys.exit(f'{path}: {f["name"]}: class= must be one of {", ".join(KIND_OF_CLASS)}')
         f['kind'] = KIND_OF_CLASS[c]
+        f['only'] = f['ann'].pop('only', None)
+        if f['only'] not in (None, *FAMILIES):
+            sys.exit(f'{path}: {f["name"]}: only= must be one of {", ".join(FAMILIES)}')
+
+
+# only=FAMILY: the function exists in one MPI family's mpi.h (mpi-record.h
+# defines the SP_MPI_FAMILY_* of the mpi.h a wrapper is compiled against).
+FAMILIES = {'openmpi': 'SP_MPI_FAMILY_OPENMPI', 'mpich': 'SP_MPI_FAMILY_MPICH'}
+
+
+def guarded(fn, lines):
+    """lines, compiled only against the family's mpi.h for only=FAMILY."""
+    if not fn['only']:
+        return lines
+    return [f'#if {FAMILIES[fn["only"]]}'] + lines + ['#endif', '']
 
 
 def kind_table(fns):
@@ -359,14 +376,17 @@ def main():
         c.write('};\n\n' + '\n'.join(kind_table(fns)) + '\n')
         for f in fns:
             if not f['hand']:
-                c.write('\n'.join(c_wrapper(f)) + '\n')
+                c.write('\n'.join(guarded(f, c_wrapper(f))) + '\n')
     with open(out_f, 'w') as o:
         o.write(HEAD + '#include <stddef.h>\n\n#include "mpi-record.h"\n\n'
                 '#pragma GCC diagnostic ignored "-Wmissing-prototypes"\n'
-                '#pragma GCC diagnostic ignored "-Wunused-parameter"\n\n')
+                '#pragma GCC diagnostic ignored "-Wunused-parameter"\n\n'
+                '/* Only where the Fortran bindings call PMPI_* (mpi-record.h). */\n'
+                '#if SP_MPI_FORTRAN_WRAPPERS\n\n')
         for f in fns:
             if not f['hand'] and 'c' not in f['ann']:
-                o.write('\n'.join(f_wrapper(f)) + '\n')
+                o.write('\n'.join(guarded(f, f_wrapper(f))) + '\n')
+        o.write('#endif /* SP_MPI_FORTRAN_WRAPPERS */\n')
 
 
 if __name__ == '__main__':

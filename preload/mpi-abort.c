@@ -44,7 +44,7 @@ int sp_mpi_flush_rank(void)
 
 /* Recorded as a region; the call is closed when the file is written, just
  * before PMPI_Abort ends the job. */
-int MPI_Abort(MPI_Comm comm, int errorcode)
+SP_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
 {
 	struct sp_mpi_call c;
 	sp_mpi_begin(&c, SP_MPI_MPI_Abort);
@@ -56,6 +56,8 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 	return ret;
 }
 
+/* Open MPI's Fortran binding (MPICH's reaches MPI_Abort above). */
+#if SP_MPI_FORTRAN_WRAPPERS
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
 SP_EXPORT void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
@@ -68,3 +70,4 @@ SP_EXPORT void mpi_abort__(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
 	__attribute__((alias("mpi_abort_")));
 SP_EXPORT void MPI_ABORT(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
 	__attribute__((alias("mpi_abort_")));
+#endif /* SP_MPI_FORTRAN_WRAPPERS */

@@ -21,7 +21,7 @@ enum { KIND_COMM = 1, KIND_WIN = 2 };
  * address may then be reused by a new object, which gets a new entry.
  */
 struct comm_entry {
-	const void *key;
+	uintptr_t key;           /* SP_MPI_KEY of the handle */
 	int kind;
 	atomic_int dead;
 	int32_t id, size, remote_size, leader;
@@ -38,12 +38,14 @@ static uint32_t nall, capall;
 static MPI_Group world_group = MPI_GROUP_NULL;
 static bool ready;
 
-static inline size_t hash(const void *key)
+/* Open MPI's keys are aligned addresses, MPICH's consecutive indexes under
+ * kind bits: both mixed before the multiplicative hash. */
+static inline size_t hash(uintptr_t key)
 {
-	return (size_t)(((uintptr_t)key >> 4) * 0x9e3779b97f4a7c15ull >> 52) & (SLOTS - 1);
+	return (size_t)((key ^ key >> 4) * 0x9e3779b97f4a7c15ull >> 52) & (SLOTS - 1);
 }
 
-static struct comm_entry *find(const void *key, int kind)
+static struct comm_entry *find(uintptr_t key, int kind)
 {
 	size_t h = hash(key);
 	for (size_t i = 0; i < SLOTS; i++) {
@@ -152,7 +154,7 @@ static bool append_all(struct comm_entry *e)
 }
 
 /* Insert under the lock, reusing a dead slot. */
-static struct comm_entry *insert(const void *key, int kind)
+static struct comm_entry *insert(uintptr_t key, int kind)
 {
 	pthread_mutex_lock(&lock);
 	struct comm_entry *e = find(key, kind);
@@ -202,7 +204,7 @@ atomic_uint sp_mpi_comm_gen;
 __thread struct sp_mpi_last sp_mpi_last SP_TLS_INITIAL_EXEC;
 static __thread struct comm_entry *last_entry SP_TLS_INITIAL_EXEC;
 
-static struct comm_entry *lookup(const void *key, int kind)
+static struct comm_entry *lookup(uintptr_t key, int kind)
 {
 	unsigned gen = atomic_load_explicit(&sp_mpi_comm_gen, memory_order_acquire);
 	if (SP_LIKELY(sp_mpi_last.key == key && sp_mpi_last.gen == gen && last_entry &&
@@ -225,17 +227,17 @@ void sp_mpi_comms_init(void)
 		PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
 	ready = true;
 	pthread_mutex_unlock(&lock);
-	lookup(MPI_COMM_WORLD, KIND_COMM); /* id 0 */
-	lookup(MPI_COMM_SELF, KIND_COMM);  /* id 1 */
+	lookup(SP_MPI_KEY(MPI_COMM_WORLD), KIND_COMM); /* id 0 */
+	lookup(SP_MPI_KEY(MPI_COMM_SELF), KIND_COMM);  /* id 1 */
 }
 
 void sp_mpi_comm_new(MPI_Comm comm)
 {
 	if (comm != MPI_COMM_NULL)
-		lookup(comm, KIND_COMM);
+		lookup(SP_MPI_KEY(comm), KIND_COMM);
 }
 
-static void forget(const void *key, int kind)
+static void forget(uintptr_t key, int kind)
 {
 	pthread_mutex_lock(&lock);
 	struct comm_entry *e = find(key, kind);
@@ -256,20 +258,20 @@ void sp_mpi_comm_forget(struct sp_mpi_call *c, MPI_Comm comm)
 		c->comm = comm;
 		sp_mpi_resolve(c);
 	}
-	forget(comm, KIND_COMM);
+	forget(SP_MPI_KEY(comm), KIND_COMM);
 }
 
 void sp_mpi_win_forget(MPI_Win win)
 {
 	if (win != MPI_WIN_NULL)
-		forget(win, KIND_WIN);
+		forget(SP_MPI_KEY(win), KIND_WIN);
 }
 
 int sp_mpi_comm_count_len(MPI_Comm comm)
 {
 	if (comm == MPI_COMM_NULL)
 		return -1;
-	struct comm_entry *e = lookup(comm, KIND_COMM);
+	struct comm_entry *e = lookup(SP_MPI_KEY(comm), KIND_COMM);
 	if (!e)
 		return -1;
 	return e->inter ? e->remote_size : e->size;
@@ -281,9 +283,9 @@ void sp_mpi_resolve(struct sp_mpi_call *c)
 		return;
 	struct comm_entry *e = NULL;
 	if (c->comm != MPI_COMM_NULL)
-		e = lookup(c->comm, KIND_COMM);
+		e = lookup(SP_MPI_KEY(c->comm), KIND_COMM);
 	else if (c->win != MPI_WIN_NULL)
-		e = lookup(c->win, KIND_WIN);
+		e = lookup(SP_MPI_KEY(c->win), KIND_WIN);
 	struct sp_mpi_view v = e ? entry_view(e) : (struct sp_mpi_view){ 0 };
 	sp_mpi_rec_build(&c->rec, e ? &v : NULL, &c->a);
 	c->resolved = true;

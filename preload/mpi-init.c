@@ -48,7 +48,7 @@ void sp_mpi_after_init(void)
 	errno = e;
 }
 
-int MPI_Init(int *argc, char ***argv)
+SP_EXPORT int MPI_Init(int *argc, char ***argv)
 {
 	struct sp_mpi_call c;
 	sp_mpi_begin(&c, SP_MPI_MPI_Init);
@@ -61,7 +61,7 @@ int MPI_Init(int *argc, char ***argv)
 	return ret;
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+SP_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
 	struct sp_mpi_call c;
 	sp_mpi_begin(&c, SP_MPI_MPI_Init_thread);
@@ -74,14 +74,14 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	return ret;
 }
 
-int MPI_Finalize(void)
+SP_EXPORT int MPI_Finalize(void)
 {
 	sp_mpi_before_finalize();
 	return PMPI_Finalize();
 }
 
 /* Recorded as a region; the level is not interpreted (recording stays on). */
-int MPI_Pcontrol(const int level, ...)
+SP_EXPORT int MPI_Pcontrol(const int level, ...)
 {
 	struct sp_mpi_call c;
 	sp_mpi_begin(&c, SP_MPI_MPI_Pcontrol);
@@ -93,6 +93,9 @@ int MPI_Pcontrol(const int level, ...)
 }
 
 /* ---- Fortran ------------------------------------------------------------ */
+/* Open MPI only: MPICH's mpi_init_ etc. reach the C wrappers above
+ * (SP_MPI_FORTRAN_WRAPPERS, mpi-record.h). */
+#if SP_MPI_FORTRAN_WRAPPERS
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
@@ -161,6 +164,7 @@ SP_EXPORT void mpi_pcontrol_(MPI_Fint *level)
 	sp_mpi_end(&c);
 }
 SP_F_ALIASES(void, mpi_pcontrol, MPI_PCONTROL, (MPI_Fint *level))
+#endif /* SP_MPI_FORTRAN_WRAPPERS */
 
 /*
  * A rank that exits without MPI_Finalize cannot take part in a merge: it

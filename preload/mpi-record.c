@@ -265,7 +265,7 @@ void sp_mpi_req_put(struct sp_mpi_call *c, MPI_Request req)
 
 void sp_mpi_req_put_rec(struct sp_mpi_rec rec, MPI_Request req)
 {
-	uintptr_t k = (uintptr_t)req;
+	uintptr_t k = SP_MPI_KEY(req);
 	if (!sp_mpi_reqs || req == MPI_REQUEST_NULL)
 		return;
 	size_t h = sp_mpi_req_hash(k);

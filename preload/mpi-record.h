@@ -17,6 +17,31 @@
 #include "mpi-names.h"
 #include "recorder.h"
 
+/* The MPI family of the mpi.h this is compiled against: Open MPI, or
+ * MPICH and its ABI (Intel MPI, Cray MPICH, MVAPICH). One library per
+ * family (preload/meson.build); only=FAMILY in mpi-functions.def. */
+#ifdef OPEN_MPI
+#define SP_MPI_FAMILY_OPENMPI 1
+#define SP_MPI_FAMILY_MPICH 0
+#else
+#define SP_MPI_FAMILY_OPENMPI 0
+#define SP_MPI_FAMILY_MPICH 1
+#endif
+/* Open MPI's Fortran bindings (mpif.h, use mpi) call PMPI_* in C: their
+ * mpi_*_ entry points are wrapped (mpi-fortran.c, mpi-init.c). MPICH's
+ * (libmpichfort) call the C MPI_* entry points, where the C wrappers count
+ * them, with the handles, MPI_IN_PLACE, MPI_BOTTOM and MPI_STATUS_IGNORE
+ * already converted to C's: no Fortran wrappers there, so every Fortran
+ * call is counted once in both. (MPICH's mpi_f08 calls PMPI_*: those
+ * calls are not recorded.) */
+#define SP_MPI_FORTRAN_WRAPPERS SP_MPI_FAMILY_OPENMPI
+
+/* A handle (communicator, window, request) as a table key. Open MPI's
+ * handles are pointers, MPICH's (and Intel MPI's, Cray MPICH's) are ints:
+ * no code hashes, compares or prints a handle other than through this key
+ * (an int is sign-extended: still unique, and never 0 for a valid handle). */
+#define SP_MPI_KEY(h) ((uintptr_t)(h))
+
 /* "Not given" for peer/root/tag before resolution (MPI uses small negative
  * values for ANY_SOURCE, PROC_NULL, ROOT). */
 #define SP_MPI_UNSET INT32_MIN
@@ -231,7 +256,7 @@ static inline __attribute__((always_inline)) bool sp_mpi_leave(struct sp_mpi_cal
 /* The last communicator this thread resolved (mpi-comms.c), valid while
  * sp_mpi_comm_gen has not moved. */
 struct sp_mpi_last {
-	const void *key;
+	uintptr_t key;          /* SP_MPI_KEY of the communicator */
 	unsigned gen;
 	struct sp_mpi_view view;
 };
@@ -241,7 +266,7 @@ SP_HIDDEN extern atomic_uint sp_mpi_comm_gen;
 /* True when comm is the communicator this thread resolved last. */
 static inline __attribute__((always_inline)) bool sp_mpi_last_is(MPI_Comm comm)
 {
-	return sp_mpi_last.key == (const void *)comm &&
+	return sp_mpi_last.key == SP_MPI_KEY(comm) &&
 	       sp_mpi_last.gen == atomic_load_explicit(&sp_mpi_comm_gen, memory_order_relaxed);
 }
 
@@ -491,7 +516,7 @@ SP_HIDDEN extern struct sp_mpi_req_slot *sp_mpi_reqs;
 
 static inline size_t sp_mpi_req_hash(uintptr_t k)
 {
-	return (size_t)((k >> 3) * 0x9e3779b97f4a7c15ull >> 40) & (SP_MPI_REQ_SLOTS - 1);
+	return (size_t)((k ^ k >> 3) * 0x9e3779b97f4a7c15ull >> 40) & (SP_MPI_REQ_SLOTS - 1);
 }
 
 SP_HIDDEN void sp_mpi_req_put(struct sp_mpi_call *c, MPI_Request req);
@@ -504,7 +529,7 @@ static inline __attribute__((always_inline)) void sp_mpi_req_put_fast(const stru
 								       MPI_Request req)
 {
 	struct sp_mpi_req_slot *tab = sp_mpi_reqs;
-	uintptr_t k = (uintptr_t)req;
+	uintptr_t k = SP_MPI_KEY(req);
 	if (SP_LIKELY(tab && req != MPI_REQUEST_NULL)) {
 		struct sp_mpi_req_slot *s = &tab[sp_mpi_req_hash(k)];
 		if (SP_LIKELY(atomic_load_explicit(&s->key, memory_order_acquire) == k)) {
@@ -517,7 +542,7 @@ static inline __attribute__((always_inline)) void sp_mpi_req_put_fast(const stru
 
 static inline const struct sp_mpi_rec *sp_mpi_req_get(MPI_Request req)
 {
-	uintptr_t k = (uintptr_t)req;
+	uintptr_t k = SP_MPI_KEY(req);
 	if (!sp_mpi_reqs || req == MPI_REQUEST_NULL)
 		return NULL;
 	size_t h = sp_mpi_req_hash(k);

@@ -9,10 +9,10 @@
 # adopted by `recover`, found beside the spill files or given.
 set -euo pipefail
 py=${SP_PYTHON:?}
-command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
 build=${SP_BUILD_DIR:?}; src=${SP_SOURCE_DIR:?}
-prog="$build/tests/resilience/resil-mpi"; cli="$build/tools/scope-profiler"
-lib="$build/preload/libscope-profiler.so"; check="$src/tests/resilience/check_counts.py"
+source "$src/tests/lib/mpi.sh"  # once per MPI family
+prog="$build/tests/resilience/resil-mpi$sp_sfx"; cli="$build/tools/scope-profiler"
+lib="$sp_mpi_lib"; check="$src/tests/resilience/check_counts.py"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 p0= p1=
 work=$(mktemp -d); trap 'kill -KILL $p0 $p1 2>/dev/null || true; rm -rf "$work"' EXIT; cd "$work"

@@ -5,10 +5,10 @@
 # which events survived, per rank, after `recover` / `merge`.
 set -euo pipefail
 py=${SP_PYTHON:?}
-command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
 build=${SP_BUILD_DIR:?}; src=${SP_SOURCE_DIR:?}
-prog="$build/tests/resilience/resil-mpi"; cli="$build/tools/scope-profiler"
-lib="$build/preload/libscope-profiler.so"; check="$src/tests/resilience/check_counts.py"
+source "$src/tests/lib/mpi.sh"  # once per MPI family
+prog="$build/tests/resilience/resil-mpi$sp_sfx"; cli="$build/tools/scope-profiler"
+lib="$sp_mpi_lib"; check="$src/tests/resilience/check_counts.py"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
 NP=3 K=50
@@ -63,7 +63,13 @@ term_case term session
 term_case term-mpirun mpirun
 
 # 2. exit() without MPI_Finalize: per-rank files, merged; nothing hangs.
+# Not under MPICH: Hydra SIGKILLs the other ranks as soon as the first one
+# exits without MPI_Finalize, so how many write their file is a race
+# (docs/MPI.md).
 mkdir exit
+if [ "$sp_mpi_family" = mpich ]; then
+  echo "note: exit without MPI_Finalize not checked under MPICH (Hydra kills the other ranks)"
+else
 SCOPE_PROFILER_OUTPUT="$work/exit/out.h5" timeout 120 mpirun --oversubscribe -n $NP \
   -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT "$prog" $K "$work/exit" exit > exit/log 2>&1 || true
 [ "$(ls exit | grep -c '^out.h5.rank0000[0-2]$')" = $NP ] || { cat exit/log; echo "FAIL: per-rank files"; exit 1; }
@@ -74,6 +80,7 @@ $py "$check" exit/merged.h5 "$(expect "")" partial=0 ranks=$NP
 import json, sys
 c = {r['name']: r['num_calls'] for r in json.load(sys.stdin)}
 assert c['step'] == $K and c['MPI_Barrier'] == $K, c"
+fi
 
 # 3. MPI_Abort on rank 1: rank 1 writes its file, mpirun kills the others,
 # which dump to their spill files (each waits after its dump so that the
@@ -87,8 +94,16 @@ rc=$?; set -e
 [ $rc != 124 ] || { echo "FAIL: MPI_Abort hung"; exit 1; }
 grep -q "MPI_Abort was called; writing rank 1 alone" abort/log
 "$cli" merge abort/out.h5.rank00001 abort/out.h5.spill.rank0000{0,2} -o abort/merged.h5 > /dev/null
-want=$(expect "('waiting', \$r): 1, " | sed "s/('waiting', 1): 1, /('MPI_Abort', 1): 1, /")
-$py "$check" abort/merged.h5 "$want" partial=1 signal=15 ranks=$NP
+if [ "$sp_mpi_family" = mpich ]; then
+  # Hydra ends the other ranks with SIGKILL after an MPI_Abort (no SIGTERM
+  # first, docs/MPI.md): they keep what they spilled (nothing in this short
+  # run), rank 1 its whole file.
+  want="{('step', 1): $K, ('MPI_Barrier', 1): $K, ('MPI_Init', 1): 1, ('MPI_Comm_rank', 1): 1, ('MPI_Abort', 1): 1}"
+  $py "$check" abort/merged.h5 "$want" partial=1 ranks=$NP
+else
+  want=$(expect "('waiting', \$r): 1, " | sed "s/('waiting', 1): 1, /('MPI_Abort', 1): 1, /")
+  $py "$check" abort/merged.h5 "$want" partial=1 signal=15 ranks=$NP
+fi
 
 # 4. An application that writes its own HDF5 files while profiled: both its
 # files and ours are intact; our HDF5 calls are not recorded.

@@ -30,6 +30,7 @@
 #include "commands.h"
 #include "output-path.h" /* the preload's own path rules (docs/ARCHITECTURE.md) */
 #include "finish.h"
+#include "mpi-family.h"
 
 static const char usage[] =
 	"usage: scope-profiler run [-o FILE] [--include RE] [--exclude RE]\n"
@@ -38,7 +39,7 @@ static const char usage[] =
 	"                          [--throttle-timing sampled|exact|estimate] [--throttle-sample K] [--patch]\n"
 	"                          [--max-memory SIZE] [--label L] [--clock C]\n"
 	"                          [--callsites N] [--no-functions] [--no-mpi]\n"
-	"                          [-q] [-v] [--print-config] [--library PATH]\n"
+	"                          [-q] [-v] [--print-config] [--library PATH] [--mpi FAMILY]\n"
 	"                          [--merge-wait T]\n"
 	"                          -- PROGRAM [ARGS...]\n"
 	"Run PROGRAM with the profiler preloaded. Durations: 250ns, 10us, 1.5ms, 2s;\n"
@@ -46,7 +47,9 @@ static const char usage[] =
 	"If PROGRAM ends by a signal or without writing its output, run writes it\n"
 	"from the spill files (under mpirun/srun: each rank its part, rank 0 merges\n"
 	"them, until none came for --merge-wait, default 10s); -v: every\n"
-	"rank says what it saved. run exits with PROGRAM's status (or signal).\n";
+	"rank says what it saved. run exits with PROGRAM's status (or signal).\n"
+	"The library is PROGRAM's MPI family's (openmpi, mpich: read from its\n"
+	"dynamic dependencies); --mpi FAMILY forces one.\n";
 
 /* --help, in the help format of docs/CLI.md (man page and completion are
  * generated from it: tools/cli/gen-docs.py). */
@@ -132,7 +135,7 @@ static const struct run_option {
 	{ "merge-wait", 0, V_DURATION, "MERGE_WAIT" },
 };
 #define N_RUN_OPTIONS (sizeof run_options / sizeof run_options[0])
-enum { OPT_LIBRARY = OPT_FIRST_COMMAND_SPECIFIC, OPT_VERBOSE, OPT_TABLE };
+enum { OPT_LIBRARY = OPT_FIRST_COMMAND_SPECIFIC, OPT_VERBOSE, OPT_MPI, OPT_TABLE };
 
 /* Same units as the preload's parser (recorder/config.c), checked here so
  * that a typo is a usage error instead of a warning inside the program. */
@@ -541,7 +544,7 @@ static int launch(char **argv, bool verbose)
 
 int cmd_run(int argc, char **argv)
 {
-	struct option longopts[N_RUN_OPTIONS + 4];
+	struct option longopts[N_RUN_OPTIONS + 5];
 	char shortopts[2 * N_RUN_OPTIONS + 5] = "+hv";
 	for (size_t i = 0; i < N_RUN_OPTIONS; i++) {
 		const struct run_option *o = &run_options[i];
@@ -558,9 +561,11 @@ int cmd_run(int argc, char **argv)
 	longopts[N_RUN_OPTIONS] = (struct option){ "library", required_argument, NULL, OPT_LIBRARY };
 	longopts[N_RUN_OPTIONS + 1] = (struct option){ "help", no_argument, NULL, 'h' };
 	longopts[N_RUN_OPTIONS + 2] = (struct option){ "verbose", no_argument, NULL, OPT_VERBOSE };
-	longopts[N_RUN_OPTIONS + 3] = (struct option){ 0 };
+	longopts[N_RUN_OPTIONS + 3] = (struct option){ "mpi", required_argument, NULL, OPT_MPI };
+	longopts[N_RUN_OPTIONS + 4] = (struct option){ 0 };
 
 	const char *library = getenv("SCOPE_PROFILER_LIBRARY");
+	const char *mpi_family = NULL;
 	bool verbose = false;
 	int opt;
 	optind = 1;
@@ -571,6 +576,9 @@ int cmd_run(int argc, char **argv)
 			return EXIT_OK;
 		} else if (opt == OPT_LIBRARY) {
 			library = optarg;
+			continue;
+		} else if (opt == OPT_MPI) {
+			mpi_family = optarg;
 			continue;
 		} else if (opt == OPT_VERBOSE || opt == 'v') {
 			verbose = true;
@@ -618,6 +626,9 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "scope-profiler run: cannot use library %s: %s\n", library, strerror(-ret));
 		return EXIT_USAGE;
 	}
+	if (sp_mpi_family_library(argv[optind], mpi_family, library && *library, lib, sizeof lib,
+				  verbose) < 0)
+		return EXIT_USAGE;
 	if ((ret = set_preload(lib)) < 0) {
 		fprintf(stderr, "scope-profiler run: %s\n", strerror(-ret));
 		return EXIT_USAGE;

@@ -2,7 +2,8 @@
 # MPI benchmark: (1) ns added per call by the wrappers (2 ranks pinned, then
 # 1 rank; median of 9 runs of with minus without the preload) for
 # MPI_Comm_rank, an 8-byte MPI_Allreduce and one Isend+Irecv+Waitall
-# exchange (3 wrapped calls: added/call is a third of the exchange's);
+# exchange (3 wrapped calls: added/call is a third of the exchange's), for
+# every MPI family built (SP_MPI_FAMILIES), then side by side;
 # (2) call sites (1 rank): ns added by SCOPE_PROFILER_CALLSITES=1/3/8 over
 # call sites off, for calls made three application frames deep (best of 20
 # batches in a process, best of 5 processes); SP_BENCH_BASE_LIB=path of
@@ -13,10 +14,10 @@
 # Prints a table and one JSON line per metric.
 set -euo pipefail
 build=${SP_BUILD_DIR:-$(dirname "$0")/../../..}
-bin="$build/tests/bench/mpi/bench-mpi"
-lib="$build/preload/libscope-profiler.so"
-command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+export SP_BUILD_DIR=$build
+src=${SP_SOURCE_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
+read -r -a families <<< "${SP_MPI_FAMILIES:-openmpi}"
+export OMPI_MCA_btl=self,vader
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 calls=${SP_BENCH_MPI_CALLS:-2000000}
@@ -33,6 +34,13 @@ run_calls() { # run_calls NP PRELOAD(0/1) -> "op ns" lines
   fi
 }
 runs=${SP_BENCH_MPI_RUNS:-9}
+: > "$work/added.json"
+for fam in "${families[@]}"; do (
+export SP_MPI_FAMILY=$fam
+export SP_MPI_SUFFIX=; [ "$fam" = "${families[0]}" ] || SP_MPI_SUFFIX=-$fam
+source "$src/tests/lib/mpi.sh"
+bin="$build/tests/bench/mpi/bench-mpi$sp_sfx"
+lib=$sp_mpi_lib
 for np in 2 1; do
   : > "$work/pairs.txt"
   for i in $(seq "$runs"); do
@@ -40,10 +48,10 @@ for np in 2 1; do
     run_calls $np 1 > "$work/prof.txt"
     join "$work/base.txt" "$work/prof.txt" >> "$work/pairs.txt"
   done
-  echo "ns per call, $np rank(s) pinned, $runs runs (with and without interleaved), median [min-max]"
+  echo "$fam: ns per call, $np rank(s) pinned, $runs runs (with and without interleaved), median [min-max]"
   printf "%-22s %10s %10s %22s %12s\n" operation without with "added (min-max)" "added/call"
   # Isend_Irecv_Waitall is one exchange of 3 wrapped calls.
-  "${SP_PYTHON:?}" - "$work/pairs.txt" "$np" <<'PY'
+  "${SP_PYTHON:?}" - "$work/pairs.txt" "$np" "$fam" <<'PY' | tee -a "$work/added.json"
 import json, statistics, sys
 by = {}
 for line in open(sys.argv[1]):
@@ -56,7 +64,7 @@ for op, v in by.items():
     print("%-22s %10.1f %10.1f %10.1f (%5.1f-%5.1f) %12.1f" % (
         op, statistics.median(a for a, _ in v), statistics.median(b for _, b in v),
         med, min(d), max(d), med / calls))
-    print(json.dumps({"metric": "mpi_added_ns", "ranks": int(sys.argv[2]), "pinned": True,
+    print(json.dumps({"metric": "mpi_added_ns", "family": sys.argv[3], "ranks": int(sys.argv[2]), "pinned": True,
                       "op": op, "runs": len(v), "wrapped_calls": calls,
                       "without_ns": statistics.median(a for a, _ in v),
                       "with_ns": statistics.median(b for _, b in v),
@@ -66,6 +74,26 @@ for op, v in by.items():
 PY
   echo
 done
+) || exit 1; done
+echo "wrapper cost by MPI family: added ns per wrapped call (median of $runs runs)"
+"${SP_PYTHON:?}" - "$work/added.json" "${families[@]}" <<'PY'
+import json, sys
+fams = sys.argv[2:]
+rows = {}
+for line in open(sys.argv[1]):
+    if line.startswith('{'):
+        j = json.loads(line)
+        rows.setdefault((j['ranks'], j['op']), {})[j['family']] = j['added_per_call_ns']
+print('%-6s %-22s' % ('ranks', 'operation') + ''.join(' %10s' % f for f in fams))
+for (np, op), v in sorted(rows.items(), key=lambda kv: (-kv[0][0], kv[0][1])):
+    print('%-6d %-22s' % (np, op) + ''.join(' %10s' % (f'{v[f]:.1f}' if f in v else '-') for f in fams))
+PY
+echo
+# The rest: the default family.
+export SP_MPI_FAMILY=${families[0]}
+source "$src/tests/lib/mpi.sh"
+bin="$build/tests/bench/mpi/bench-mpi"
+lib=$sp_mpi_lib
 sites() { # best-of-5 ns per op: sites LIB|- DEPTH
   for i in 1 2 3 4 5; do
     if [ "$1" = - ]; then

@@ -9,11 +9,11 @@ set -euo pipefail
 build=${SP_BUILD_DIR:?}
 src=${SP_SOURCE_DIR:?}
 py=${SP_PYTHON:?}
-command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
+source "$src/tests/lib/mpi.sh"  # once per MPI family
 cli="$build/tools/scope-profiler"
-prog="$build/tests/e2e/callsites/callsites-known"
+prog="$build/tests/e2e/callsites/callsites-known$sp_sfx"
 source="$src/tests/e2e/callsites/callsites-known.c"
-lib="$build/preload/libscope-profiler.so"
+lib="$sp_mpi_lib"
 lib="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$lib"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 work=$(mktemp -d)
@@ -45,4 +45,4 @@ $py "$src/tests/e2e/callsites/check_callsites.py" "$cli" "$source" "$work"
 # Row layout with call sites: the same output from the old layout, merge.
 mkdir layout
 $py "$src/tests/e2e/mpi/check_layout.py" "$cli" "$work/layout" cs3.h5
-echo "callsites e2e: OK"
+echo "callsites e2e ($sp_mpi_family): OK"

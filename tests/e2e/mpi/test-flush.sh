@@ -3,13 +3,12 @@
 set -euo pipefail
 build=${SP_BUILD_DIR:?}
 py=${SP_PYTHON:?}
-command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-lib="$build/preload/libscope-profiler.so"
+source "${SP_SOURCE_DIR:?}/tests/lib/mpi.sh"  # once per MPI family
+lib="$sp_mpi_lib"
 lib="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$lib"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 SCOPE_PROFILER_OUTPUT="$work/f.h5" SCOPE_PROFILER_QUIET=1 mpirun --oversubscribe -n 2 \
-  -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x SCOPE_PROFILER_QUIET "$build/tests/e2e/mpi/mpi-flush"
+  -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x SCOPE_PROFILER_QUIET "$build/tests/e2e/mpi/mpi-flush$sp_sfx"
 $py - "$work" <<'PY'
 import sys, h5py
 def counts(path):

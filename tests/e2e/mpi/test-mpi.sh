@@ -4,14 +4,15 @@
 # without the profiler. Checks: identical application output, one merged
 # file, exact counts / bytes / peers per rank (h5py and the CLI's --json).
 # NP=2 uses `mpirun scope-profiler run --`, NP=4 the LD_PRELOAD form.
+# Once per MPI family (SP_MPI_FAMILY, tests/lib/mpi.sh).
 set -euo pipefail
 np=${1:?NP}
 build=${SP_BUILD_DIR:?}
 src=${SP_SOURCE_DIR:?}
 py=${SP_PYTHON:?}
-command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
+source "$src/tests/lib/mpi.sh"
 cli="$build/tools/scope-profiler"
-lib="$build/preload/libscope-profiler.so"
+lib="$sp_mpi_lib"
 # Sanitizer builds: the sanitizer runtime must be preloaded first.
 lib="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$lib"
 [ -x "$cli" ] || { echo "FAIL: CLI not built ($cli)"; exit 1; }
@@ -39,11 +40,11 @@ run() {
   [ "$(ls "$work" | grep -c "^$name.h5")" = 1 ] || { ls "$work"; echo "FAIL: stray files"; exit 1; }
 }
 
-run known "$build/tests/e2e/mpi/mpi-known"
+run known "$build/tests/e2e/mpi/mpi-known$sp_sfx"
 $py "$src/tests/e2e/mpi/check_mpi.py" known.h5 "$np" known "$cli"
 # Compressed (chunked + deflate) MPI columns in the row layout: same values.
 export SCOPE_PROFILER_COMPRESSION=4
-run zknown "$build/tests/e2e/mpi/mpi-known"
+run zknown "$build/tests/e2e/mpi/mpi-known$sp_sfx"
 unset SCOPE_PROFILER_COMPRESSION
 $py "$src/tests/e2e/mpi/check_mpi.py" zknown.h5 "$np" known "$cli"
 $py - zknown.h5 <<'PY'
@@ -56,7 +57,7 @@ PY
 mkdir layout
 $py "$src/tests/e2e/mpi/check_layout.py" "$cli" "$work/layout" known.h5 zknown.h5
 
-run jacobi "$build/examples/jacobi/jacobi" 96 40 5
+run jacobi "$build/examples/jacobi/jacobi$sp_sfx" 96 40 5
 grep -q "^jacobi: N=96 ranks=$np" jacobi.prof
 # Per rank: 40 halo exchanges of 4 Isend/Irecv each, 8 residuals, 1 checksum.
 for r in $(seq 0 $((np - 1))); do
@@ -95,20 +96,20 @@ PY
 "$cli" comm jacobi.h5 > comm.txt
 grep -q "point-to-point bytes sent" comm.txt
 
-if [ -x "$build/examples/fortran/ring-usempi" ]; then
-  run usempi "$build/examples/fortran/ring-usempi"
+if [ -x "$build/examples/fortran/ring-usempi$sp_sfx" ]; then
+  run usempi "$build/examples/fortran/ring-usempi$sp_sfx"
   $py "$src/tests/e2e/mpi/check_mpi.py" usempi.h5 "$np" usempi "$cli"
-  run mpifh "$build/examples/fortran/ring-mpifh"
+  run mpifh "$build/examples/fortran/ring-mpifh$sp_sfx"
   $py "$src/tests/e2e/mpi/check_mpi.py" mpifh.h5 "$np" mpifh "$cli"
 else
-  echo "FAIL: Fortran examples not built (gfortran + Open MPI Fortran bindings expected)"; exit 1
+  echo "FAIL: Fortran examples not built for $sp_mpi_family (gfortran + its Fortran bindings expected)"; exit 1
 fi
 # The output's directory is missing: every rank still returns from
 # MPI_Finalize, exit 0, same output; rank 0 says once where the profile
 # went instead ($TMPDIR, docs/CONFIG.md), and only that one file is there.
 mkdir "$work/tmp"
 TMPDIR="$work/tmp" SCOPE_PROFILER_OUTPUT="$work/missing/dir/x.h5" timeout 120 mpirun --oversubscribe -n "$np" \
-  -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x TMPDIR "$build/tests/e2e/mpi/mpi-known" \
+  -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x TMPDIR "$build/tests/e2e/mpi/mpi-known$sp_sfx" \
   > fail.out 2> fail.err || { cat fail.err; echo "FAIL: a failed write broke the run"; exit 1; }
 cmp known.plain fail.out
 [ "$(grep -c "cannot write $work/missing/dir/x.h5: No such file or directory; the profile goes to" fail.err)" = 1 ] ||
@@ -117,4 +118,4 @@ cmp known.plain fail.out
 fb=$(ls "$work/tmp"); [ "$(echo "$fb" | wc -l)" = 1 ] || { echo "FAIL: fallback files: $fb"; exit 1; }
 $py "$src/tests/e2e/mpi/check_mpi.py" "$work/tmp/$fb" "$np" known "$cli"
 
-echo "mpi e2e with $np ranks: OK"
+echo "mpi e2e with $np ranks ($sp_mpi_family): OK"

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* The MPI family of a program, for scope-profiler run (mpi-family.c). */
+#ifndef SP_MPI_FAMILY_H
+#define SP_MPI_FAMILY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/**
+ * Replace lib (the default preload library run found: a path, or a bare
+ * name for the loader's search path; size >= PATH_MAX) with the library of
+ * program's MPI family: libscope-profiler-FAMILY.so next to it. The family
+ * is forced ("openmpi", "mpich"; NULL: none), else read from the program's
+ * dynamic dependencies; no MPI leaves lib as it is. keep: lib was chosen by
+ * the user (--library): checked, never replaced. verbose: say the choice.
+ * Returns 0, or -1 after printing one error line (unknown family, a forced
+ * family the program is not linked with, a family library not built, a
+ * program loading two MPIs).
+ */
+int sp_mpi_family_library(const char *program, const char *forced, bool keep, char *lib,
+			  size_t size, bool verbose);
+
+#endif
