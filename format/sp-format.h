@@ -39,6 +39,7 @@
 /* /region_table */
 #define SP_DSET_REGION_NAMES "names"              /* [R] vlen UTF-8 */
 #define SP_DSET_REGION_KINDS "kinds"              /* [R] uint8 SP_KIND_* (ours) */
+#define SP_DSET_REGION_UNCALLED "uncalled_names"  /* vlen UTF-8: registered, never called (ours) */
 
 /*
  * Region kinds, region_table/kinds: how the region was recorded, known when

@@ -399,6 +399,17 @@ int sp_reader_region_stats(struct sp_reader *reader, uint32_t region,
 			   struct sp_stats *ret);
 
 /**
+ * As sp_reader_region_stats(), with total, exclusive, average, std and the
+ * rank imbalance in the Python reader's floating-point arithmetic, bit for
+ * bit (seconds per rank first, summed in rank order; numpy's pairwise
+ * mean and std over the pooled seconds). The _ns fields are the same.
+ * @return 0, -ENOENT (bad id) or -ENOMEM.
+ */
+int sp_reader_region_stats_numpy(struct sp_reader *reader, uint32_t region,
+				 const struct sp_selection *selection,
+				 struct sp_stats *ret);
+
+/**
  * Message describing why exclusive time could not be reconstructed on some
  * rank (calls not properly nested), or NULL when all is well.
  */

@@ -135,6 +135,9 @@ int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n,
 {
 	if (first > w->layout.nrows || n > w->layout.nrows - first)
 		return -EINVAL;
+	for (uint64_t i = 0; i < n; i++)
+		if (rows[i].region >= w->layout.nnames)
+			return -EINVAL;
 	if (n == 0)
 		return 0;
 	char *col = malloc(n * sizeof(struct sp_summary_record)); /* the widest column */

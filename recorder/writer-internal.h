@@ -29,6 +29,14 @@ int sp_writer_make_dset(hid_t group, const char *name, hid_t type, uint64_t n);
 /* Write n values of buf at [first, first+n) of group/name. Returns 0 or -EIO. */
 int sp_writer_put_range(hid_t group, const char *name, uint64_t first, uint64_t n,
 			const void *buf);
+/* Read n values at [first, first+n) of group/name into buf. Returns 0 or -EIO. */
+int sp_writer_get_range(hid_t group, const char *name, uint64_t first, uint64_t n, void *buf);
+/* region_table: names (with kinds when not NULL) and the uncalled names. */
+int sp_writer_put_names(struct sp_writer *w, const char *const *names, const uint8_t *kinds,
+			uint32_t n, const char *const *uncalled, uint32_t n_uncalled);
+/* At the commit: names only for regions with rows, and exclusive_totals
+ * (writer-finish.c). Returns 0, -ENOMEM or -EIO. */
+int sp_writer_finish_index(struct sp_writer *w);
 /* Create the rank_region_index / thread_table datasets of the layout. */
 int sp_writer_create_index(struct sp_writer *w);
 int sp_writer_create_threads(struct sp_writer *w);

@@ -141,6 +141,29 @@ int sp_writer_make_dset(hid_t group, const char *name, hid_t type, uint64_t n)
 	return make_dset_level(group, name, type, n, 0);
 }
 
+/* Read n values of group/name at [first, first+n) into buf (native types). */
+int sp_writer_get_range(hid_t group, const char *name, uint64_t first, uint64_t n, void *buf)
+{
+	if (n == 0)
+		return 0;
+	hid_t d = H5Dopen2(group, name, H5P_DEFAULT);
+	if (d < 0)
+		return h5_error();
+	hid_t ftype = H5Dget_type(d);
+	hid_t fspace = H5Dget_space(d);
+	hsize_t start = first, count = n;
+	hid_t mspace = H5Screate_simple(1, &count, NULL);
+	herr_t rc = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL);
+	if (rc >= 0)
+		rc = H5Dread(d, mem_type(ftype), mspace, fspace, H5P_DEFAULT, buf);
+	int ret = rc < 0 ? h5_error() : 0;
+	H5Sclose(mspace);
+	H5Sclose(fspace);
+	H5Tclose(ftype);
+	H5Dclose(d);
+	return ret;
+}
+
 /* Write n values of `buf` at [first, first+n) of group/name. */
 int sp_writer_put_range(hid_t group, const char *name, uint64_t first, uint64_t n, const void *buf)
 {
@@ -236,16 +259,29 @@ static int create_events(struct sp_writer *w)
 	return ret;
 }
 
-static int write_region_names(struct sp_writer *w, hid_t g)
+/*
+ * The n names of `names` (kinds: theirs, or NULL) as region_table/names
+ * and /kinds, and the `n_uncalled` others as region_table/uncalled_names.
+ * Called at the commit (writer-finish.c), when the rows say which are used.
+ */
+int sp_writer_put_names(struct sp_writer *w, const char *const *names, const uint8_t *kinds,
+			uint32_t n, const char *const *uncalled, uint32_t n_uncalled)
 {
-	int ret = sp_writer_make_dset(g, SP_DSET_REGION_NAMES, w->str_type, w->layout.nnames);
+	hid_t g = H5Gopen2(w->file, SP_GROUP_REGION_TABLE, H5P_DEFAULT);
+	if (g < 0)
+		return h5_error();
+	int ret = sp_writer_make_dset(g, SP_DSET_REGION_NAMES, w->str_type, n);
 	if (!ret)
-		ret = sp_writer_put_range(g, SP_DSET_REGION_NAMES, 0, w->layout.nnames, w->layout.names);
-	if (!ret && w->layout.kinds)
-		ret = sp_writer_make_dset(g, SP_DSET_REGION_KINDS, H5T_STD_U8LE, w->layout.nnames);
-	if (!ret && w->layout.kinds)
-		ret = sp_writer_put_range(g, SP_DSET_REGION_KINDS, 0, w->layout.nnames,
-					  w->layout.kinds);
+		ret = sp_writer_put_range(g, SP_DSET_REGION_NAMES, 0, n, names);
+	if (!ret && kinds)
+		ret = sp_writer_make_dset(g, SP_DSET_REGION_KINDS, H5T_STD_U8LE, n);
+	if (!ret && kinds)
+		ret = sp_writer_put_range(g, SP_DSET_REGION_KINDS, 0, n, kinds);
+	if (!ret && n_uncalled)
+		ret = sp_writer_make_dset(g, SP_DSET_REGION_UNCALLED, w->str_type, n_uncalled);
+	if (!ret && n_uncalled)
+		ret = sp_writer_put_range(g, SP_DSET_REGION_UNCALLED, 0, n_uncalled, uncalled);
+	H5Gclose(g);
 	return ret;
 }
 
@@ -272,8 +308,6 @@ static int open_groups(struct sp_writer *w)
 	w->g_events = H5Gcreate2(root, SP_GROUP_EVENTS, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	if (!ret && (w->g_meta < 0 || rt < 0 || w->g_index < 0 || w->g_events < 0))
 		ret = h5_error();
-	if (!ret)
-		ret = write_region_names(w, rt);
 	if (rt >= 0)
 		H5Gclose(rt);
 	if (!ret && (w->layout.columns & SP_WCOL_THREAD_IDS)) {
@@ -530,8 +564,10 @@ static void close_discarded(struct sp_writer *w)
 
 int sp_writer_commit(struct sp_writer *w)
 {
+	int ret = sp_writer_finish_index(w);
 	close_handles(w);
-	int ret = H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0 ? h5_error() : 0;
+	if (!ret)
+		ret = H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0 ? h5_error() : 0;
 	if (ret)
 		close_discarded(w);
 	else if (H5Fclose(w->file) < 0)

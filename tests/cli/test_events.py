@@ -11,7 +11,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cli_helpers import NS, CliTestCase, h5py, np, run, run_json, write_schema1  # noqa: E402
 
-KEYS = ["name", "rank", "call_index", "start", "end", "duration"]
+KEYS = ["name", "rank", "call_index", "start", "end", "duration", "thread"]
 
 
 class Events(CliTestCase):
@@ -86,7 +86,8 @@ class Events(CliTestCase):
         rows = list(csv.reader(io.StringIO(text)))
         self.assertEqual(rows[0], KEYS)
         self.assertEqual(len(rows) - 1, sum(len(v[0]) for v in data.values()))
-        for name, rank, index, start, end, dur in rows[1:]:
+        for name, rank, index, start, end, dur, thread in rows[1:]:
+            self.assertEqual(thread, "")  # no thread_ids column
             want = self.expected(data, origin, name, int(rank), int(index))
             self.assertEqual((float(start), float(end), float(dur)), want)
         events = run_json("events", path)
@@ -104,8 +105,31 @@ class Events(CliTestCase):
         rows = list(csv.reader(io.StringIO(run("events", path, "--format", "csv")[1])))
         self.assertEqual(rows[0], KEYS + ["gpu_duration"])
         alpha0 = [r for r in rows[1:] if r[0] == "alpha" and r[1] == "0"]
-        self.assertEqual([float(r[6]) for r in alpha0],
+        self.assertEqual([float(r[7]) for r in alpha0],
                          [i * 7 / 1e9 for i in range(len(alpha0))])
+
+    def test_thread_key(self):
+        """thread = the event's thread_ids value (upstream's events()), null
+        (CSV: empty, table: -) without the column."""
+        path = self.path("threads.h5")
+        with h5py.File(path, "w") as f:
+            f.attrs["scope_profiler_schema"] = np.int64(2)
+            f.attrs["storage_layout"] = "columnar"
+            f.create_dataset("region_table/names", data=["work"], dtype=h5py.string_dtype())
+            ix = f.create_group("rank_region_index")
+            ix["region_ids"] = np.array([0], np.uint32)
+            ix["ranks"] = np.array([0], np.uint32)
+            ix["event_offsets"] = np.array([0], np.uint64)
+            ix["event_counts"] = np.array([3], np.uint64)
+            f["events/start_times"] = np.array([10, 11, 30], np.int64) * NS
+            f["events/end_times"] = np.array([20, 15, 40], np.int64) * NS
+            f["events/thread_ids"] = np.array([0, 2, 1], np.int64)
+        self.assertEqual([e["thread"] for e in run_json("events", path)], [0, 2, 1])
+        rows = list(csv.reader(io.StringIO(run("events", path, "--format", "csv")[1])))
+        self.assertEqual([r[6] for r in rows[1:]], ["0", "2", "1"])
+        table = run("events", path)[1].splitlines()
+        self.assertEqual([line.split()[-1] for line in table], ["thread", "0", "2", "1"])
+        self.assertEqual({e["thread"] for e in run_json("events", self.two_ranks())}, {None})
 
     def test_errors(self):
         path = self.two_ranks()

@@ -7,7 +7,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_helpers import NS, CliTestCase, run, run_json, write_schema1  # noqa: E402
+from cli_helpers import NS, CliTestCase, h5py, np, run, run_json, write_schema1  # noqa: E402
 
 KEYS = ["call_id", "name", "call_index", "start", "end", "duration",
         "inclusive_duration", "exclusive_duration", "depth", "parent",
@@ -51,6 +51,50 @@ class Tree(CliTestCase):
         self.assertEqual([len(l) - len(l.lstrip()) for l in body], [0, 2, 4, 2])
         self.assertEqual([l.split()[0] for l in body], ["outer", "inner", "leaf", "inner"])
         self.assertEqual(body[0].split()[1:], ["0.000000000", "0.000000100", "0.000000030"])
+
+    def threaded(self):
+        """Two threads whose calls interleave in time: thread 0 runs a > b,
+        thread 1 runs c > d, starting in between."""
+        path = self.path("threads.h5")
+        calls = {"a": ([10, 50], [40, 90], [0, 0]), "b": ([20, 60], [30, 70], [0, 0]),
+                 "c": ([15, 45], [44, 80], [1, 1]), "d": ([16, 46], [17, 47], [1, 1])}
+        with h5py.File(path, "w") as f:
+            f.attrs["scope_profiler_schema"] = np.int64(2)
+            f.attrs["storage_layout"] = "columnar"
+            f.create_dataset("region_table/names", data=list(calls), dtype=h5py.string_dtype())
+            ix = f.create_group("rank_region_index")
+            ix["region_ids"] = np.arange(4, dtype=np.uint32)
+            ix["ranks"] = np.zeros(4, np.uint32)
+            ix["event_offsets"] = np.arange(0, 8, 2, dtype=np.uint64)
+            ix["event_counts"] = np.full(4, 2, np.uint64)
+            f["events/start_times"] = np.concatenate([v[0] for v in calls.values()]) * NS
+            f["events/end_times"] = np.concatenate([v[1] for v in calls.values()]) * NS
+            f["events/thread_ids"] = np.concatenate([v[2] for v in calls.values()])
+        return path, calls
+
+    def test_threads_numbered_by_start(self):
+        """Upstream's call_stack(): call_id = position among all threads' calls
+        by start asc, end desc; parents found within each thread."""
+        path, calls = self.threaded()
+        flat = sorted(((s, -e, t, n, i) for n, (ss, es, ts) in calls.items()
+                       for i, (s, e, t) in enumerate(zip(ss, es, ts))))
+        want_ids = {(n, i): k for k, (_, _, _, n, i) in enumerate(flat)}
+        parent_of = {"b": "a", "d": "c"}
+        got = run_json("tree", path)
+        self.assertEqual([c["call_id"] for c in got], list(range(8)))
+        self.assertEqual([(c["name"], c["call_index"]) for c in got],
+                         [(n, i) for _, _, _, n, i in flat])
+        for c in got:
+            self.assertEqual(c["call_id"], want_ids[(c["name"], c["call_index"])])
+            p = parent_of.get(c["name"])
+            self.assertEqual(c["parent"], want_ids[(p, c["call_index"])] if p else None)
+        # --per-thread: thread 0's calls first, then thread 1's
+        lanes = run_json("tree", path, "--per-thread")
+        self.assertEqual([(c["name"], c["thread_id"]) for c in lanes],
+                         [("a", 0), ("b", 0), ("a", 0), ("b", 0),
+                          ("c", 1), ("d", 1), ("c", 1), ("d", 1)])
+        self.assertEqual([c["call_id"] for c in lanes], list(range(8)))
+        self.assertEqual([c["parent"] for c in lanes], [None, 0, None, 2, None, 4, None, 6])
 
     def test_rank_selection(self):
         path = write_schema1(self.path("r.h5"), {

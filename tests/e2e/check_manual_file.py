@@ -63,12 +63,25 @@ for row, rid in enumerate(idx["region_ids"][()]):
     assert st["gpu_count"] == 0 and st["gpu_total"] == 0
     assert abs(st["mean"] - d.mean()) <= 1e-6 * max(1.0, d.mean())
     assert abs(st["m2"] - ((d - d.mean()) ** 2).sum()) <= 1e-6 * max(1.0, st["m2"])
-    assert idx["exclusive_totals"][row] == -1
     tags = idx["tags"][row]
     assert json.loads(tags.decode() if isinstance(tags, bytes) else tags) == []
     if name == "assemble":
         # assemble sleeps 400 us * scale: at least that long.
         assert d.min() >= 400_000, d.min()
+
+# exclusive_totals: own time minus the direct children's, from a stack over
+# all calls (start asc, end desc; the example is single-threaded).
+calls = sorted((int(starts[k]), -int(ends[k]), row) for row in range(len(counts))
+               for k in range(offsets[row], offsets[row] + counts[row]))
+want_excl, stack = [0] * len(counts), []
+for st_, neg_e, row in calls:
+    while stack and stack[-1][0] <= st_:
+        stack.pop()
+    want_excl[row] += -neg_e - st_
+    if stack:
+        want_excl[stack[-1][1]] -= -neg_e - st_
+    stack.append((-neg_e, row))
+assert idx["exclusive_totals"][()].tolist() == want_excl, (idx["exclusive_totals"][()], want_excl)
 
 # Nesting: every assemble/solve call lies inside a timestep call.
 def ev(name):

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Loading per-rank profiles and spill files as parts (a snapshot, MPI
+ * Loading per-rank profiles (ours, and upstream's native per-rank
+ * <prefix>_rank<NNNNN>.h5 and .spt v1/v2 files) and spill files as parts (a snapshot, MPI
  * values, the file's groups) and writing them as one schema-2 file through
  * the recorder's parts-to-file path (assemble.h). Shared by `merge` and
  * `recover`.
@@ -281,7 +282,9 @@ static int load_h5(const struct cli_common *c, const char *path, struct rank_inp
 		sp_reader_destroy(r);
 	else if (!in->first_h5)
 		in->first_h5 = r;
-	int ret = nr ? read_groups(in, path, in->n - nr) : 0;
+	/* Upstream's native .spt traces (and JSON) carry no HDF5 groups. */
+	int ret = nr && sp_reader_input_format(r) == SP_INPUT_HDF5 ? read_groups(in, path, in->n - nr)
+								     : 0;
 	if (ret) {
 		cli_error(c, "%s: %s", path, ret == -ENOMEM ? "out of memory"
 			  : "its /callsites or /mpi_communicators does not hold together");

@@ -2,7 +2,8 @@
 /*
  * scope-profiler events: one line per recorded call, as the Python events()
  * / to_events_dataframe(): name, rank, call_index, start, end, duration
- * (seconds from the time origin), regions in get_regions() order, then rank,
+ * (seconds from the time origin), and thread (the event's thread_ids value,
+ * null without the column), regions in get_regions() order, then rank,
  * then call order. Output is streamed straight from the event columns, so
  * tens of millions of events need no memory beyond the loaded file.
  */
@@ -54,7 +55,7 @@ struct events_ctx {
 	enum events_format format;
 	struct sp_reader *r;
 	double origin;
-	const int64_t *s, *e, *gpu, *call_ids, *parent_ids;
+	const int64_t *s, *e, *gpu, *call_ids, *parent_ids, *thread;
 	int name_width, time_width;
 	struct json_writer *w;
 	const char *file;      /* non-NULL: prefix rows with the file (several inputs) */
@@ -90,12 +91,12 @@ static void header(struct events_ctx *x)
 	if (x->format == FMT_CSV) {
 		if (x->file)
 			fputs("file,", stdout);
-		fputs("name,rank,call_index,start,end,duration", stdout);
+		fputs("name,rank,call_index,start,end,duration,thread", stdout);
 		fputs(x->gpu ? ",gpu_duration\n" : "\n", stdout);
 	} else if (x->format == FMT_TABLE) {
-		printf("%-*s %6s %10s %*s %*s %*s%s\n", x->name_width, "name", "rank",
+		printf("%-*s %6s %10s %*s %*s %*s %6s%s\n", x->name_width, "name", "rank",
 		       "call_index", x->time_width, "start [s]", x->time_width,
-		       "end [s]", x->time_width, "duration [s]",
+		       "end [s]", x->time_width, "duration [s]", "thread",
 		       x->gpu ? "     gpu [s]" : "");
 	}
 }
@@ -121,6 +122,8 @@ static void emit(struct events_ctx *x, const char *name, uint32_t rank,
 		jw_key(x->w, "start"); jw_double(x->w, start);
 		jw_key(x->w, "end"); jw_double(x->w, end);
 		jw_key(x->w, "duration"); jw_double(x->w, end - start);
+		jw_key(x->w, "thread");
+		x->thread ? jw_int(x->w, x->thread[ev]) : jw_null(x->w);
 		if (x->gpu) {
 			jw_key(x->w, "gpu_duration");
 			jw_double(x->w, gpu);
@@ -143,6 +146,9 @@ static void emit(struct events_ctx *x, const char *name, uint32_t rank,
 		put_double(stdout, end);
 		fputc(',', stdout);
 		put_double(stdout, end - start);
+		fputc(',', stdout);
+		if (x->thread)
+			printf("%lld", (long long)x->thread[ev]);
 		if (x->gpu) {
 			fputc(',', stdout);
 			put_double(stdout, gpu);
@@ -156,6 +162,10 @@ static void emit(struct events_ctx *x, const char *name, uint32_t rank,
 		cli_format_fixed9(t[2], sizeof t[2], x->time_width, end - start);
 		printf("%-*s %6u %10llu %s %s %s", x->name_width, name, rank,
 		       (unsigned long long)index, t[0], t[1], t[2]);
+		if (x->thread)
+			printf(" %6lld", (long long)x->thread[ev]);
+		else
+			printf(" %6s", "-");
 		if (x->gpu && !isnan(gpu))
 			printf(" %11.9f", gpu);
 		else if (x->gpu)
@@ -213,6 +223,7 @@ static int emit_file(struct events_ctx *x, bool first_file)
 	x->gpu = sp_reader_column(x->r, SP_COL_GPU_DURATIONS);
 	x->call_ids = sp_reader_column(x->r, SP_COL_CALL_IDS);
 	x->parent_ids = sp_reader_column(x->r, SP_COL_PARENT_IDS);
+	x->thread = sp_reader_column(x->r, SP_COL_THREAD_IDS);
 	if (x->format == FMT_TABLE) {
 		table_widths(x, ids, n);
 		if (!first_file)

@@ -123,6 +123,10 @@ static void emit_region(struct json_writer *w, struct sp_reader *r, const struct
 	/* Extra keys (not upstream's): where the region is defined, and the
 	 * calls that are counted but not on the timeline. */
 	jw_key(w, "source_file"); src ? jw_string(w, src->source_file) : jw_null(w);
+	/* The exact integer sums the seconds above were made from. */
+	jw_key(w, "total_duration_ns"); jw_int(w, st->total_ns);
+	jw_key(w, "exclusive_duration_ns");
+	st->has_exclusive ? jw_int(w, st->exclusive_ns) : jw_null(w);
 	jw_key(w, "source_lineno");
 	src && src->source_lineno >= 0 ? jw_int(w, src->source_lineno) : jw_null(w);
 	if (dropped >= 0) {
@@ -173,7 +177,8 @@ static int emit_file_json(struct cli_common *c, struct json_writer *w,
 	for (int i = 0; i < n; i++) {
 		struct sp_stats st;
 
-		if (sp_reader_region_stats(r, ids[i], c->sel, &st) < 0) {
+		/* upstream's floating-point arithmetic, bit for bit */
+		if (sp_reader_region_stats_numpy(r, ids[i], c->sel, &st) < 0) {
 			free(ids);
 			free(overhead);
 			cli_error(c, "%s: out of memory", sp_reader_path(r));

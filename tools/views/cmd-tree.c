@@ -19,11 +19,11 @@
 #include "commands.h"
 
 enum { OPT_RANK = OPT_FIRST_COMMAND_SPECIFIC, OPT_THREAD, OPT_MAX_DEPTH,
-       OPT_ORIGIN };
+       OPT_ORIGIN, OPT_PER_THREAD };
 
 static const char usage[] =
 	"FILE [--rank R] [--thread T] [--max-depth N] [--origin " CLI_ORIGIN_HELP "]\n"
-	"       [--include RE]... [--exclude RE]... [--json]";
+	"       [--per-thread] [--include RE]... [--exclude RE]... [--json]";
 
 /* --help, in the help format of docs/CLI.md (man page and completion are
  * generated from it: tools/cli/gen-docs.py). */
@@ -44,11 +44,14 @@ static const char help[] =
 	"                        repeatable)\n"
 	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
 	"  -r, --ranks LIST      refused: tree shows one rank, use --rank\n"
-	"  --json                the calls as JSON\n"
+	"  --json                the calls as JSON, numbered across threads in start\n"
+	"                        order (as the Python call_stack() does)\n"
+	"  --per-thread          with --json: number the calls thread after thread\n"
 	"  -h, --help            print this help and exit\n";
 
 struct tree_opts {
 	bool has_rank, has_thread;
+	bool per_thread;         /* --json: number calls lane by lane */
 	uint32_t rank;
 	int64_t thread;
 	int max_depth;           /* levels shown; 0 = all */
@@ -150,9 +153,61 @@ static int check_target(const struct cli_common *c, struct sp_reader *r,
 	return found ? 0 : EXIT_USAGE;
 }
 
+/*
+ * Call ids of the JSON list. Upstream numbers the calls of all threads
+ * together in start order (start asc, end desc, then our order: lane,
+ * position), nesting each thread on its own; --per-thread keeps the stack's
+ * order, lane after lane. order[k] is the stack index of call id k and
+ * id[i] the call id of stack index i. Returns 0 or -ENOMEM.
+ */
+struct by_start { int64_t s, e; size_t i; };
+
+static int cmp_by_start(const void *pa, const void *pb)
+{
+	const struct by_start *a = pa, *b = pb;
+
+	if (a->s != b->s)
+		return a->s < b->s ? -1 : 1;
+	if (a->e != b->e)
+		return a->e > b->e ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+static int call_ids(const struct sp_call_stack *cs, bool per_thread, size_t **ret_order,
+		    int64_t **ret_id)
+{
+	size_t n = sp_call_stack_count(cs);
+	struct by_start *k = malloc((n + 1) * sizeof(*k));
+	size_t *order = malloc((n + 1) * sizeof(*order));
+	int64_t *id = malloc((n + 1) * sizeof(*id));
+	struct sp_call call;
+
+	if (!k || !order || !id) {
+		free(k);
+		free(order);
+		free(id);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		sp_call_stack_get(cs, i, &call);
+		k[i] = (struct by_start){ call.start_ns, call.end_ns, i };
+	}
+	if (!per_thread)
+		qsort(k, n, sizeof(*k), cmp_by_start);
+	for (size_t j = 0; j < n; j++) {
+		order[j] = k[j].i;
+		id[k[j].i] = (int64_t)j;
+	}
+	free(k);
+	*ret_order = order;
+	*ret_id = id;
+	return 0;
+}
+
 static void emit_json_call(struct json_writer *w, struct sp_reader *r,
 			   const struct sp_call_stack *cs, size_t i,
-			   const struct sp_call *call, double origin, bool lanes)
+			   const struct sp_call *call, double origin, bool lanes,
+			   const int64_t *id)
 {
 	const struct sp_row *row =
 		sp_reader_row(r, (size_t)sp_reader_row_find(r, call->region, call->rank));
@@ -165,7 +220,7 @@ static void emit_json_call(struct json_writer *w, struct sp_reader *r,
 	else if (len >= (int)sizeof(stack_buf))
 		path = stack_buf; /* out of memory: clipped path */
 	jw_begin_object(w);
-	jw_key(w, "call_id"); jw_int(w, (long long)i);
+	jw_key(w, "call_id"); jw_int(w, id[i]);
 	jw_key(w, "name"); jw_string(w, sp_reader_region_name(r, call->region));
 	jw_key(w, "call_index"); jw_int(w, (long long)call->call_index);
 	jw_key(w, "start"); jw_double(w, (double)call->start_ns / 1e9 - origin);
@@ -178,7 +233,7 @@ static void emit_json_call(struct json_writer *w, struct sp_reader *r,
 	if (call->parent < 0)
 		jw_null(w);
 	else
-		jw_int(w, call->parent);
+		jw_int(w, id[call->parent]);
 	jw_key(w, "call_path"); jw_string(w, path);
 	jw_key(w, "source_file");
 	if (row && row->source_file && row->source_file[0])
@@ -302,16 +357,25 @@ static int run(struct cli_common *c, struct tree_opts *o)
 	if (rc == 0 && c->json) {
 		struct json_writer w;
 		struct sp_call call;
+		size_t *order;
+		int64_t *id;
 
-		jw_init(&w, stdout, true);
-		jw_begin_array(&w);
-		for (size_t i = 0; i < sp_call_stack_count(cs); i++) {
-			sp_call_stack_get(cs, i, &call);
-			if (shown(o, &call))
-				emit_json_call(&w, r, cs, i, &call, origin, lanes);
+		if (call_ids(cs, o->per_thread, &order, &id) < 0) {
+			cli_error(c, "out of memory");
+			rc = EXIT_USAGE;
+		} else {
+			jw_init(&w, stdout, true);
+			jw_begin_array(&w);
+			for (size_t j = 0; j < sp_call_stack_count(cs); j++) {
+				sp_call_stack_get(cs, order[j], &call);
+				if (shown(o, &call))
+					emit_json_call(&w, r, cs, order[j], &call, origin, lanes, id);
+			}
+			jw_end_array(&w);
+			jw_finish(&w);
+			free(order);
+			free(id);
 		}
-		jw_end_array(&w);
-		jw_finish(&w);
 	} else if (rc == 0) {
 		print_tree(r, cs, o, origin, lanes);
 	}
@@ -358,6 +422,9 @@ static int own_option(struct cli_common *c, struct tree_opts *o, int opt,
 					       arg);
 		o->max_depth = (int)v;
 		return 0;
+	case OPT_PER_THREAD:
+		o->per_thread = true;
+		return 0;
 	case OPT_ORIGIN:
 		if (cli_origin_parse(arg, &o->origin) < 0)
 			return cli_usage_error(c, "invalid --origin '%s' (run, first, absolute or a "
@@ -376,6 +443,7 @@ int cmd_tree(int argc, char **argv)
 		{ "thread", required_argument, NULL, OPT_THREAD },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 		{ "origin", required_argument, NULL, OPT_ORIGIN },
+		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ 0 },
 	};
 	struct tree_opts o = { 0 };

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The writer's last pass before the commit, over what every way of writing
+ * a file (finalize, MPI merge, a rank's own file, merge, recover) has put:
+ * region_table/names keeps only regions that have a row (upstream's reader
+ * fails on a name without one; the others go to our uncalled_names), and
+ * exclusive_totals gets each row's exclusive ns, nested per thread lane
+ * exactly as the reader's call-stack reconstruction does (reader/callstack.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writer-internal.h"
+
+struct index_cols {
+	uint64_t n;
+	uint32_t *region, *rank;
+	uint64_t *offset, *count;
+};
+
+/* One rank's events, in the concatenation of its rows. */
+struct rank_events {
+	int64_t *s, *e, *lane;
+	uint32_t *row;   /* local row of each event */
+	uint32_t *pos;   /* region position of each event (ties: input order) */
+	uint64_t *order;
+	uint64_t n;
+};
+
+static void free_cols(struct index_cols *c)
+{
+	free(c->region);
+	free(c->rank);
+	free(c->offset);
+	free(c->count);
+}
+
+static int read_cols(struct sp_writer *w, struct index_cols *c)
+{
+	uint64_t n = w->layout.nrows;
+	c->n = n;
+	c->region = malloc(n * sizeof *c->region + 1);
+	c->rank = malloc(n * sizeof *c->rank + 1);
+	c->offset = malloc(n * sizeof *c->offset + 1);
+	c->count = malloc(n * sizeof *c->count + 1);
+	if (!c->region || !c->rank || !c->offset || !c->count)
+		return -ENOMEM;
+	int ret = sp_writer_get_range(w->g_index, SP_IDX_REGION_IDS, 0, n, c->region);
+	ret = ret ? ret : sp_writer_get_range(w->g_index, SP_IDX_RANKS, 0, n, c->rank);
+	ret = ret ? ret : sp_writer_get_range(w->g_index, SP_IDX_EVENT_OFFSETS, 0, n, c->offset);
+	ret = ret ? ret : sp_writer_get_range(w->g_index, SP_IDX_EVENT_COUNTS, 0, n, c->count);
+	for (uint64_t i = 0; !ret && i < n; i++)
+		if (c->region[i] >= w->layout.nnames || c->offset[i] > w->layout.nevents ||
+		    c->count[i] > w->layout.nevents - c->offset[i])
+			ret = -EINVAL;
+	return ret;
+}
+
+/* Names with a row, in id order, and the ids remapped to them. */
+static int compact_names(struct sp_writer *w, struct index_cols *c)
+{
+	uint32_t nn = w->layout.nnames, kept = 0, other = 0;
+	uint32_t *map = calloc(nn + 1, sizeof *map);
+	const char **names = malloc((nn + 1) * sizeof *names);
+	const char **uncalled = malloc((nn + 1) * sizeof *uncalled);
+	uint8_t *kinds = malloc(nn + 1);
+	int ret = map && names && uncalled && kinds ? 0 : -ENOMEM;
+	for (uint64_t i = 0; !ret && i < c->n; i++)
+		map[c->region[i]] = 1;
+	for (uint32_t id = 0; !ret && id < nn; id++) {
+		if (!map[id]) {
+			uncalled[other++] = w->layout.names[id];
+			continue;
+		}
+		names[kept] = w->layout.names[id];
+		if (w->layout.kinds)
+			kinds[kept] = w->layout.kinds[id];
+		map[id] = kept++;
+	}
+	if (!ret)
+		ret = sp_writer_put_names(w, names, w->layout.kinds ? kinds : NULL, kept, uncalled,
+					  other);
+	if (!ret && kept < nn) {
+		for (uint64_t i = 0; i < c->n; i++)
+			c->region[i] = map[c->region[i]];
+		ret = sp_writer_put_range(w->g_index, SP_IDX_REGION_IDS, 0, c->n, c->region);
+	}
+	free(map);
+	free(names);
+	free(uncalled);
+	free(kinds);
+	return ret;
+}
+
+/* Read the events of rows[0..n) (a rank's) back to back into ev->s/e/lane. */
+static int read_rank_events(struct sp_writer *w, const struct index_cols *c,
+			    const uint64_t *rows, size_t n, struct rank_events *ev)
+{
+	bool lanes = w->layout.columns & SP_WCOL_THREAD_IDS;
+	uint64_t at = 0;
+	int ret = 0;
+	for (size_t k = 0; !ret && k < n; k++) {
+		uint64_t i = rows[k], m = c->count[i];
+		ret = sp_writer_get_range(w->g_events, SP_EV_START_TIMES, c->offset[i], m, ev->s + at);
+		if (!ret)
+			ret = sp_writer_get_range(w->g_events, SP_EV_END_TIMES, c->offset[i], m,
+						  ev->e + at);
+		if (!ret && lanes)
+			ret = sp_writer_get_range(w->g_events, SP_EV_THREAD_IDS, c->offset[i], m,
+						  ev->lane + at);
+		for (uint64_t j = 0; j < m; j++) {
+			if (!lanes)
+				ev->lane[at + j] = 0;
+			ev->row[at + j] = (uint32_t)k;
+		}
+		at += m;
+	}
+	return ret;
+}
+
+/* lane, start asc, end desc, region position, input order: the reader's. */
+static int cmp_call(const void *pa, const void *pb, void *arg)
+{
+	const struct rank_events *ev = arg;
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	if (ev->lane[a] != ev->lane[b])
+		return ev->lane[a] < ev->lane[b] ? -1 : 1;
+	if (ev->s[a] != ev->s[b])
+		return ev->s[a] < ev->s[b] ? -1 : 1;
+	if (ev->e[a] != ev->e[b])
+		return ev->e[a] > ev->e[b] ? -1 : 1;
+	if (ev->pos[a] != ev->pos[b])
+		return ev->pos[a] < ev->pos[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/*
+ * Nest the rank's calls with a stack (doubled timestamps, a zero-length
+ * call ends half a tick late) and sum each row's exclusive ns into excl.
+ * Returns false when the calls are not properly nested (or end before
+ * they start): the rank's rows then keep -1 and the reader names the calls.
+ */
+static bool nest_rank(struct rank_events *ev, uint64_t *stack, int64_t *excl)
+{
+	uint64_t top = 0;
+	int64_t lane = 0;
+	for (uint64_t k = 0; k < ev->n; k++) {
+		uint64_t i = ev->order[k];
+		int64_t s = ev->s[i], e = ev->e[i], s2 = 2 * s;
+		if (e < s)
+			return false;
+		if (k == 0 || ev->lane[i] != lane)
+			top = 0;
+		lane = ev->lane[i];
+		while (top > 0) {
+			uint64_t p = stack[top - 1];
+			if (2 * ev->e[p] + (ev->e[p] == ev->s[p]) > s2)
+				break;
+			top--;
+		}
+		excl[ev->row[i]] += e - s;
+		if (top) {
+			uint64_t p = stack[top - 1];
+			if (e > ev->e[p])
+				return false;
+			excl[ev->row[p]] -= e - s;
+		}
+		stack[top++] = i;
+	}
+	return true;
+}
+
+static void free_events(struct rank_events *ev)
+{
+	free(ev->s);
+	free(ev->e);
+	free(ev->lane);
+	free(ev->row);
+	free(ev->pos);
+	free(ev->order);
+}
+
+/* Exclusive ns of the rows of one rank into out (indexed by file row). */
+static int rank_exclusive(struct sp_writer *w, const struct index_cols *c, const uint64_t *rows,
+			  size_t n, const uint32_t *region_pos, int64_t *out)
+{
+	struct rank_events ev = { 0 };
+	for (size_t k = 0; k < n; k++)
+		ev.n += c->count[rows[k]];
+	uint64_t m = ev.n + 1;
+	ev.s = malloc(m * sizeof *ev.s);
+	ev.e = malloc(m * sizeof *ev.e);
+	ev.lane = malloc(m * sizeof *ev.lane);
+	ev.row = malloc(m * sizeof *ev.row);
+	ev.pos = malloc(m * sizeof *ev.pos);
+	ev.order = malloc(m * sizeof *ev.order);
+	int64_t *excl = calloc(n + 1, sizeof *excl);
+	int ret = ev.s && ev.e && ev.lane && ev.row && ev.pos && ev.order && excl ? 0 : -ENOMEM;
+	if (!ret)
+		ret = read_rank_events(w, c, rows, n, &ev);
+	if (!ret) {
+		for (uint64_t i = 0; i < ev.n; i++) {
+			ev.order[i] = i;
+			ev.pos[i] = region_pos[c->region[rows[ev.row[i]]]];
+		}
+		qsort_r(ev.order, ev.n, sizeof *ev.order, cmp_call, &ev);
+		uint64_t *stack = malloc(m * sizeof *stack);
+		if (!stack)
+			ret = -ENOMEM;
+		else if (nest_rank(&ev, stack, excl))
+			for (size_t k = 0; k < n; k++)
+				out[rows[k]] = excl[k];
+		free(stack);
+	}
+	free(excl);
+	free_events(&ev);
+	return ret;
+}
+
+struct pos_key {
+	double first_start;
+	uint32_t id;
+};
+
+static int cmp_pos(const void *pa, const void *pb)
+{
+	const struct pos_key *a = pa, *b = pb;
+	if (a->first_start != b->first_start)
+		return a->first_start < b->first_start ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/*
+ * Region positions as the reader orders regions (sp_reader_regions): by the
+ * smallest first start in seconds over the region's rows (0.0 for a row
+ * without calls), ties in id order. Only ties of identical calls of two
+ * regions depend on it (the one listed first becomes the parent).
+ */
+static int region_positions(struct sp_writer *w, const struct index_cols *c, uint32_t nregions,
+			    uint32_t *pos)
+{
+	struct pos_key *key = malloc((nregions + 1) * sizeof *key);
+	bool *seen = calloc(nregions + 1, sizeof *seen);
+	int64_t *buf = NULL;
+	size_t cap = 0;
+	int ret = key && seen ? 0 : -ENOMEM;
+	for (uint32_t id = 0; id < nregions && key; id++)
+		key[id] = (struct pos_key){ 0.0, id };
+	for (uint64_t i = 0; !ret && i < c->n; i++) {
+		uint64_t m = c->count[i];
+		double fs = 0.0;
+		if (m > cap) {
+			free(buf);
+			cap = m;
+			buf = malloc(cap * sizeof *buf);
+			if (!buf)
+				ret = -ENOMEM;
+		}
+		if (!ret && m)
+			ret = sp_writer_get_range(w->g_events, SP_EV_START_TIMES, c->offset[i], m, buf);
+		if (!ret && m) {
+			int64_t mn = buf[0];
+			for (uint64_t j = 1; j < m; j++)
+				mn = buf[j] < mn ? buf[j] : mn;
+			fs = (double)mn / 1e9;
+		}
+		struct pos_key *k = &key[c->region[i]];
+		if (!seen[c->region[i]] || fs < k->first_start)
+			k->first_start = fs;
+		seen[c->region[i]] = true;
+	}
+	if (!ret) {
+		qsort(key, nregions, sizeof *key, cmp_pos);
+		for (uint32_t p = 0; p < nregions; p++)
+			pos[key[p].id] = p;
+	}
+	free(key);
+	free(seen);
+	free(buf);
+	return ret;
+}
+
+static int cmp_by_rank(const void *pa, const void *pb, void *arg)
+{
+	const uint32_t *rank = arg;
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	if (rank[a] != rank[b])
+		return rank[a] < rank[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+static int exclusive_totals(struct sp_writer *w, const struct index_cols *c, uint32_t nregions)
+{
+	uint64_t n = c->n;
+	int64_t *out = malloc((n + 1) * sizeof *out);
+	uint64_t *rows = malloc((n + 1) * sizeof *rows);
+	uint32_t *pos = malloc((nregions + 1) * sizeof *pos);
+	int ret = out && rows && pos ? 0 : -ENOMEM;
+	if (!ret)
+		ret = region_positions(w, c, nregions, pos);
+	for (uint64_t i = 0; !ret && i < n; i++) {
+		out[i] = -1;
+		rows[i] = i;
+	}
+	if (!ret)
+		qsort_r(rows, n, sizeof *rows, cmp_by_rank, c->rank);
+	for (uint64_t a = 0, b; !ret && a < n; a = b) {
+		for (b = a; b < n && c->rank[rows[b]] == c->rank[rows[a]]; b++)
+			;
+		ret = rank_exclusive(w, c, rows + a, b - a, pos, out);
+	}
+	if (!ret)
+		ret = sp_writer_put_range(w->g_index, SP_IDX_EXCLUSIVE_TOTALS, 0, n, out);
+	free(out);
+	free(rows);
+	free(pos);
+	return ret;
+}
+
+int sp_writer_finish_index(struct sp_writer *w)
+{
+	struct index_cols c = { 0 };
+	int ret = read_cols(w, &c);
+	if (!ret)
+		ret = compact_names(w, &c);
+	if (!ret && c.n) {
+		uint32_t nregions = 0;
+		for (uint64_t i = 0; i < c.n; i++)
+			nregions = c.region[i] + 1 > nregions ? c.region[i] + 1 : nregions;
+		ret = exclusive_totals(w, &c, nregions);
+	}
+	free_cols(&c);
+	return ret;
+}
