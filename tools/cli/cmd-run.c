@@ -95,6 +95,8 @@ static const char help[] =
 	"                        (default: 10s)\n"
 	"  --library PATH        the preload library (default: the one installed\n"
 	"                        with this scope-profiler)\n"
+	"  --mpi FAMILY          the MPI family's library: openmpi or mpich\n"
+	"                        (default: read from PROGRAM's dynamic dependencies)\n"
 	"  -v, --verbose         every rank says what it saved\n"
 	"  -h, --help            print this help and exit\n"
 	"\n"

@@ -57,7 +57,7 @@ static const char usage[] =
 	"  -e, --exclude RE      leave out regions whose name matches RE (repeatable)\n"
 	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all)\n"
 	"  --json                print {output, files: [...]} instead of \"wrote FILE\"\n"
-	"  -h, --help            show this help\n"
+	"  -h, --help            print this help and exit\n"
 	"\n"
 	"Example: scope-profiler report run.h5 -o run.html\n"
 	"See docs/REPORT.md. On a terminal, progress goes to stderr after one second.\n";
