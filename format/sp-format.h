@@ -17,7 +17,7 @@
  * by a file stay bounded. The reader refuses more; merge refuses more. */
 #define SP_MAX_RANKS (1 << 24)
 /* Region names longer than this are cut by the reader, with a marker. */
-#define SP_NAME_MAX 8192
+#define SP_NAME_MAX 16384
 /* Other strings of a file (metadata, sources, tags) are cut past this. */
 #define SP_STRING_MAX 65536
 #define SP_SCHEMA_MAX_READ 3

@@ -414,3 +414,30 @@ void cli_output_discard(const char *tmp)
 	if (tmp)
 		unlink(tmp);
 }
+
+/*
+ * A text cell of a CSV file (RFC 4180: quoted when it holds a comma, quote
+ * or line break). A cell that starts with = + - @, TAB or CR would be run
+ * as a formula by spreadsheets (CSV injection): it is written with a
+ * leading ' inside quotes, the rule OWASP gives; readers that care strip it.
+ */
+void cli_csv_text(FILE *f, const char *s)
+{
+	bool formula = s && strchr("=+-@\t\r", s[0]) && s[0];
+
+	if (!s)
+		s = "";
+	if (!formula && !strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	if (formula)
+		fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}

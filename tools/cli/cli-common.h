@@ -75,6 +75,10 @@ int cli_common_option(struct cli_common *c, int opt, const char *arg);
 /* Expand the remaining arguments (globs) into c->files. -1 on error. */
 int cli_collect_files(struct cli_common *c, int argc, char **argv, int first);
 
+/* A CSV text cell: RFC 4180 quoting, formula cells neutralised with a
+ * leading ' (cli-common.c; docs/CLI.md). */
+void cli_csv_text(FILE *f, const char *s);
+
 /* Open a profile, reporting failures; returns 0 or EXIT_USAGE. A rank of
  * --ranks that the file does not have is such a failure. */
 int cli_open(const struct cli_common *c, const char *path,

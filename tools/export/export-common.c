@@ -31,19 +31,7 @@ void ex_json_double(FILE *out, double v)
 
 void ex_csv_string(FILE *out, const char *s)
 {
-	if (!s)
-		s = "";
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	cli_csv_text(out, s);
 }
 
 int ex_parse_duration(const char *s, int64_t *ret_ns)

@@ -16,6 +16,12 @@
 #include "sp-duration.h"
 #include "cli-progress.h"
 #include "commands.h"
+#include "sp-format.h"
+#include "table.h"
+
+/* An escaped name: every byte of a name of at most SP_NAME_MAX bytes (plus
+ * the reader's cut marker) shown as up to 4. */
+#define ESC_MAX (4 * SP_NAME_MAX + 64)
 
 enum { OPT_FORMAT = OPT_FIRST_COMMAND_SPECIFIC, OPT_ORIGIN };
 
@@ -60,22 +66,6 @@ struct events_ctx {
 	struct json_writer *w;
 	const char *file;      /* non-NULL: prefix rows with the file (several inputs) */
 };
-
-/* A CSV field, quoted when needed (RFC 4180). */
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 static void put_double(FILE *f, double v)
 {
@@ -136,10 +126,10 @@ static void emit(struct events_ctx *x, const char *name, uint32_t rank,
 		break;
 	case FMT_CSV:
 		if (x->file) {
-			csv_field(stdout, x->file);
+			cli_csv_text(stdout, x->file);
 			fputc(',', stdout);
 		}
-		csv_field(stdout, name);
+		cli_csv_text(stdout, name);
 		printf(",%u,%llu,", rank, (unsigned long long)index);
 		put_double(stdout, start);
 		fputc(',', stdout);
@@ -160,7 +150,14 @@ static void emit(struct events_ctx *x, const char *name, uint32_t rank,
 		cli_format_fixed9(t[0], sizeof t[0], x->time_width, start);
 		cli_format_fixed9(t[1], sizeof t[1], x->time_width, end);
 		cli_format_fixed9(t[2], sizeof t[2], x->time_width, end - start);
-		printf("%-*s %6u %10llu %s %s %s", x->name_width, name, rank,
+		char esc[ESC_MAX];
+		int pad;
+
+		/* Escaped (table.c's rule: nothing raw reaches the terminal),
+		 * padded by display width. */
+		tbl_escape(esc, sizeof esc, name);
+		pad = x->name_width - (int)cli_display_width(esc);
+		printf("%s%*s %6u %10llu %s %s %s", esc, pad > 0 ? pad : 0, "", rank,
 		       (unsigned long long)index, t[0], t[1], t[2]);
 		if (x->thread)
 			printf(" %6lld", (long long)x->thread[ev]);
@@ -185,7 +182,11 @@ static void table_widths(struct events_ctx *x, const uint32_t *ids, int n)
 
 	x->name_width = 4;
 	for (int i = 0; i < n; i++) {
-		int len = (int)cli_display_width(sp_reader_region_name(x->r, ids[i]));
+		char esc[ESC_MAX];
+		int len;
+
+		tbl_escape(esc, sizeof esc, sp_reader_region_name(x->r, ids[i]));
+		len = (int)cli_display_width(esc);
 
 		if (len > x->name_width)
 			x->name_width = len;
@@ -228,8 +229,12 @@ static int emit_file(struct events_ctx *x, bool first_file)
 		table_widths(x, ids, n);
 		if (!first_file)
 			fputc('\n', stdout);
-		if (x->file)
-			printf("%s\n", x->file);
+		if (x->file) {
+			char esc[ESC_MAX];
+
+			tbl_escape(esc, sizeof esc, x->file);
+			printf("%s\n", esc);
+		}
 	}
 	if (first_file || x->format == FMT_TABLE)
 		header(x);
