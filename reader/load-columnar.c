@@ -343,6 +343,17 @@ static long event_column(struct sp_reader *r, hid_t ev, const char *name,
 	return n > 0 ? n : h5_read_i64_max(r, ev, name, limit, &r->col[col]);
 }
 
+/* The length a 1-D dataset claims (-1 when absent or not 1-D). */
+static long claimed_len(hid_t loc, const char *name)
+{
+	hid_t d = h5_exists(loc, name) ? H5Dopen2(loc, name, H5P_DEFAULT) : -1;
+	hssize_t n = d >= 0 ? h5_dset_len(d) : -1;
+
+	if (d >= 0)
+		H5Dclose(d);
+	return (long)n;
+}
+
 /*
  * Events the index refers to: the end of the last row's slice. Columns are
  * read only that far, so a small file whose columns claim far more values
@@ -368,7 +379,7 @@ static int load_events(struct sp_reader *r, hid_t file)
 {
 	bool deltas, mpi_rows = false;
 	uint64_t limit;
-	long n, m;
+	long n, m, full;
 	hid_t ev;
 	int rc = 0;
 
@@ -383,6 +394,7 @@ static int load_events(struct sp_reader *r, hid_t file)
 	deltas = h5_exists(ev, SP_EV_START_DELTAS);
 	/* Deltas are decoded in place: read, never mapped. */
 	limit = events_referenced(r);
+	full = claimed_len(ev, deltas ? SP_EV_START_DELTAS : SP_EV_START_TIMES);
 	if (deltas) {
 		n = h5_read_i64_max(r, ev, SP_EV_START_DELTAS, limit,
 				    &r->col[SP_COL_START_TIMES]);
@@ -401,8 +413,11 @@ static int load_events(struct sp_reader *r, hid_t file)
 	} else if (n < 0 || m < 0) {
 		rc = (int)(n < 0 ? n : m);
 	} else {
-		rc = check_len(r, SP_GROUP_EVENTS, deltas ? SP_EV_DURATIONS :
-			       SP_EV_END_TIMES, m, n);
+		const char *e = deltas ? SP_EV_DURATIONS : SP_EV_END_TIMES;
+
+		rc = check_len(r, SP_GROUP_EVENTS, e, claimed_len(ev, e), full);
+		if (rc == 0)
+			rc = check_len(r, SP_GROUP_EVENTS, e, m, n);
 	}
 	r->n_events = n > 0 ? (size_t)n : 0;
 	/* MPI columns in the row layout, or (-ENOENT) full-length as before. */
@@ -418,6 +433,12 @@ static int load_events(struct sp_reader *r, hid_t file)
 
 		if (mpi_rows && mpi_rows_holds(optional_event_columns[k].col))
 			continue;
+		/* Every event column claims as many values as the times (only
+		 * the referenced ones are read). */
+		if (h5_exists(ev, name) && claimed_len(ev, name) != full) {
+			rc = check_len(r, SP_GROUP_EVENTS, name, claimed_len(ev, name), full);
+			break;
+		}
 		len = event_column(r, ev, name, optional_event_columns[k].col, limit);
 
 		if (len == -ENOENT)
