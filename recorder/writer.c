@@ -141,8 +141,9 @@ int sp_writer_make_dset(hid_t group, const char *name, hid_t type, uint64_t n)
 	return make_dset_level(group, name, type, n, 0);
 }
 
-/* Read n values of group/name at [first, first+n) into buf (native types). */
-int sp_writer_get_range(hid_t group, const char *name, uint64_t first, uint64_t n, void *buf)
+/* Read or write n values at [first, first+n) of group/name (native types). */
+static int range_io(hid_t group, const char *name, uint64_t first, uint64_t n, void *buf,
+		    bool write)
 {
 	if (n == 0)
 		return 0;
@@ -155,7 +156,8 @@ int sp_writer_get_range(hid_t group, const char *name, uint64_t first, uint64_t 
 	hid_t mspace = H5Screate_simple(1, &count, NULL);
 	herr_t rc = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL);
 	if (rc >= 0)
-		rc = H5Dread(d, mem_type(ftype), mspace, fspace, H5P_DEFAULT, buf);
+		rc = write ? H5Dwrite(d, mem_type(ftype), mspace, fspace, H5P_DEFAULT, buf)
+			   : H5Dread(d, mem_type(ftype), mspace, fspace, H5P_DEFAULT, buf);
 	int ret = rc < 0 ? h5_error() : 0;
 	H5Sclose(mspace);
 	H5Sclose(fspace);
@@ -164,27 +166,14 @@ int sp_writer_get_range(hid_t group, const char *name, uint64_t first, uint64_t 
 	return ret;
 }
 
-/* Write n values of `buf` at [first, first+n) of group/name. */
+int sp_writer_get_range(hid_t group, const char *name, uint64_t first, uint64_t n, void *buf)
+{
+	return range_io(group, name, first, n, buf, false);
+}
+
 int sp_writer_put_range(hid_t group, const char *name, uint64_t first, uint64_t n, const void *buf)
 {
-	if (n == 0)
-		return 0;
-	hid_t d = H5Dopen2(group, name, H5P_DEFAULT);
-	if (d < 0)
-		return h5_error();
-	hid_t ftype = H5Dget_type(d);
-	hid_t fspace = H5Dget_space(d);
-	hsize_t start = first, count = n;
-	hid_t mspace = H5Screate_simple(1, &count, NULL);
-	herr_t rc = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL);
-	if (rc >= 0)
-		rc = H5Dwrite(d, mem_type(ftype), mspace, fspace, H5P_DEFAULT, buf);
-	int ret = rc < 0 ? h5_error() : 0;
-	H5Sclose(mspace);
-	H5Sclose(fspace);
-	H5Tclose(ftype);
-	H5Dclose(d);
-	return ret;
+	return range_io(group, name, first, n, (void *)buf, true);
 }
 
 static int attr_scalar(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v)

@@ -39,6 +39,12 @@ enum {
 	{ "ranks", required_argument, NULL, OPT_RANKS }, \
 	{ "help", no_argument, NULL, OPT_HELP }
 
+/* The help lines of --include and --exclude (help format: docs/CLI.md). */
+#define CLI_HELP_FILTERS \
+	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n" \
+	"                        repeatable)\n" \
+	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+
 struct cli_common {
 	const char *command;   /* for messages */
 	const char *usage;     /* printed on usage errors / --help */

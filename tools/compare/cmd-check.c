@@ -56,9 +56,7 @@ static const char help[] =
 	"  --confidence PCT      repeated runs: confidence level (default: 95)\n"
 	"  --resamples N         repeated runs: bootstrap resamples (default: 10000)\n"
 	"  --json                machine-readable verdict (same exit codes)\n"
-	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
-	"                        repeatable)\n"
-	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	CLI_HELP_FILTERS
 	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
 	"                        the file does not have is an error\n"
 	"  -h, --help            print this help and exit\n"

@@ -39,9 +39,7 @@ static const char help[] =
 	"                        in only one profile are always shown (default: 0)\n"
 	"  --json                {a, b, metric, rows: [{name, a, b, delta, pct}],\n"
 	"                        only_in_a, only_in_b}; null for a missing value\n"
-	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
-	"                        repeatable)\n"
-	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	CLI_HELP_FILTERS
 	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
 	"                        the file does not have is an error\n"
 	"  -h, --help            print this help and exit\n";

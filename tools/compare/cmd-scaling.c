@@ -36,9 +36,7 @@ static const char help[] =
 	"  --json                {x_field, x_label, baseline, runs, points: [{region,\n"
 	"                        <x_field>, runs, average_duration, speedup,\n"
 	"                        ideal_speedup, efficiency, normalized_runtime}]}\n"
-	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
-	"                        repeatable)\n"
-	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	CLI_HELP_FILTERS
 	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
 	"                        the file does not have is an error\n"
 	"  -h, --help            print this help and exit\n"

@@ -40,9 +40,7 @@ const char export_help[] =
 	"  --x FIELD             plot-data: scaling x axis (default: num_ranks)\n"
 	"  --cmap PALETTE        plot-data: colour palette (default: tab20)\n"
 	"  --json                print what was written as JSON\n"
-	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
-	"                        repeatable)\n"
-	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	CLI_HELP_FILTERS
 	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
 	"                        the file does not have is an error\n"
 	"  -h, --help            print this help and exit\n"

@@ -72,9 +72,7 @@ static const char help[] =
 	"  --width PX            chart width in pixels, 100-20000 (default: 900)\n"
 	"  --max-bars N          most bars drawn per chart (default: 20000)\n"
 	"  --json                print what was written as JSON\n"
-	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
-	"                        repeatable)\n"
-	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	CLI_HELP_FILTERS
 	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
 	"                        the file does not have is an error\n"
 	"  -h, --help            print this help and exit\n";

@@ -26,9 +26,7 @@ static const char help[] =
 	"\n"
 	"options:\n"
 	"  --json                machine-readable output\n"
-	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
-	"                        repeatable)\n"
-	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	CLI_HELP_FILTERS
 	"  -r, --ranks LIST      only these calling ranks, e.g. 0,2,4-7 (default:\n"
 	"                        all); a rank the file does not have is an error\n"
 	"  -h, --help            print this help and exit\n"

@@ -46,9 +46,7 @@ static const char help[] =
 	"                        start_time_ns, else the first region entry), first\n"
 	"                        (the first entry), absolute (the raw clock) or a\n"
 	"                        duration such as 1.5s (default: run)\n"
-	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
-	"                        repeatable)\n"
-	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	CLI_HELP_FILTERS
 	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
 	"                        the file does not have is an error\n"
 	"  -h, --help            print this help and exit\n"

@@ -53,9 +53,7 @@ static const char help[] =
 	"                        avg, min, max, first, last, std, p50, p95, p99,\n"
 	"                        imbalance (default: the standard layout)\n"
 	"  --json                machine-readable output\n"
-	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
-	"                        repeatable)\n"
-	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	CLI_HELP_FILTERS
 	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
 	"                        the file does not have is an error\n"
 	"  -h, --help            print this help and exit\n";

@@ -39,9 +39,7 @@ static const char help[] =
 	"  --top N               keep the N rows with the most time in each part\n"
 	"                        (default: all)\n"
 	"  --json                machine-readable output\n"
-	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
-	"                        repeatable)\n"
-	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	CLI_HELP_FILTERS
 	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
 	"                        the file does not have is an error\n"
 	"  -h, --help            print this help and exit\n";

@@ -40,9 +40,7 @@ static const char help[] =
 	"  --max-depth N         show N levels (default: all)\n"
 	"  --origin ORIGIN       time zero: run, first, absolute or a duration\n"
 	"                        (default: run)\n"
-	"  -i, --include RE      keep regions whose name matches RE (Python re.match;\n"
-	"                        repeatable)\n"
-	"  -e, --exclude RE      drop regions whose name matches RE (repeatable)\n"
+	CLI_HELP_FILTERS
 	"  -r, --ranks LIST      refused: tree shows one rank, use --rank\n"
 	"  --json                the calls as JSON, numbered across threads in start\n"
 	"                        order (as the Python call_stack() does)\n"
