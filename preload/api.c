@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ struct region {
 	int64_t cap, slots;     /* capacity and slots used */
 	int64_t entries, done, total, min, max;
 	int64_t open[DEPTH_MAX]; /* open slots, innermost last */
+	int64_t open_start[DEPTH_MAX]; /* their start times */
 	int depth;
 };
 
@@ -57,6 +59,8 @@ struct sp_profiler {
 	struct region *regions;
 	int nregions, capregions;
 	int open_stack[OPEN_MAX]; /* region of each open call, newest last */
+	uint64_t kept_bytes;    /* timestamp slots grown so far */
+	bool kept_full;         /* MAX_MEMORY reached: no slot grows any more */
 	int open_depth;         /* may exceed OPEN_MAX; only OPEN_MAX recorded */
 };
 
@@ -253,39 +257,66 @@ static bool valid(const sp_profiler *p, int region)
 	return p && p->active && region >= 0 && region < p->nregions;
 }
 
-/* The begin bookkeeping; lock held. Returns the recorded slot, -1 if the
- * call is not recorded. The start is read last. */
+/*
+ * Grow a region's timestamp slots (the .spt file keeps every call). The
+ * context's slots stay within SCOPE_PROFILER_MAX_MEMORY: past it, calls are
+ * still timed, counted and on the process timeline (which has its own cap
+ * and spill), only not kept for the .spt file; one line says so. Returns
+ * -1 when out of memory (the call is then not timed, as upstream).
+ */
+static int grow_slots(sp_profiler *p, struct region *r)
+{
+	int64_t cap = 2 * r->cap;
+	uint64_t more = (uint64_t)(cap - r->cap) * 2 * sizeof(int64_t);
+	if (p->kept_full || (sp_config.max_memory && p->kept_bytes + more > sp_config.max_memory)) {
+		if (!p->kept_full)
+			warn("the calls of this context fill SCOPE_PROFILER_MAX_MEMORY; later calls are "
+			     "timed and counted, but not kept for the .spt file");
+		p->kept_full = true;
+		return 0;
+	}
+	int64_t *s = realloc(r->starts, (size_t)cap * sizeof *s);
+	if (s)
+		r->starts = s;
+	int64_t *e = s ? realloc(r->ends, (size_t)cap * sizeof *e) : NULL;
+	if (e)
+		r->ends = e;
+	if (!s || !e) {
+		warn("out of memory recording '%s'; this call is not timed", r->name);
+		p->last_error = SP_ERR_NO_MEMORY;
+		return -1;
+	}
+	r->cap = cap;
+	p->kept_bytes += more;
+	return 0;
+}
+
+/* The begin bookkeeping; lock held. Returns the call's slot (its token:
+ * slots past the kept ones are numbered on), -1 if the call is not
+ * recorded. The start is read last. */
 static int64_t begin_locked(sp_profiler *p, int region)
 {
 	struct region *r = &p->regions[region];
-	if (r->slots == r->cap) {
-		int64_t cap = 2 * r->cap;
-		int64_t *s = realloc(r->starts, (size_t)cap * sizeof *s);
-		if (s)
-			r->starts = s;
-		int64_t *e = s ? realloc(r->ends, (size_t)cap * sizeof *e) : NULL;
-		if (e)
-			r->ends = e;
-		if (!s || !e) {
-			warn("out of memory recording '%s'; this call is not timed", r->name);
-			p->last_error = SP_ERR_NO_MEMORY;
-			return -1;
-		}
-		r->cap = cap;
-	}
+	if (r->slots == r->cap && grow_slots(p, r) < 0)
+		return -1;
 	r->entries++;
 	if (r->depth >= DEPTH_MAX) {
 		warn("region '%s' nested deeper than %d; this call is not timed", r->name, DEPTH_MAX);
 		return -1;
 	}
 	int64_t slot = r->slots++;
-	r->open[r->depth++] = slot;
+	int d = r->depth++;
+	r->open[d] = slot;
 	if (p->open_depth < OPEN_MAX)
 		p->open_stack[p->open_depth] = region;
 	p->open_depth++;
-	r->ends[slot] = -1;
+	if (slot < r->cap)
+		r->ends[slot] = -1;
 	p->last_error = SP_OK;
-	r->starts[slot] = sp_now_ns();
+	int64_t start = sp_now_ns();
+	r->open_start[d] = start;
+	if (slot < r->cap)
+		r->starts[slot] = start;
 	return slot;
 }
 
@@ -296,8 +327,9 @@ static void close_locked(sp_profiler *p, int region, int64_t now)
 	int64_t slot = r->open[--r->depth];
 	if (p->open_depth > 0)
 		p->open_depth--; /* positional, as upstream (docs/API.md) */
-	r->ends[slot] = now;
-	int64_t d = now - r->starts[slot];
+	if (slot < r->cap)
+		r->ends[slot] = now;
+	int64_t d = now - r->open_start[r->depth];
 	r->total += d;
 	if (r->done == 0 || d < r->min)
 		r->min = d;
@@ -515,7 +547,8 @@ SP_EXPORT const char *sp_profiler_output_path(const sp_profiler *p)
  * still-open call. */
 static int64_t written(const struct region *r)
 {
-	return r->depth ? r->open[0] : r->slots;
+	int64_t n = r->depth ? r->open[0] : r->slots;
+	return n < r->cap ? n : r->cap; /* the kept ones (grow_slots) */
 }
 
 static bool put(FILE *f, const void *v, size_t n)
