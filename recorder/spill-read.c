@@ -20,6 +20,14 @@
 #define ALIGN8(n) (((n) + 7u) & ~(uint64_t)7u)
 #define MAX_SEQ (1ull << 40)
 
+/* Entries a table read from the file may have (events of a thread, region
+ * ids): each takes 8 bytes or more in a real file, so a small hostile file
+ * cannot make us allocate gigabytes; the slack covers holes. */
+static uint64_t table_bound(const struct sp_spill_data *d)
+{
+	return d->file_bytes / 8 + 65536;
+}
+
 static struct sp_spill_tdata *thread_of(struct sp_spill_data *d, uint32_t index)
 {
 	for (uint32_t i = 0; i < d->nthreads; i++)
@@ -56,7 +64,7 @@ static int reserve_events(struct sp_spill_tdata *t, uint64_t n)
 
 static struct sp_spill_rdata *region_of(struct sp_spill_data *d, uint32_t id)
 {
-	if (id >= 1u << 24)
+	if (id >= 1u << 24 || id >= table_bound(d))
 		return NULL;
 	if (id >= d->nregions) {
 		struct sp_spill_rdata *v = realloc(d->regions, (id + 1) * sizeof *v);
@@ -97,6 +105,8 @@ static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const c
 		memcpy(&r, p, sizeof r);
 		if (r.name_bytes != h->bytes - sizeof r || r.kind >= SP_KIND_COUNT)
 			return -EBADMSG;
+		if (r.id >= 1u << 24 || r.id >= table_bound(d))
+			return -EBADMSG;
 		struct sp_spill_rdata *o = region_of(d, r.id);
 		if (!o)
 			return -ENOMEM;
@@ -118,10 +128,14 @@ static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const c
 		struct sp_spill_tdata *t = thread_of(d, h->thread);
 		if (!t)
 			return -ENOMEM;
+		if (e.first_seq > MAX_SEQ || e.first_seq + e.n > table_bound(d))
+			return -EBADMSG; /* (first_seq + n cannot wrap past MAX_SEQ) */
 		int ret = reserve_events(t, e.first_seq + e.n);
 		if (ret)
 			return ret;
-		memcpy(t->ev + e.first_seq, p + sizeof e, (size_t)e.n * sizeof(struct sp_spill_event));
+		if (e.n) /* an empty record may come before any event array */
+			memcpy(t->ev + e.first_seq, p + sizeof e,
+			       (size_t)e.n * sizeof(struct sp_spill_event));
 		clock_point(d, e.tick, e.ns);
 		return 0;
 	}
@@ -129,6 +143,8 @@ static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const c
 		size_t n = h->bytes / sizeof(struct sp_spill_close);
 		if (n * sizeof(struct sp_spill_close) != h->bytes)
 			return -EBADMSG;
+		if (n == 0)
+			return 0; /* nothing to add (and no array yet to add to) */
 		if (cl->n + n > cl->cap) {
 			size_t cap = (cl->cap ? cl->cap * 2 : 256) + n;
 			void *v = realloc(cl->v, cap * sizeof *cl->v);
@@ -172,6 +188,8 @@ static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const c
 		for (size_t i = 0; i < n; i++) {
 			struct sp_spill_drop x;
 			memcpy(&x, p + i * sizeof x, sizeof x);
+			if (x.region >= 1u << 24 || x.region >= table_bound(d))
+				return -EBADMSG;
 			struct sp_spill_rdata *o = region_of(d, x.region);
 			if (!o)
 				return -ENOMEM;
@@ -347,6 +365,7 @@ int sp_spill_read(const char *path, struct sp_spill_data *ret_data)
 	int ret = fstat(fd, &st) < 0 ? -errno : 0;
 	if (!ret) {
 		struct source src = { .fd = fd, .size = (uint64_t)st.st_size };
+		ret_data->file_bytes = (uint64_t)st.st_size;
 		ret = parse(ret_data, &src);
 		free(src.buf);
 	}
@@ -376,8 +395,14 @@ int64_t sp_spill_ns(const struct sp_spill_data *d, int64_t tick)
 {
 	if (!d->hdr.clock_tsc)
 		return tick;
+	/* In double, saturated: a hostile file's pairs and ticks may be anything. */
 	double k = d->last_tick > d->hdr.tick0
-			   ? (double)(d->last_ns - d->hdr.ns0) / (double)(d->last_tick - d->hdr.tick0)
+			   ? ((double)d->last_ns - (double)d->hdr.ns0) /
+				     ((double)d->last_tick - (double)d->hdr.tick0)
 			   : 1.0;
-	return d->hdr.ns0 + (int64_t)__builtin_floor((double)(tick - d->hdr.tick0) * k);
+	double v = (double)d->hdr.ns0 +
+		   __builtin_floor(((double)tick - (double)d->hdr.tick0) * k);
+	if (!(v > -9.2e18)) /* also NaN */
+		return v != v ? 0 : -INT64_MAX;
+	return v < 9.2e18 ? (int64_t)v : INT64_MAX;
 }

@@ -56,6 +56,7 @@ struct sp_spill_data {
 	int64_t last_tick, last_ns;   /* latest (tick, ns) pair in the file */
 	uint64_t skipped_bytes;       /* holes and damaged records */
 	uint64_t dropped;             /* trailer's total, else the sum of DROPS */
+	uint64_t file_bytes;          /* the file's size: bounds every table read from it */
 };
 
 /* Read and check a whole spill file. Returns 0, -errno,

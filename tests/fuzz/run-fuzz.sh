@@ -51,10 +51,27 @@ args=(-max_total_time="$secs" -timeout=20 -rss_limit_mb=3072 -malloc_limit_mb=30
 if [ "$fork" -gt 0 ]; then
   args+=(-fork="$fork" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
 fi
+# The spill-file target (recover and merge read them), seeded with a valid
+# spill file of every record type written by the same source.
+spill="$work/fuzz-spill"
+mkdir -p "$work/spill-corpus" "$work/spill-seeds"
+"$cc" -g -O1 -std=gnu11 -DSPILL_SEED -I"$src/recorder" -I"$src/format" -I"$src/common" \
+  "$here/fuzz-spill.c" -o "$work/spill-seed" && "$work/spill-seed" "$work/spill-seeds/seed.spill" ||
+  exit 1
+"$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -fno-omit-frame-pointer -std=gnu11 -I"$src/recorder" -I"$src/format" -I"$src/common" \
+  "$here/fuzz-spill.c" "$src/recorder/spill-read.c" -o "$spill" || exit 1
 start=$(date +%s)
 cd "$work"
-"$bin" "${args[@]}" "$work/corpus" "$work/seeds" 2>&1 | tail -n 60
+# Three quarters of the time to the reader (HDF5, JSON, .spt), the rest to spills.
+rsecs=$(( secs * 3 / 4 )); ssecs=$(( secs - rsecs ))
+"$bin" "${args[@]/-max_total_time=$secs/-max_total_time=$rsecs}" "$work/corpus" "$work/seeds" 2>&1 |
+  tail -n 60
 rc=${PIPESTATUS[0]}
+"$spill" "${args[@]/-max_total_time=$secs/-max_total_time=$ssecs}" "$work/spill-corpus" \
+  "$work/spill-seeds" 2>&1 | tail -n 20
+src_rc=${PIPESTATUS[0]}
+[ "$rc" -eq 0 ] && rc=$src_rc
 n=$(find "$work/findings" -type f | wc -l)
-echo "fuzz-reader: ran $(( $(date +%s) - start ))s of ${secs}s, exit $rc, $n finding(s) in $work/findings"
+echo "fuzz: reader and spill targets ran $(( $(date +%s) - start ))s of ${secs}s, exit $rc, $n finding(s) in $work/findings"
 [ "$rc" -eq 0 ] && [ "$n" -eq 0 ]
