@@ -14,6 +14,8 @@ py=${SP_PYTHON:?}
 build=${SP_BUILD_DIR:?}
 app="$build/tests/paths/paths-app"; cli="$build/tools/scope-profiler"
 fail() { echo "FAIL: $*"; exit 1; }
+# Sanitizer builds: the sanitizer runtime must be preloaded first.
+lib="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$build/preload/libscope-profiler.so"
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root to act as a second user"; exit 77; }
 command -v setpriv >/dev/null || { echo "SKIP: setpriv (util-linux) missing"; exit 77; }
 work=$(mktemp -d)
@@ -62,7 +64,7 @@ round() {
   regular "$d/out.h5"
   "$cli" summary --json "$d/out.h5" | grep -q '"work"' || fail "out.h5 unreadable ($mode)"
   # A killed run: the preload's spill, then recover into a planted name.
-  SCOPE_PROFILER_OUTPUT="$d/k.h5" LD_PRELOAD="$build/preload/libscope-profiler.so" \
+  SCOPE_PROFILER_OUTPUT="$d/k.h5" LD_PRELOAD="$lib" \
     "$app" --calls 50 --system "kill -TERM \$PPID" > /dev/null 2>&1 || true
   ls "$d"/k.h5.spill.pid* > /dev/null 2>&1 || fail "no spill file of the killed run ($mode)"
   for s in "$d"/k.h5.spill.pid*; do regular "$s"; done
