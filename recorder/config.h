@@ -27,6 +27,7 @@ struct sp_config {
 	int64_t max_depth;       /* MAX_DEPTH: 0 = unlimited */
 	int64_t throttle_calls;  /* THROTTLE_CALLS: 0 = off */
 	int64_t throttle_mean_ns;/* THROTTLE_MEAN */
+	char *finalize;          /* FINALIZE: auto | serial */
 	char *throttle_timing;   /* THROTTLE_TIMING: sampled | exact | estimate */
 	int64_t throttle_sample; /* THROTTLE_SAMPLE: 1 in K throttled calls timed */
 	bool functions;          /* FUNCTIONS: record -finstrument-functions hooks */
