@@ -384,7 +384,7 @@ static void phase_scan(struct pw *W)
 	for (uint32_t i = 0; ok && i < s->nrows; i++) {
 		const struct sp_snap_row *r = &s->rows[i];
 		uint32_t id = l->map[r->region];
-		double k = sp_writer_region_key(s->start + r->offset, r->count);
+		double k = r->count ? sp_writer_region_key(s->start + r->offset, r->count) : 0.0;
 		if (id >= nf) {
 			ok = 0;
 			break;
@@ -741,8 +741,8 @@ static void write_events(struct slices *S)
 		uint64_t n = at < mine ? (mine - at < CHUNK ? mine - at : CHUNK) : 0;
 		if (!tid)
 			n = 0;
-		put_col(S, SP_RAW_EV_START, N_EVENTS, at, n, s->start + at);
-		put_col(S, SP_RAW_EV_END, N_EVENTS, at, n, s->end + at);
+		put_col(S, SP_RAW_EV_START, N_EVENTS, at, n, n ? s->start + at : NULL);
+		put_col(S, SP_RAW_EV_END, N_EVENTS, at, n, n ? s->end + at : NULL);
 		for (uint64_t i = 0; i < n && W->off[SP_RAW_EV_THREAD] != SP_RAW_ABSENT; i++)
 			tid[i] = s->thread ? s->thread[at + i] : 0;
 		put_col(S, SP_RAW_EV_THREAD, N_EVENTS, at, n, tid);
