@@ -44,7 +44,7 @@
 /*
  * Region kinds, region_table/kinds: how the region was recorded, known when
  * it was created. An MPI region carries its operation class from
- * preload/mpi-functions.def (class=); a code >= SP_KIND_MPI_OTHER is MPI.
+ * mpi/mpi-functions.def (class=); a code >= SP_KIND_MPI_OTHER is MPI.
  * The recorder, the spill records and the file use these values.
  */
 #define SP_KIND_MANUAL 0           /* the begin/end API */

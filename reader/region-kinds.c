@@ -3,7 +3,7 @@
  * Region kinds (enum sp_region_kind): read from region_table/kinds when
  * the file has it; else a region whose name is exactly a wrapped MPI
  * function gets that function's kind (the table generated from
- * preload/mpi-functions.def) and every other region is a function.
+ * mpi/mpi-functions.def) and every other region is a function.
  */
 #include "region-kinds.h"
 

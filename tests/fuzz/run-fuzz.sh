@@ -32,7 +32,7 @@ if ! "$cc" -fsanitize=fuzzer "$work/probe.c" -o "$work/probe" 2>/dev/null; then
 fi
 bin="$work/fuzz-reader"
 # The reader's generated MPI name -> kind table (meson makes it in a build).
-python3 "$src/preload/gen-mpi-wrappers.py" --reader-kinds "$src/preload/mpi-functions.def" \
+python3 "$src/mpi/gen-mpi-wrappers.py" --reader-kinds "$src/mpi/mpi-functions.def" \
   "$work/mpi-kinds.h" || exit 1
 # shellcheck disable=SC2046
 "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

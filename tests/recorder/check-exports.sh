@@ -6,7 +6,7 @@
 #   VERSION   version node every export must be in ("Base": the anonymous
 #             node, which libscope-profiler.so needs because a named node
 #             would lose to glibc's no-op __cyg hooks)
-#   MPI_DEF   preload/mpi-functions.def: adds the names of the generated
+#   MPI_DEF   mpi/mpi-functions.def: adds the names of the generated
 #             wrappers (MPI_X; and, unless annotated "c", the Fortran
 #             entry points MPI_X upper case, mpi_x, mpi_x_, mpi_x__)
 set -euo pipefail

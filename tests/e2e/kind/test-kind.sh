@@ -21,5 +21,5 @@ SCOPE_PROFILER_OUTPUT="$work/kind.h5" SCOPE_PROFILER_CALLSITES=2 timeout 120 \
 grep -q "scope-profiler: wrote $work/kind.h5 (2 ranks" run.err ||
   { cat run.err; echo "FAIL: no merged file"; exit 1; }
 $py "$src/tests/e2e/kind/check_kind.py" "$build/tools/scope-profiler" \
-  "$src/preload/mpi-functions.def" "$work/kind.h5" 2
+  "$src/mpi/mpi-functions.def" "$work/kind.h5" 2
 echo "region kinds e2e: OK"

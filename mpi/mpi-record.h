@@ -19,7 +19,7 @@
 
 /* The MPI family of the mpi.h this is compiled against: Open MPI, or
  * MPICH and its ABI (Intel MPI, Cray MPICH, MVAPICH). One library per
- * family (preload/meson.build); only=FAMILY in mpi-functions.def. */
+ * family (mpi/meson.build, preload/meson.build); only=FAMILY in mpi-functions.def. */
 #ifdef OPEN_MPI
 #define SP_MPI_FAMILY_OPENMPI 1
 #define SP_MPI_FAMILY_MPICH 0
