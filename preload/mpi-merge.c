@@ -20,6 +20,7 @@
 #include "lifecycle.h"
 #include "log.h"
 #include "mpi-callsites.h"
+#include "mpi-clock.h"
 #include "mpi-record.h"
 #include "names.h"
 #include "output.h"
@@ -590,6 +591,7 @@ static int merge_root(struct local *l0, MPI_Comm comm)
 		else if (r > 0)
 			root_remote(&R, r, &z[r], ncomms[r]);
 	}
+	R.ret = R.ret ? R.ret : sp_mpi_clock_add_group(&R.groups);
 	if (!R.ret)
 		R.ret = root_finish(&R, t0);
 	if (R.ret)
@@ -667,6 +669,7 @@ void sp_mpi_before_finalize(void)
 	if (any) {
 		struct local l;
 		local_take(&l, mine);
+		sp_mpi_clock_finalize(&l.s, comm);
 		if (rank == 0)
 			written = merge_root(&l, comm) == 0;
 		else if (!phase_a_send(&l, comm))
