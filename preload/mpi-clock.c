@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clock.h"
 #include "config.h"
@@ -23,7 +24,15 @@
 
 /* Tags of their own: the merge's messages on the same communicator never
  * match them (both are below the guaranteed MPI_TAG_UB of 32767). */
-enum { TAG_PING = 23000, TAG_PONG };
+enum { TAG_PING = 23000, TAG_PONG, TAG_GO };
+
+/* Past SP_MPI_CLOCK_PINGPONGS: a best round trip above GOOD_RTT_NS (any
+ * interconnect, even TCP, does better) means the two processes were not
+ * running at once; a rank then tries again, at most MAX_PINGPONGS times in
+ * all and for EXTRA_NS. */
+#define GOOD_RTT_NS 100000
+#define MAX_PINGPONGS 200
+#define EXTRA_NS 20000000
 
 /* What names a CLOCK_MONOTONIC: the kernel's boot id and the time
  * namespace's monotonic offset (containers, CRIU). */
@@ -114,35 +123,65 @@ static bool parse_skew(const char *s, int rank, int64_t origin)
 }
 
 /*
- * One measurement, collective. Rank 0 serves ranks 1..size-1 in turn,
- * answering each ping with its clock and `flag`; the others keep their
- * shortest round trip and the last flag seen in *ret_flag.
+ * Wait for req without spinning: sleep between tests. Ranks that wait for
+ * their turn (or for the others to finish) leave the cores to rank 0 and
+ * the rank it serves; with more ranks than cores a spinning MPI wait would
+ * stretch every round trip to a scheduler time slice (ms).
  */
-static int measure(MPI_Comm comm, int rank, int size, int64_t flag, struct sample *out,
-		   int64_t *ret_flag)
+static int wait_idle(MPI_Request *req)
+{
+	const struct timespec nap = { 0, 20000 };
+	int done = 0;
+	while (PMPI_Test(req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+		nanosleep(&nap, NULL);
+	return done ? 0 : -EIO;
+}
+
+/* Rank 0's side: "go" to each rank one ahead of serving it (it wakes up
+ * while its predecessor is served), then its ping-pongs until it says
+ * stop (msg[1] == 0). */
+static void serve(MPI_Comm comm, int size, int64_t flag)
 {
 	int64_t msg[2];
-	if (rank == 0) {
-		int64_t t = sp_monotonic_ns();
-		*out = (struct sample){ t, t, 0 };
-		for (int r = 1; r < size; r++) {
-			for (int k = 0; k < SP_MPI_CLOCK_PINGPONGS; k++) {
-				if (PMPI_Recv(msg, 2, MPI_INT64_T, r, TAG_PING, comm,
-					      MPI_STATUS_IGNORE) != MPI_SUCCESS)
-					break;
-				msg[0] = sp_monotonic_ns();
-				msg[1] = flag;
-				if (PMPI_Send(msg, 2, MPI_INT64_T, r, TAG_PONG, comm) != MPI_SUCCESS)
-					break;
-			}
+	if (size > 1)
+		PMPI_Send(&flag, 1, MPI_INT64_T, 1, TAG_GO, comm);
+	for (int r = 1; r < size; r++) {
+		if (r + 1 < size)
+			PMPI_Send(&flag, 1, MPI_INT64_T, r + 1, TAG_GO, comm);
+		for (int k = 0; k <= MAX_PINGPONGS; k++) {
+			if (PMPI_Recv(msg, 2, MPI_INT64_T, r, TAG_PING, comm,
+				      MPI_STATUS_IGNORE) != MPI_SUCCESS || !msg[1])
+				break;
+			msg[0] = sp_monotonic_ns();
+			if (PMPI_Send(msg, 2, MPI_INT64_T, r, TAG_PONG, comm) != MPI_SUCCESS)
+				break;
 		}
-		return 0;
 	}
-	int64_t best = INT64_MAX;
-	for (int k = 0; k < SP_MPI_CLOCK_PINGPONGS; k++) {
+}
+
+/* Whether a rank pings once more: always up to SP_MPI_CLOCK_PINGPONGS,
+ * then while its best round trip is still above GOOD_RTT_NS (a time slice
+ * lost to another process, not the network), for at most EXTRA_NS. */
+static bool ping_again(int k, int64_t best, int64_t since)
+{
+	if (k < SP_MPI_CLOCK_PINGPONGS)
+		return true;
+	return k < MAX_PINGPONGS && best > GOOD_RTT_NS && sp_monotonic_ns() - since < EXTRA_NS;
+}
+
+/* Another rank's side: wait for "go" (its flag into *ret_flag), keep the
+ * shortest round trip. */
+static int ping(MPI_Comm comm, struct sample *out, int64_t *ret_flag)
+{
+	MPI_Request req;
+	if (PMPI_Irecv(ret_flag, 1, MPI_INT64_T, 0, TAG_GO, comm, &req) != MPI_SUCCESS ||
+	    wait_idle(&req))
+		return -EIO;
+	int64_t msg[2], best = INT64_MAX, since = sp_monotonic_ns();
+	for (int k = 0; ping_again(k, best, since); k++) {
 		int64_t t1 = local_now();
 		msg[0] = t1;
-		msg[1] = 0;
+		msg[1] = 1;
 		if (PMPI_Send(msg, 2, MPI_INT64_T, 0, TAG_PING, comm) != MPI_SUCCESS ||
 		    PMPI_Recv(msg, 2, MPI_INT64_T, 0, TAG_PONG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
 			return -EIO;
@@ -152,11 +191,38 @@ static int measure(MPI_Comm comm, int rank, int size, int64_t flag, struct sampl
 			out->local = t1 + best / 2;
 			out->ref = msg[0];
 		}
-		*ret_flag = msg[1];
+		if (k + 1 == SP_MPI_CLOCK_PINGPONGS)
+			since = sp_monotonic_ns();
 	}
+	msg[0] = msg[1] = 0;
+	if (PMPI_Send(msg, 2, MPI_INT64_T, 0, TAG_PING, comm) != MPI_SUCCESS)
+		return -EIO;
 	/* Half the round trip, rounded up, + 1 ns for the skew's rounding. */
 	out->error = best - best / 2 + 1;
 	return 0;
+}
+
+/*
+ * One measurement, collective: rank 0 serves ranks 1..size-1 in turn and
+ * tells each `flag`, which lands in *ret_flag; then all wait, idle, for
+ * the last one.
+ */
+static int measure(MPI_Comm comm, int rank, int size, int64_t flag, struct sample *out,
+		   int64_t *ret_flag)
+{
+	int ret = 0;
+	if (rank == 0) {
+		int64_t t = sp_monotonic_ns();
+		*out = (struct sample){ t, t, 0 };
+		serve(comm, size, flag);
+		*ret_flag = flag;
+	} else {
+		ret = ping(comm, out, ret_flag);
+	}
+	MPI_Request req;
+	if (PMPI_Ibarrier(comm, &req) != MPI_SUCCESS || wait_idle(&req))
+		ret = -EIO;
+	return ret;
 }
 
 void sp_mpi_clock_init(MPI_Comm comm)
@@ -262,7 +328,7 @@ void sp_mpi_clock_finalize(struct sp_snapshot *s, MPI_Comm comm)
 	if (clk.skewed)
 		transform(s, &clk.skew);
 	struct sp_clock_row *all = NULL;
-	int64_t gather = 1; /* rank 0 has room for the rows: told in every pong */
+	int64_t gather = 1; /* rank 0 has room for the rows: told with "go" */
 	if (rank == 0) {
 		all = calloc((size_t)size, sizeof *all);
 		gather = all != NULL;
