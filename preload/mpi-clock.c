@@ -24,7 +24,13 @@
 
 /* Tags of their own: the merge's messages on the same communicator never
  * match them (both are below the guaranteed MPI_TAG_UB of 32767). */
-enum { TAG_PING = 23000, TAG_PONG, TAG_GO };
+enum { TAG_PING = 23000, TAG_PONG, TAG_READY, TAG_GO, TAG_DONE };
+
+/* Waiting ranks: "ready" this many ranks before their turn; until then
+ * naps grow to LONG_NAP_NS, after it they are SHORT_NAP_NS. */
+#define AHEAD 8
+#define SHORT_NAP_NS 50000
+#define LONG_NAP_NS 1000000
 
 /* Past SP_MPI_CLOCK_PINGPONGS: a best round trip above GOOD_RTT_NS (any
  * interconnect, even TCP, does better) means the two processes were not
@@ -123,31 +129,46 @@ static bool parse_skew(const char *s, int rank, int64_t origin)
 }
 
 /*
- * Wait for req without spinning: sleep between tests. Ranks that wait for
- * their turn (or for the others to finish) leave the cores to rank 0 and
- * the rank it serves; with more ranks than cores a spinning MPI wait would
- * stretch every round trip to a scheduler time slice (ms).
+ * Wait for req without spinning: test, then sleep `nap` ns, doubling up to
+ * `most`. Ranks that wait for their turn (or for the others to finish)
+ * leave the cores to rank 0 and the rank it serves: with more ranks than
+ * cores a spinning MPI wait, or many short naps, stretch every round trip
+ * to a scheduler time slice (ms).
  */
-static int wait_idle(MPI_Request *req)
+static int wait_idle(MPI_Request *req, long nap, long most)
 {
-	const struct timespec nap = { 0, 20000 };
 	int done = 0;
-	while (PMPI_Test(req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
-		nanosleep(&nap, NULL);
+	while (PMPI_Test(req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+		struct timespec ts = { 0, nap };
+		nanosleep(&ts, NULL);
+		nap = 2 * nap < most ? 2 * nap : most;
+	}
 	return done ? 0 : -EIO;
 }
 
-/* Rank 0's side: "go" to each rank one ahead of serving it (it wakes up
- * while its predecessor is served), then its ping-pongs until it says
- * stop (msg[1] == 0). */
+/* Tell rank r something (tag) if it exists. */
+static void tell(MPI_Comm comm, int size, int r, int tag, int64_t flag)
+{
+	if (r < size)
+		PMPI_Send(&flag, 1, MPI_INT64_T, r, tag, comm);
+}
+
+/*
+ * Rank 0's side. Each rank hears "ready" AHEAD ranks before its turn (it
+ * naps short from then on) and "go" one rank before (it pings, then waits
+ * in its blocking receive for rank 0 to serve it): the naps of the ready
+ * ranks are hidden behind the ranks served meanwhile, and only the ready
+ * ones wake up often. Then its ping-pongs until it says stop (msg[1] = 0).
+ */
 static void serve(MPI_Comm comm, int size, int64_t flag)
 {
 	int64_t msg[2];
-	if (size > 1)
-		PMPI_Send(&flag, 1, MPI_INT64_T, 1, TAG_GO, comm);
+	for (int r = 1; r <= AHEAD; r++)
+		tell(comm, size, r, TAG_READY, flag);
+	tell(comm, size, 1, TAG_GO, flag);
 	for (int r = 1; r < size; r++) {
-		if (r + 1 < size)
-			PMPI_Send(&flag, 1, MPI_INT64_T, r + 1, TAG_GO, comm);
+		tell(comm, size, r + AHEAD, TAG_READY, flag);
+		tell(comm, size, r + 1, TAG_GO, flag);
 		for (int k = 0; k <= MAX_PINGPONGS; k++) {
 			if (PMPI_Recv(msg, 2, MPI_INT64_T, r, TAG_PING, comm,
 				      MPI_STATUS_IGNORE) != MPI_SUCCESS || !msg[1])
@@ -174,8 +195,10 @@ static bool ping_again(int k, int64_t best, int64_t since)
 static int ping(MPI_Comm comm, struct sample *out, int64_t *ret_flag)
 {
 	MPI_Request req;
-	if (PMPI_Irecv(ret_flag, 1, MPI_INT64_T, 0, TAG_GO, comm, &req) != MPI_SUCCESS ||
-	    wait_idle(&req))
+	if (PMPI_Irecv(ret_flag, 1, MPI_INT64_T, 0, TAG_READY, comm, &req) != MPI_SUCCESS ||
+	    wait_idle(&req, SHORT_NAP_NS, LONG_NAP_NS) ||
+	    PMPI_Irecv(ret_flag, 1, MPI_INT64_T, 0, TAG_GO, comm, &req) != MPI_SUCCESS ||
+	    wait_idle(&req, SHORT_NAP_NS, SHORT_NAP_NS))
 		return -EIO;
 	int64_t msg[2], best = INT64_MAX, since = sp_monotonic_ns();
 	for (int k = 0; ping_again(k, best, since); k++) {
@@ -216,11 +239,19 @@ static int measure(MPI_Comm comm, int rank, int size, int64_t flag, struct sampl
 		*out = (struct sample){ t, t, 0 };
 		serve(comm, size, flag);
 		*ret_flag = flag;
+		sp_log(SP_LOG_DEBUG, "clock", "served %d ranks in %.3f ms", size - 1,
+		       (double)(sp_monotonic_ns() - t) / 1e6);
 	} else {
 		ret = ping(comm, out, ret_flag);
 	}
+	/* The end, by a message from rank 0: a rank waiting in a sleep-polled
+	 * MPI_Ibarrier made MPICH's round trips as long as its naps. */
+	int64_t done = 0;
 	MPI_Request req;
-	if (PMPI_Ibarrier(comm, &req) != MPI_SUCCESS || wait_idle(&req))
+	for (int r = 1; rank == 0 && r < size; r++)
+		PMPI_Send(&done, 1, MPI_INT64_T, r, TAG_DONE, comm);
+	if (rank != 0 && (PMPI_Irecv(&done, 1, MPI_INT64_T, 0, TAG_DONE, comm, &req) != MPI_SUCCESS ||
+			  wait_idle(&req, SHORT_NAP_NS, LONG_NAP_NS)))
 		ret = -EIO;
 	return ret;
 }
