@@ -32,13 +32,16 @@ enum { TAG_PING = 23000, TAG_PONG, TAG_READY, TAG_GO, TAG_DONE };
 #define SHORT_NAP_NS 50000
 #define LONG_NAP_NS 1000000
 
-/* Past SP_MPI_CLOCK_PINGPONGS: a best round trip above GOOD_RTT_NS (any
- * interconnect, even TCP, does better) means the two processes were not
- * running at once; a rank then tries again, at most MAX_PINGPONGS times in
- * all and for EXTRA_NS. */
+/* Past SP_MPI_CLOCK_PINGPONGS: a best round trip above GOOD_RTT_NS (an
+ * HPC interconnect or shared memory does far better) means the two
+ * processes were not running at once; a rank then tries again, at most
+ * MAX_PINGPONGS times in all and for EXTRA_NS. */
 #define GOOD_RTT_NS 100000
 #define MAX_PINGPONGS 200
 #define EXTRA_NS 20000000
+/* No extra ping-pongs once a measurement has taken this long: at most
+ * about a second more than 11 round trips per rank, whatever the ranks. */
+#define BUDGET_NS 1000000000
 
 /* What names a CLOCK_MONOTONIC: the kernel's boot id and the time
  * namespace's monotonic offset (containers, CRIU). */
@@ -146,11 +149,14 @@ static int wait_idle(MPI_Request *req, long nap, long most)
 	return done ? 0 : -EIO;
 }
 
-/* Tell rank r something (tag) if it exists. */
-static void tell(MPI_Comm comm, int size, int r, int tag, int64_t flag)
+/* Tell rank r (if it exists) the flag and the ns it may spend on extra
+ * ping-pongs: EXTRA_NS while the measurement has taken less than
+ * BUDGET_NS, then none. */
+static void tell(MPI_Comm comm, int size, int r, int tag, int64_t flag, int64_t t0)
 {
+	int64_t msg[2] = { flag, sp_monotonic_ns() - t0 < BUDGET_NS ? EXTRA_NS : 0 };
 	if (r < size)
-		PMPI_Send(&flag, 1, MPI_INT64_T, r, tag, comm);
+		PMPI_Send(msg, 2, MPI_INT64_T, r, tag, comm);
 }
 
 /*
@@ -162,13 +168,13 @@ static void tell(MPI_Comm comm, int size, int r, int tag, int64_t flag)
  */
 static void serve(MPI_Comm comm, int size, int64_t flag)
 {
-	int64_t msg[2];
+	int64_t msg[2], t0 = sp_monotonic_ns();
 	for (int r = 1; r <= AHEAD; r++)
-		tell(comm, size, r, TAG_READY, flag);
-	tell(comm, size, 1, TAG_GO, flag);
+		tell(comm, size, r, TAG_READY, flag, t0);
+	tell(comm, size, 1, TAG_GO, flag, t0);
 	for (int r = 1; r < size; r++) {
-		tell(comm, size, r + AHEAD, TAG_READY, flag);
-		tell(comm, size, r + 1, TAG_GO, flag);
+		tell(comm, size, r + AHEAD, TAG_READY, flag, t0);
+		tell(comm, size, r + 1, TAG_GO, flag, t0);
 		for (int k = 0; k <= MAX_PINGPONGS; k++) {
 			if (PMPI_Recv(msg, 2, MPI_INT64_T, r, TAG_PING, comm,
 				      MPI_STATUS_IGNORE) != MPI_SUCCESS || !msg[1])
@@ -182,12 +188,12 @@ static void serve(MPI_Comm comm, int size, int64_t flag)
 
 /* Whether a rank pings once more: always up to SP_MPI_CLOCK_PINGPONGS,
  * then while its best round trip is still above GOOD_RTT_NS (a time slice
- * lost to another process, not the network), for at most EXTRA_NS. */
-static bool ping_again(int k, int64_t best, int64_t since)
+ * lost to another process, not the network), for at most `extra` ns. */
+static bool ping_again(int k, int64_t best, int64_t since, int64_t extra)
 {
 	if (k < SP_MPI_CLOCK_PINGPONGS)
 		return true;
-	return k < MAX_PINGPONGS && best > GOOD_RTT_NS && sp_monotonic_ns() - since < EXTRA_NS;
+	return k < MAX_PINGPONGS && best > GOOD_RTT_NS && sp_monotonic_ns() - since < extra;
 }
 
 /* Another rank's side: wait for "go" (its flag into *ret_flag), keep the
@@ -195,13 +201,15 @@ static bool ping_again(int k, int64_t best, int64_t since)
 static int ping(MPI_Comm comm, struct sample *out, int64_t *ret_flag)
 {
 	MPI_Request req;
-	if (PMPI_Irecv(ret_flag, 1, MPI_INT64_T, 0, TAG_READY, comm, &req) != MPI_SUCCESS ||
+	int64_t go[2];
+	if (PMPI_Irecv(go, 2, MPI_INT64_T, 0, TAG_READY, comm, &req) != MPI_SUCCESS ||
 	    wait_idle(&req, SHORT_NAP_NS, LONG_NAP_NS) ||
-	    PMPI_Irecv(ret_flag, 1, MPI_INT64_T, 0, TAG_GO, comm, &req) != MPI_SUCCESS ||
+	    PMPI_Irecv(go, 2, MPI_INT64_T, 0, TAG_GO, comm, &req) != MPI_SUCCESS ||
 	    wait_idle(&req, SHORT_NAP_NS, SHORT_NAP_NS))
 		return -EIO;
+	*ret_flag = go[0];
 	int64_t msg[2], best = INT64_MAX, since = sp_monotonic_ns();
-	for (int k = 0; ping_again(k, best, since); k++) {
+	for (int k = 0; ping_again(k, best, since, go[1]); k++) {
 		int64_t t1 = local_now();
 		msg[0] = t1;
 		msg[1] = 1;
