@@ -51,4 +51,26 @@ for k in a:
     assert a[k].dtype == b[k].dtype and np.array_equal(a[k][:], b[k][:]), k
 assert dict(a.attrs) == dict(b.attrs), (dict(a.attrs), dict(b.attrs))
 PY
+# A /clock_sync that does not hold together is refused, not read.
+$py - "$cli" skew.h5 <<'PY'
+import shutil, subprocess, sys, h5py, numpy as np
+cli, good = sys.argv[1:]
+def replace(g, k, data):
+    del g[k]
+    g.create_dataset(k, data=data)
+cases = {
+    'short': lambda g: replace(g, 'errors', np.zeros(1, 'i8')),
+    'rank': lambda g: g['ranks'].__setitem__(1, 2**30),
+    'strings': lambda g: replace(g, 'drifts_ppm', np.array([b'x'] * len(g['ranks']))),
+    '2d': lambda g: replace(g, 'applied', np.zeros((2, 2), 'i4')),
+    'attr': lambda g: g.attrs.__setitem__('pingpongs', 'ten'),
+}
+for name, edit in cases.items():
+    bad = f'bad-{name}.h5'
+    shutil.copy(good, bad)
+    with h5py.File(bad, 'r+') as f:
+        edit(f['clock_sync'])
+    r = subprocess.run([cli, 'merge', bad, '-o', bad + '.out.h5'], capture_output=True, text=True)
+    assert r.returncode == 2 and '/clock_sync does not hold together' in r.stderr, (name, r)
+PY
 echo "clock alignment OK ($sp_mpi_family)"
