@@ -5,8 +5,9 @@
  * keeps the one of shortest round trip. Rank 0 read its clock inside that
  * round trip, so the offset (midpoint minus rank 0's reading) is off by at
  * most half of it. The two offsets give offset + drift, with which the
- * rank's snapshot is mapped onto rank 0's timeline at finalize, unless the rank reads rank 0's very CLOCK_MONOTONIC (same boot and
- * time namespace). Only PMPI calls, on the private communicator.
+ * rank's snapshot is mapped onto rank 0's timeline at finalize, unless
+ * the rank reads rank 0's very CLOCK_MONOTONIC (same boot and time
+ * namespace). Only PMPI calls, on the private communicator.
  */
 #define _GNU_SOURCE
 #include "mpi-clock.h"
@@ -214,7 +215,8 @@ static int ping(MPI_Comm comm, struct sample *out, int64_t *ret_flag)
 		msg[0] = t1;
 		msg[1] = 1;
 		if (PMPI_Send(msg, 2, MPI_INT64_T, 0, TAG_PING, comm) != MPI_SUCCESS ||
-		    PMPI_Recv(msg, 2, MPI_INT64_T, 0, TAG_PONG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		    PMPI_Recv(msg, 2, MPI_INT64_T, 0, TAG_PONG, comm,
+			      MPI_STATUS_IGNORE) != MPI_SUCCESS)
 			return -EIO;
 		int64_t t3 = local_now();
 		if (t3 - t1 < best) {
@@ -258,8 +260,9 @@ static int measure(MPI_Comm comm, int rank, int size, int64_t flag, struct sampl
 	MPI_Request req;
 	for (int r = 1; rank == 0 && r < size; r++)
 		PMPI_Send(&done, 1, MPI_INT64_T, r, TAG_DONE, comm);
-	if (rank != 0 && (PMPI_Irecv(&done, 1, MPI_INT64_T, 0, TAG_DONE, comm, &req) != MPI_SUCCESS ||
-			  wait_idle(&req, SHORT_NAP_NS, LONG_NAP_NS)))
+	if (rank != 0 &&
+	    (PMPI_Irecv(&done, 1, MPI_INT64_T, 0, TAG_DONE, comm, &req) != MPI_SUCCESS ||
+	     wait_idle(&req, SHORT_NAP_NS, LONG_NAP_NS)))
 		ret = -EIO;
 	return ret;
 }
@@ -293,7 +296,8 @@ static void fit(int rank, const struct sample *a, const struct sample *b, struct
 		struct lin *map)
 {
 	bool ia = a->error >= 0, ib = b->error >= 0;
-	*row = (struct sp_clock_row){ .rank = (uint32_t)rank, .same_boot = rank == 0 || clk.same_boot,
+	*row = (struct sp_clock_row){ .rank = (uint32_t)rank,
+		.same_boot = rank == 0 || clk.same_boot,
 		.init_time = ia ? a->ref : 0, .init_offset = ia ? a->local - a->ref : 0,
 		.init_error = a->error, .final_time = ib ? b->ref : 0,
 		.final_offset = ib ? b->local - b->ref : 0, .final_error = b->error,
@@ -361,7 +365,8 @@ static void transform(struct sp_snapshot *s, const struct lin *m)
 void sp_mpi_clock_finalize(struct sp_snapshot *s, MPI_Comm comm)
 {
 	int rank = 0, size = 1;
-	if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+	if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
+	    PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
 		return;
 	/* The test skew stands for a clock that was off all along. */
 	if (clk.skewed)
