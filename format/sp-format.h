@@ -140,6 +140,29 @@
 #define SP_COMM_REMOTE_SIZES "remote_sizes"       /* [C] int32, -1 intra */
 #define SP_COMM_LEADERS "leaders"                 /* [C] int32 world rank of its rank 0 */
 
+/* /clock_sync (ours; the finalize merge of an MPI run): one row per rank,
+ * its CLOCK_MONOTONIC against rank 0's, measured at MPI_Init and at
+ * MPI_Finalize; times rank 0's clock, offsets the rank's minus rank 0's,
+ * errors bounds on |measured - true| (-1 not measured). docs/FORMAT.md. */
+#define SP_GROUP_CLOCK "clock_sync"
+#define SP_CLK_ATTR_PINGPONGS "pingpongs"         /* int64: per rank and measurement */
+#define SP_CLK_ATTR_TEST_SKEW "test_skew"         /* int64: 1 = TEST_CLOCK_SKEW was set */
+#define SP_CLK_ATTR_SKEW_OFFSET "test_skew_offset_ns" /* int64, with test_skew */
+#define SP_CLK_ATTR_SKEW_DRIFT "test_skew_drift_ppb"  /* int64, with test_skew */
+#define SP_CLK_ATTR_SKEW_ORIGIN "test_skew_origin_ns" /* int64, with test_skew */
+#define SP_CLK_RANKS "ranks"                      /* [N] uint32 */
+#define SP_CLK_APPLIED "applied"                  /* [N] int32: 1 timestamps mapped */
+#define SP_CLK_SAME_BOOT "same_boot"              /* [N] int32: 1 rank 0's boot */
+#define SP_CLK_INIT_TIMES "init_times"            /* [N] int64 ns */
+#define SP_CLK_INIT_OFFSETS "init_offsets"        /* [N] int64 ns */
+#define SP_CLK_INIT_ERRORS "init_errors"          /* [N] int64 ns, -1 */
+#define SP_CLK_FINAL_TIMES "final_times"          /* [N] int64 ns */
+#define SP_CLK_FINAL_OFFSETS "final_offsets"      /* [N] int64 ns */
+#define SP_CLK_FINAL_ERRORS "final_errors"        /* [N] int64 ns, -1 */
+#define SP_CLK_DRIFTS "drifts_ppm"                /* [N] float64 */
+#define SP_CLK_DRIFT_ERRORS "drift_errors_ppm"    /* [N] float64, -1 unknown */
+#define SP_CLK_ERRORS "errors"                    /* [N] int64 ns, -1 */
+
 /* /thread_table: one row per (rank, thread), upstream columns. */
 #define SP_TT_RANKS "ranks"                       /* uint32 */
 #define SP_TT_INDEX "index"                       /* int64 */

@@ -20,6 +20,7 @@
 #include "lifecycle.h"
 #include "log.h"
 #include "mpi-callsites.h"
+#include "mpi-clock.h"
 #include "mpi-merge.h"
 #include "mpi-record.h"
 #include "names.h"
@@ -585,6 +586,7 @@ static int merge_root(struct sp_merge_local *l0, MPI_Comm comm, const char *path
 			root_remote(&R, r, &z[r], ncomms[r]);
 	}
 	int64_t t_data = sp_monotonic_ns();
+	R.ret = R.ret ? R.ret : sp_mpi_clock_add_group(&R.groups);
 	if (!R.ret)
 		R.ret = root_finish(&R, t0, 0);
 	sp_log(SP_LOG_DEBUG, "finalize", "path=serial ranks=%d events=%llu rank0_recv_bytes=%llu "
@@ -704,6 +706,7 @@ void sp_mpi_before_finalize(void)
 		struct sp_merge_local l;
 		char copy[4096];
 		sp_merge_local_take(&l, mine);
+		sp_mpi_clock_finalize(&l.s, comm); /* onto rank 0's timeline */
 		bool stream = want_stream(comm, copy);
 		int ret = stream ? SP_PWRITE_FALLBACK : sp_pwrite(&l, comm, sp_config.output);
 		if (ret == SP_PWRITE_FALLBACK)

@@ -32,6 +32,7 @@
 #include "config.h"
 #include "groups.h"
 #include "log.h"
+#include "mpi-clock.h"
 #include "mpi-merge.h"
 #include "names.h"
 #include "writer.h"
@@ -557,6 +558,8 @@ static int root_layout(struct pw *W, const char *files, uint64_t flen, const int
 		g.sites = W->sites;
 		memset(&W->sites, 0, sizeof W->sites);
 	}
+	if (!ret)
+		ret = sp_mpi_clock_add_group(&g);
 	if (!ret)
 		ret = sp_groups_write(W->w, &g);
 	if (!ret)

@@ -3,7 +3,8 @@
  * The hand-written MPI wrappers: MPI_Init, MPI_Init_thread, MPI_Finalize
  * and MPI_Pcontrol, in C and as Fortran entry points (every mangling
  * gfortran and Open MPI use). Init sets up the MPI layer; Finalize merges
- * all ranks into one file before PMPI_Finalize.
+ * all ranks into one file before PMPI_Finalize. Init also takes the first
+ * clock measurement against rank 0 (mpi-clock.h).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "config.h"
 #include "lifecycle.h"
+#include "mpi-clock.h"
 #include "mpi-record.h"
 #include "spill.h"
 
@@ -42,6 +44,7 @@ void sp_mpi_after_init(void)
 			PMPI_Comm_set_errhandler(sp_mpi_private_comm, MPI_ERRORS_RETURN);
 		else
 			sp_mpi_private_comm = MPI_COMM_NULL;
+		sp_mpi_clock_init(sp_mpi_private_comm); /* collective, like the dup */
 		sp_lifecycle_mpi_owned = true;
 		sp_spill_set_rank(sp_config.output, sp_mpi_world_rank, sp_mpi_world_size);
 	}

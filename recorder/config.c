@@ -72,6 +72,7 @@ static const struct setting settings[] = {
 	S("QUIET", K_BOOL, quiet, "0", "do not print the \"wrote FILE\" line on stderr"),
 	S("PRINT_CONFIG", K_BOOL, print_config, "0", "print the effective configuration to stderr at start"),
 	S("DEBUG", K_STR, debug, "", "debug lines on stderr for these domains (comma list; 1 or all: every domain)"),
+	S("TEST_CLOCK_SKEW", K_STR, test_clock_skew, "", "test only: OFFSET_NS,DRIFT_PPM: MPI rank r's clock reads as if offset by r x OFFSET_NS and drifting by r x DRIFT_PPM, for the clock alignment at MPI_Init/MPI_Finalize to undo"),
 };
 #undef S
 #undef CHOICE

@@ -39,6 +39,7 @@ struct sp_config {
 	char *fork;              /* FORK: none | child */
 	char *exec;              /* EXEC: own | none (an exec'd child of a profiled process) */
 	char *debug;             /* DEBUG: domains of debug lines ("1"/"all": every one) */
+	char *test_clock_skew;   /* TEST_CLOCK_SKEW: OFFSET_NS,DRIFT_PPM (test only) */
 };
 
 /* The process-wide configuration, valid after sp_config_load(). */

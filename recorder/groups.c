@@ -34,8 +34,31 @@ int sp_groups_add_comms(struct sp_groups *g, const struct sp_comm_row *rows, uin
 	return 0;
 }
 
+int sp_groups_add_clock(struct sp_groups *g, const struct sp_clock_row *rows, uint64_t n,
+			const struct sp_clock_attrs *attrs)
+{
+	if (!g->clock_present)
+		g->clock_attrs = *attrs;
+	g->clock_present = true;
+	if (g->nclock + n > g->capclock) {
+		uint64_t cap = g->capclock ? 2 * g->capclock : 64;
+		while (cap < g->nclock + n)
+			cap *= 2;
+		struct sp_clock_row *v = realloc(g->clock, cap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		g->clock = v;
+		g->capclock = cap;
+	}
+	if (n)
+		memcpy(g->clock + g->nclock, rows, n * sizeof *rows);
+	g->nclock += n;
+	return 0;
+}
+
 void sp_groups_free(struct sp_groups *g)
 {
+	free(g->clock);
 	free(g->comms);
 	sp_names_free(&g->sites);
 	memset(g, 0, sizeof *g);
@@ -186,11 +209,70 @@ static int write_sites(struct sp_writer *w, const struct sp_groups *g)
 	return ret;
 }
 
+/* /clock_sync: the int64 columns in one block, then the rest. */
+enum { CLK_I64 = 7 };
+
+static int write_clock(struct sp_writer *w, const struct sp_groups *g)
+{
+	uint64_t n = g->nclock;
+	uint32_t *ranks = malloc((n + 1) * sizeof *ranks);
+	int32_t *flags = malloc((2 * n + 1) * sizeof *flags);
+	int64_t *v = malloc((CLK_I64 * n + 1) * sizeof *v);
+	double *d = malloc((2 * n + 1) * sizeof *d);
+	int ret = ranks && flags && v && d ? 0 : -ENOMEM;
+	for (uint64_t i = 0; !ret && i < n; i++) {
+		const struct sp_clock_row *c = &g->clock[i];
+		ranks[i] = c->rank;
+		flags[i] = c->applied;
+		flags[n + i] = c->same_boot;
+		const int64_t col[CLK_I64] = { c->init_time, c->init_offset, c->init_error,
+					       c->final_time, c->final_offset, c->final_error,
+					       c->error };
+		for (int k = 0; k < CLK_I64; k++)
+			v[(uint64_t)k * n + i] = col[k];
+		d[i] = c->drift_ppm;
+		d[n + i] = c->drift_error_ppm;
+	}
+	const struct sp_writer_column cols[] = {
+		{ SP_CLK_RANKS, SP_WTYPE_U32, n, ranks },
+		{ SP_CLK_APPLIED, SP_WTYPE_I32, n, flags },
+		{ SP_CLK_SAME_BOOT, SP_WTYPE_I32, n, flags + n },
+		{ SP_CLK_INIT_TIMES, SP_WTYPE_I64, n, v },
+		{ SP_CLK_INIT_OFFSETS, SP_WTYPE_I64, n, v + n },
+		{ SP_CLK_INIT_ERRORS, SP_WTYPE_I64, n, v + 2 * n },
+		{ SP_CLK_FINAL_TIMES, SP_WTYPE_I64, n, v + 3 * n },
+		{ SP_CLK_FINAL_OFFSETS, SP_WTYPE_I64, n, v + 4 * n },
+		{ SP_CLK_FINAL_ERRORS, SP_WTYPE_I64, n, v + 5 * n },
+		{ SP_CLK_ERRORS, SP_WTYPE_I64, n, v + 6 * n },
+		{ SP_CLK_DRIFTS, SP_WTYPE_F64, n, d },
+		{ SP_CLK_DRIFT_ERRORS, SP_WTYPE_F64, n, d + n },
+	};
+	const struct sp_clock_attrs *a = &g->clock_attrs;
+	const struct sp_writer_attr attrs[] = {
+		{ SP_CLK_ATTR_PINGPONGS, a->pingpongs },
+		{ SP_CLK_ATTR_TEST_SKEW, a->test_skew },
+		{ SP_CLK_ATTR_SKEW_OFFSET, a->skew_offset_ns },
+		{ SP_CLK_ATTR_SKEW_DRIFT, a->skew_drift_ppb },
+		{ SP_CLK_ATTR_SKEW_ORIGIN, a->skew_origin_ns },
+	};
+	const struct sp_writer_group grp = { SP_GROUP_CLOCK, sizeof cols / sizeof *cols, cols,
+					     a->test_skew ? 5 : 2, attrs };
+	if (!ret)
+		ret = sp_writer_put_group(w, &grp);
+	free(ranks);
+	free(flags);
+	free(v);
+	free(d);
+	return ret;
+}
+
 int sp_groups_write(struct sp_writer *w, const struct sp_groups *g)
 {
 	int ret = g->comms_present ? write_comms(w, g) : 0;
 	if (!ret && g->sites_present)
 		ret = write_sites(w, g);
+	if (!ret && g->clock_present)
+		ret = write_clock(w, g);
 	return ret;
 }
 
@@ -375,6 +457,83 @@ static int read_sites(struct sp_groups *g, hid_t file, uint32_t **ret_map, uint3
 	return ret;
 }
 
+static int read_attr(hid_t grp, const char *name, int64_t *ret)
+{
+	if (H5Aexists(grp, name) <= 0)
+		return 0;
+	hid_t a = H5Aopen(grp, name, H5P_DEFAULT);
+	int ret_rc = a < 0 || H5Aread(a, H5T_NATIVE_INT64, ret) < 0 ? -EBADMSG : 0;
+	if (a >= 0)
+		H5Aclose(a);
+	return ret_rc;
+}
+
+/* The columns of /clock_sync, in the order of struct clock_cols. */
+static const char *const clock_names[] = {
+	SP_CLK_RANKS, SP_CLK_APPLIED, SP_CLK_SAME_BOOT, SP_CLK_INIT_TIMES, SP_CLK_INIT_OFFSETS,
+	SP_CLK_INIT_ERRORS, SP_CLK_FINAL_TIMES, SP_CLK_FINAL_OFFSETS, SP_CLK_FINAL_ERRORS,
+	SP_CLK_ERRORS, SP_CLK_DRIFTS, SP_CLK_DRIFT_ERRORS,
+};
+#define CLK_NCOLS (sizeof clock_names / sizeof *clock_names)
+
+/* Rows of a hostile file: every column of one length, ranks in range. */
+static int clock_rows(hid_t grp, int64_t n, struct sp_clock_row *rows)
+{
+	int64_t *v = malloc(((uint64_t)n * (CLK_NCOLS - 2) + 1) * sizeof *v);
+	double *d = malloc(((uint64_t)n * 2 + 1) * sizeof *d);
+	int ret = v && d ? 0 : -ENOMEM;
+	for (size_t k = 0; !ret && k < CLK_NCOLS - 2; k++)
+		ret = read_all(grp, clock_names[k], H5T_NATIVE_INT64, v + k * (uint64_t)n);
+	for (size_t k = 0; !ret && k < 2; k++)
+		ret = read_all(grp, clock_names[CLK_NCOLS - 2 + k], H5T_NATIVE_DOUBLE,
+			       d + k * (uint64_t)n);
+	for (int64_t i = 0; !ret && i < n; i++) {
+		const int64_t *c = v + i;
+		if (c[0] < 0 || c[0] >= SP_MAX_RANKS) {
+			ret = -EBADMSG;
+			break;
+		}
+		rows[i] = (struct sp_clock_row){ .rank = (uint32_t)c[0], .applied = c[n] == 1,
+			.same_boot = c[2 * n] == 1, .init_time = c[3 * n], .init_offset = c[4 * n],
+			.init_error = c[5 * n], .final_time = c[6 * n], .final_offset = c[7 * n],
+			.final_error = c[8 * n], .error = c[9 * n], .drift_ppm = d[i],
+			.drift_error_ppm = d[n + i] };
+	}
+	free(v);
+	free(d);
+	return ret;
+}
+
+static int read_clock(struct sp_groups *g, hid_t file)
+{
+	if (H5Lexists(file, SP_GROUP_CLOCK, H5P_DEFAULT) <= 0)
+		return 0;
+	hid_t grp = H5Gopen2(file, SP_GROUP_CLOCK, H5P_DEFAULT);
+	if (grp < 0)
+		return -EBADMSG;
+	int64_t n = dset_len(grp, clock_names[0]);
+	int ret = n < 0 || n > SP_MAX_RANKS ? -EBADMSG : 0;
+	for (size_t k = 1; !ret && k < CLK_NCOLS; k++)
+		if (dset_len(grp, clock_names[k]) != n)
+			ret = -EBADMSG;
+	struct sp_clock_attrs a = { 0 };
+	ret = ret ? ret : read_attr(grp, SP_CLK_ATTR_PINGPONGS, &a.pingpongs);
+	ret = ret ? ret : read_attr(grp, SP_CLK_ATTR_TEST_SKEW, &a.test_skew);
+	ret = ret ? ret : read_attr(grp, SP_CLK_ATTR_SKEW_OFFSET, &a.skew_offset_ns);
+	ret = ret ? ret : read_attr(grp, SP_CLK_ATTR_SKEW_DRIFT, &a.skew_drift_ppb);
+	ret = ret ? ret : read_attr(grp, SP_CLK_ATTR_SKEW_ORIGIN, &a.skew_origin_ns);
+	struct sp_clock_row *rows = ret ? NULL : malloc(((uint64_t)n + 1) * sizeof *rows);
+	if (!ret && !rows)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = clock_rows(grp, n, rows);
+	if (!ret)
+		ret = sp_groups_add_clock(g, rows, (uint64_t)n, &a);
+	free(rows);
+	H5Gclose(grp);
+	return ret;
+}
+
 int sp_groups_read_file(struct sp_groups *g, const char *path, uint32_t **ret_site_map,
 			uint32_t *ret_nsites)
 {
@@ -387,6 +546,8 @@ int sp_groups_read_file(struct sp_groups *g, const char *path, uint32_t **ret_si
 	int ret = read_comms(g, f);
 	if (!ret)
 		ret = read_sites(g, f, ret_site_map, ret_nsites);
+	if (!ret)
+		ret = read_clock(g, f);
 	H5Fclose(f);
 	return ret;
 }

@@ -97,6 +97,8 @@ static hid_t mem_type(hid_t file_type)
 		return H5T_NATIVE_INT8;
 	if (H5Tequal(file_type, H5T_STD_U8LE) > 0)
 		return H5T_NATIVE_UINT8;
+	if (H5Tequal(file_type, H5T_IEEE_F64LE) > 0)
+		return H5T_NATIVE_DOUBLE;
 	return file_type; /* strings and the compound use the same type */
 }
 
@@ -519,6 +521,8 @@ static hid_t group_type(const struct sp_writer *w, enum sp_writer_type t)
 		return H5T_STD_I64LE;
 	case SP_WTYPE_STR:
 		return w->str_type;
+	case SP_WTYPE_F64:
+		return H5T_IEEE_F64LE;
 	}
 	return H5I_INVALID_HID;
 }

@@ -93,7 +93,8 @@ struct sp_writer_thread {
 
 /* An extension group (/callsites, /mpi_communicators, ...): 1-D columns,
  * each of its own length, and int64 scalar attributes. */
-enum sp_writer_type { SP_WTYPE_U32, SP_WTYPE_I32, SP_WTYPE_U64, SP_WTYPE_I64, SP_WTYPE_STR };
+enum sp_writer_type { SP_WTYPE_U32, SP_WTYPE_I32, SP_WTYPE_U64, SP_WTYPE_I64, SP_WTYPE_STR,
+		       SP_WTYPE_F64 };
 
 struct sp_writer_column {
 	const char *name;

@@ -287,7 +287,7 @@ static int load_h5(const struct cli_common *c, const char *path, struct rank_inp
 								     : 0;
 	if (ret) {
 		cli_error(c, "%s: %s", path, ret == -ENOMEM ? "out of memory"
-			  : "its /callsites or /mpi_communicators does not hold together");
+			  : "its /callsites, /mpi_communicators or /clock_sync does not hold together");
 		return EXIT_USAGE;
 	}
 	return 0;
