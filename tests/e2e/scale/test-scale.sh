@@ -61,6 +61,14 @@ for p in "${paths[@]}"; do
   prof "s-$p" "$p" 1
   $py "$src/tests/e2e/scale/check_scale.py" "s-$p.h5" "$np" 1 1 "$cli" "$want"
   echo "  $p: $(grep -o 'debug: finalize: .*' "s-$p.err" | head -1 || echo 'no debug line (n/a)')"
+  if [ "$strict" = 1 ]; then
+    # The debug line and the file's key tell the same bytes and path.
+    k=$($py -c "import h5py; a = h5py.File('s-$p.h5')['metadata'].attrs; print(int(a['mpi_finalize_rank0_recv_bytes']))")
+    [ "$(recv "s-$p")" = "$k" ] ||
+      { echo "FAIL: $p: debug line says $(recv "s-$p") bytes, mpi_finalize_rank0_recv_bytes $k"; exit 1; }
+    grep -q "debug: finalize: path=$want ranks=$np " "s-$p.err" ||
+      { grep finalize "s-$p.err"; echo "FAIL: $p: no debug line for path=$want ranks=$np"; exit 1; }
+  fi
   [ "$traffic" = 1 ] || continue
   prof "x-$p" "$p" 10
   $py "$src/tests/e2e/scale/check_scale.py" "x-$p.h5" "$np" 10 1 "$cli" "$want"
