@@ -190,6 +190,8 @@ struct sp_summary_record {
 #define SP_META_MERGED_FROM "merged_from"
 #define SP_META_MISSING_RANKS "missing_ranks"     /* ours: str, ranks without data: "1,5" */
 #define SP_META_MPI_MERGE_NS "mpi_merge_ns"       /* ours: int64 ns the finalize merge took */
+#define SP_META_MPI_FINALIZE_PATH "mpi_finalize_path" /* ours: str, "parallel" or "serial" */
+#define SP_META_MPI_FINALIZE_RECV "mpi_finalize_rank0_recv_bytes" /* ours: int64 */
 #define SP_META_MODULES "modules"                 /* strlist: loaded environment modules */
 #define SP_META_HOSTNAME "hostname"
 #define SP_META_USER "user"

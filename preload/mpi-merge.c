@@ -20,6 +20,7 @@
 #include "lifecycle.h"
 #include "log.h"
 #include "mpi-callsites.h"
+#include "mpi-merge.h"
 #include "mpi-record.h"
 #include "names.h"
 #include "output.h"
@@ -28,14 +29,6 @@
 #define CHUNK (1u << 18) /* events or MPI values per message: 7 MiB at most */
 enum { TAG_HDR = 1, TAG_NAMES, TAG_MAP, TAG_GO, TAG_ROWS, TAG_FILES, TAG_EV, TAG_THR, TAG_COMM,
        TAG_SITES, TAG_SMAP, TAG_MPI, TAG_KINDS };
-
-struct hdr {
-	uint64_t names_bytes, nrows, nevents, nthreads, dropped;
-	uint32_t nnames, columns, ncomms, ok;
-	uint64_t sites_bytes;  /* call-site keys (mpi-callsites.h), unified like names */
-	uint32_t nsites, pad;
-	uint64_t nmpi;         /* MPI values: the events of the rows with MPI data */
-};
 
 /* A row on the wire: the snapshot row (region mapped to the global id,
  * source_file NULL), where its source file is in the rank's blob
@@ -47,24 +40,13 @@ struct wire_row {
 };
 
 #define EV_BYTES (8 + 8 + 4)      /* start, end; thread */
-#define MPI_VBYTES (8 + 5 * 4)    /* bytes; peer, root, tag, comm, call site */
+#define MPI_VBYTES SP_MERGE_MPI_VBYTES
 #define CHUNK_BYTES (EV_BYTES > MPI_VBYTES ? EV_BYTES : MPI_VBYTES)
-
-/* Everything one rank contributes. */
-struct local {
-	struct sp_snapshot s;
-	struct hdr h;
-	char *names;           /* names back to back, NUL-terminated */
-	uint32_t *map;         /* local name -> global id */
-	int64_t *row_mpi;      /* per row: first of its MPI values, -1 none */
-	struct sp_mpi_comm_row *comms;
-	struct sp_mpi_sites sites; /* sites.global: local key -> global id */
-};
 
 /* ---- this rank's contribution ------------------------------------------- */
 
 /* Whether events [first, first+n) have an MPI value other than -1. */
-static bool any_mpi_value(const struct local *l, uint64_t first, uint64_t n)
+static bool any_mpi_value(const struct sp_merge_local *l, uint64_t first, uint64_t n)
 {
 	enum { B = 256 };
 	int64_t bytes[B];
@@ -87,7 +69,7 @@ static bool any_mpi_value(const struct local *l, uint64_t first, uint64_t n)
  * inline communicator (function and manual regions have neither), as
  * `merge` decides from a file. Fills row_mpi; returns the values in all.
  */
-static uint64_t mpi_rows(const struct local *l)
+static uint64_t mpi_rows(const struct sp_merge_local *l)
 {
 	const struct sp_snapshot *s = &l->s;
 	uint64_t n = 0;
@@ -103,7 +85,7 @@ static uint64_t mpi_rows(const struct local *l)
 	return n;
 }
 
-static int local_take(struct local *l, bool recorded)
+int sp_merge_local_take(struct sp_merge_local *l, bool recorded)
 {
 	memset(l, 0, sizeof *l);
 	int ret = recorded ? sp_snapshot_take(&l->s) : 0;
@@ -147,7 +129,7 @@ static int local_take(struct local *l, bool recorded)
 	return ret;
 }
 
-static void local_free(struct local *l)
+void sp_merge_local_free(struct sp_merge_local *l)
 {
 	sp_snapshot_free(&l->s);
 	free(l->names);
@@ -158,7 +140,7 @@ static void local_free(struct local *l)
 }
 
 /* Rows with global region ids; source files as offsets into a blob. */
-static int pack_rows(const struct local *l, struct wire_row **ret_rows, char **ret_files,
+static int pack_rows(const struct sp_merge_local *l, struct wire_row **ret_rows, char **ret_files,
 		     uint64_t *ret_fbytes)
 {
 	const struct sp_snapshot *s = &l->s;
@@ -190,7 +172,7 @@ static int pack_rows(const struct local *l, struct wire_row **ret_rows, char **r
 }
 
 /* Events [first, first+n) as columns: start, end (int64), thread (uint32). */
-static void pack_events(const struct local *l, uint64_t first, uint64_t n, char *buf)
+static void pack_events(const struct sp_merge_local *l, uint64_t first, uint64_t n, char *buf)
 {
 	const struct sp_snapshot *s = &l->s;
 	int64_t *start = (int64_t *)buf, *end = start + n;
@@ -199,15 +181,9 @@ static void pack_events(const struct local *l, uint64_t first, uint64_t n, char 
 	memcpy(end + n, s->thread + first, n * 4);
 }
 
-/* Where the next MPI value of a rank comes from: row, event in the row. */
-struct mpi_cursor {
-	uint32_t row;
-	uint64_t k;
-};
-
 /* The next n MPI values (the events of the MPI rows, row order) as columns:
  * bytes (int64), peer, root, tag, comm, call site (int32). */
-static void pack_mpi(const struct local *l, struct mpi_cursor *c, uint64_t n, char *buf)
+void sp_merge_pack_mpi(const struct sp_merge_local *l, struct sp_merge_cursor *c, uint64_t n, char *buf)
 {
 	const struct sp_snapshot *s = &l->s;
 	int64_t *bytes = (int64_t *)buf;
@@ -230,7 +206,7 @@ static void pack_mpi(const struct local *l, struct mpi_cursor *c, uint64_t n, ch
 }
 
 /* The part's MPI values [0, n) of a chunk buffer, as the module takes them. */
-static struct sp_part_mpi mpi_view(char *buf, uint64_t n)
+struct sp_part_mpi sp_merge_mpi_view(char *buf, uint64_t n)
 {
 	int64_t *bytes = (int64_t *)buf;
 	int32_t *peer = (int32_t *)(bytes + n);
@@ -247,7 +223,7 @@ static int send_big(const void *buf, uint64_t n, int tag, MPI_Comm comm)
 }
 
 /* Non-zero rank, phase A: header and names out, map back. */
-static int phase_a_send(struct local *l, MPI_Comm comm)
+static int phase_a_send(struct sp_merge_local *l, MPI_Comm comm)
 {
 	int ret = send_big(&l->h, sizeof l->h, TAG_HDR, comm);
 	if (!ret)
@@ -268,7 +244,7 @@ static int phase_a_send(struct local *l, MPI_Comm comm)
 }
 
 /* Non-zero rank, phase B: wait for go, then stream. */
-static int phase_b_send(struct local *l, MPI_Comm comm)
+static int phase_b_send(struct sp_merge_local *l, MPI_Comm comm)
 {
 	int go[2];
 	if (PMPI_Recv(go, 2, MPI_INT, 0, TAG_GO, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -294,10 +270,10 @@ static int phase_b_send(struct local *l, MPI_Comm comm)
 			pack_events(l, at, n, buf);
 		send_big(buf ? buf : "", buf ? n * EV_BYTES : 0, TAG_EV, comm);
 	}
-	struct mpi_cursor cur = { 0 };
+	struct sp_merge_cursor cur = { 0 };
 	for (uint64_t at = 0; buf && at < l->h.nmpi; at += CHUNK) {
 		uint64_t n = l->h.nmpi - at < CHUNK ? l->h.nmpi - at : CHUNK;
-		pack_mpi(l, &cur, n, buf);
+		sp_merge_pack_mpi(l, &cur, n, buf);
 		send_big(buf, n * MPI_VBYTES, TAG_MPI, comm);
 	}
 	for (uint64_t at = 0; !buf && at < l->h.nmpi; at += CHUNK)
@@ -314,7 +290,7 @@ static int phase_b_send(struct local *l, MPI_Comm comm)
 /* ---- the groups ------------------------------------------------------------ */
 
 /* Communicators of rank `rank` into the file's /mpi_communicators. */
-static int add_comms(struct sp_groups *g, const struct sp_mpi_comm_row *c, uint32_t n,
+int sp_merge_add_comms(struct sp_groups *g, const struct sp_mpi_comm_row *c, uint32_t n,
 		     uint32_t rank)
 {
 	struct sp_comm_row *rows = malloc((n + 1) * sizeof *rows);
@@ -338,6 +314,7 @@ struct root {
 	char *chunk;               /* CHUNK events or MPI values */
 	struct sp_groups groups;
 	struct sp_mpi_comm_row *comms; /* one rank's, as received */
+	uint64_t recv;             /* bytes received from other ranks */
 };
 
 /* Receive exactly n bytes or fail. */
@@ -348,6 +325,7 @@ static int recv_exact(struct root *R, void *buf, uint64_t n, int src, int tag)
 	if (PMPI_Recv(buf, (int)n, MPI_BYTE, src, tag, R->comm, &st) != MPI_SUCCESS ||
 	    PMPI_Get_count(&st, MPI_BYTE, &got) != MPI_SUCCESS || (uint64_t)got != n)
 		return -EIO;
+	R->recv += n;
 	return 0;
 }
 
@@ -358,19 +336,19 @@ static void fail(struct root *R, int ret)
 }
 
 /* The MPI values of l in chunks, into the file at part p. */
-static void put_own_mpi(struct root *R, struct local *l)
+static void put_own_mpi(struct root *R, struct sp_merge_local *l)
 {
-	struct mpi_cursor cur = { 0 };
+	struct sp_merge_cursor cur = { 0 };
 	for (uint64_t at = 0; !R->ret && at < l->h.nmpi; at += CHUNK) {
 		uint64_t n = l->h.nmpi - at < CHUNK ? l->h.nmpi - at : CHUNK;
-		pack_mpi(l, &cur, n, R->chunk);
-		struct sp_part_mpi m = mpi_view(R->chunk, n);
+		sp_merge_pack_mpi(l, &cur, n, R->chunk);
+		struct sp_part_mpi m = sp_merge_mpi_view(R->chunk, n);
 		fail(R, sp_assembly_put_mpi(R->a, 0, at, n, &m));
 	}
 }
 
 /* Phase B for rank 0 itself: its snapshot straight into the file. */
-static void root_own(struct root *R, struct local *l)
+static void root_own(struct root *R, struct sp_merge_local *l)
 {
 	const struct sp_snapshot *s = &l->s;
 	fail(R, sp_assembly_put_rows(R->a, 0, 0, s->nrows, s->rows, l->map, l->row_mpi));
@@ -383,7 +361,7 @@ static void root_own(struct root *R, struct local *l)
 	if (!R->ret)
 		fail(R, sp_assembly_put_threads(R->a, 0, s->threads));
 	if (!R->ret)
-		fail(R, add_comms(&R->groups, l->comms, l->h.ncomms, 0));
+		fail(R, sp_merge_add_comms(&R->groups, l->comms, l->h.ncomms, 0));
 }
 
 /* Rank r's rows: the wire rows with their source files. */
@@ -400,6 +378,7 @@ static int root_rows(struct root *R, int r, const struct sp_part_size *z)
 	MPI_Status st;
 	PMPI_Recv(files ? files : R->chunk, (int)(files ? fb : 0), MPI_BYTE, r, TAG_FILES,
 		  R->comm, &st);
+	R->recv += files ? fb : 0;
 	if (!ret)
 		ret = recv_exact(R, wire, z->nrows * sizeof *wire, r, TAG_ROWS);
 	else
@@ -441,7 +420,7 @@ static void root_remote(struct root *R, int r, const struct sp_part_size *z, uin
 	for (uint64_t at = 0; at < z->nmpi; at += CHUNK) {
 		uint64_t n = z->nmpi - at < CHUNK ? z->nmpi - at : CHUNK;
 		fail(R, recv_exact(R, R->chunk, n * MPI_VBYTES, r, TAG_MPI));
-		struct sp_part_mpi m = mpi_view(R->chunk, n);
+		struct sp_part_mpi m = sp_merge_mpi_view(R->chunk, n);
 		if (!R->ret)
 			fail(R, sp_assembly_put_mpi(R->a, (size_t)r, at, n, &m));
 	}
@@ -458,12 +437,12 @@ static void root_remote(struct root *R, int r, const struct sp_part_size *z, uin
 	}
 	fail(R, recv_exact(R, R->comms, ncomms * sizeof *R->comms, r, TAG_COMM));
 	if (!R->ret)
-		fail(R, add_comms(&R->groups, R->comms, ncomms, (uint32_t)r));
+		fail(R, sp_merge_add_comms(&R->groups, R->comms, ncomms, (uint32_t)r));
 }
 
 /* Phase A on rank 0, call sites of rank r (after its names): unify the
  * keys, send the map back. */
-static int root_sites(struct local *l0, MPI_Comm comm, int r, const struct hdr *h,
+static int root_sites(struct sp_merge_local *l0, MPI_Comm comm, int r, const struct sp_merge_hdr *h,
 		      struct sp_names *sites)
 {
 	if (r == 0)
@@ -486,13 +465,13 @@ static int root_sites(struct local *l0, MPI_Comm comm, int r, const struct hdr *
 
 /* Phase A on rank 0: unify names and their kinds, send maps, learn every
  * part's size. */
-static int root_names(struct local *l0, MPI_Comm comm, struct sp_names *t, uint8_t **kinds,
-		      struct sp_part_size *z, uint32_t *ncomms, struct hdr *tot,
-		      struct sp_names *sites)
+static int root_names(struct sp_merge_local *l0, MPI_Comm comm, struct sp_names *t, uint8_t **kinds,
+		      struct sp_part_size *z, uint32_t *ncomms, struct sp_merge_hdr *tot,
+		      struct sp_names *sites, uint64_t *recv)
 {
 	int ret = 0;
 	for (int r = 0; r < sp_mpi_world_size; r++) {
-		struct hdr h = l0->h;
+		struct sp_merge_hdr h = l0->h;
 		char *blob = l0->names;
 		uint32_t *map = l0->map, n_old = t->n;
 		uint8_t *lk = l0->s.kinds;
@@ -511,6 +490,7 @@ static int root_names(struct local *l0, MPI_Comm comm, struct sp_names *t, uint8
 				  TAG_KINDS, comm, &st);
 			if (!blob || !map || !lk)
 				ret = ret ? ret : -ENOMEM;
+			*recv += sizeof h + h.names_bytes + h.nnames + h.sites_bytes;
 		}
 		if (!ret)
 			ret = sp_names_map(t, blob, h.nnames, map);
@@ -539,15 +519,28 @@ static int root_names(struct local *l0, MPI_Comm comm, struct sp_names *t, uint8
 	return ret;
 }
 
-/* The metadata of the run, the groups, the commit. */
-static int root_finish(struct root *R, int64_t t0)
+int sp_merge_meta(struct sp_run_meta *meta, int64_t t0, uint64_t dropped, const char *path,
+		  uint64_t recv_bytes)
 {
 	struct sp_run_info run;
 	sp_run_info_init(&run, 0, sp_mpi_world_size);
-	struct sp_run_meta meta = { 0 };
-	int ret = sp_meta_collect(&meta, &run);
+	int ret = sp_meta_collect(meta, &run);
 	if (!ret)
-		ret = sp_meta_set_int(&meta, SP_META_MPI_MERGE_NS, sp_monotonic_ns() - t0);
+		ret = sp_meta_set_int(meta, SP_META_DROPPED, (int64_t)dropped);
+	if (!ret)
+		ret = sp_meta_set_int(meta, SP_META_MPI_MERGE_NS, sp_monotonic_ns() - t0);
+	if (!ret)
+		ret = sp_meta_set_str(meta, SP_META_MPI_FINALIZE_PATH, path);
+	if (!ret)
+		ret = sp_meta_set_int(meta, SP_META_MPI_FINALIZE_RECV, (int64_t)recv_bytes);
+	return ret;
+}
+
+/* The metadata of the run, the groups, the commit. */
+static int root_finish(struct root *R, int64_t t0, uint64_t dropped)
+{
+	struct sp_run_meta meta = { 0 };
+	int ret = sp_merge_meta(&meta, t0, dropped, "serial", R->recv);
 	if (!ret) {
 		ret = sp_assembly_commit(R->a, &meta, &R->groups);
 		R->a = NULL;
@@ -556,13 +549,13 @@ static int root_finish(struct root *R, int64_t t0)
 	return ret;
 }
 
-static int merge_root(struct local *l0, MPI_Comm comm)
+static int merge_root(struct sp_merge_local *l0, MPI_Comm comm, const char *path)
 {
 	int64_t t0 = sp_monotonic_ns();
 	int P = sp_mpi_world_size;
 	struct sp_names t = { 0 };
 	uint8_t *kinds = NULL;
-	struct hdr tot = { 0 };
+	struct sp_merge_hdr tot = { 0 };
 	struct sp_part_size *z = calloc((size_t)P, sizeof *z);
 	uint32_t *ncomms = calloc((size_t)P, sizeof *ncomms);
 	struct root R = { .comm = comm };
@@ -573,7 +566,8 @@ static int merge_root(struct local *l0, MPI_Comm comm)
 		return -ENOMEM;
 	}
 	R.groups.comms_present = true;
-	R.ret = root_names(l0, comm, &t, &kinds, z, ncomms, &tot, &R.groups.sites);
+	R.ret = root_names(l0, comm, &t, &kinds, z, ncomms, &tot, &R.groups.sites, &R.recv);
+	int64_t t_names = sp_monotonic_ns();
 	R.cols = tot.columns;
 	R.groups.sites_present = (R.cols & SP_WCOL_CALLSITE) != 0;
 	R.groups.sites_depth = sp_mpi_sites_depth();
@@ -582,7 +576,7 @@ static int merge_root(struct local *l0, MPI_Comm comm)
 	if (!R.chunk || !R.comms)
 		fail(&R, -ENOMEM);
 	if (!R.ret)
-		R.ret = sp_assembly_create(sp_config.output, (const char *const *)t.v, kinds, t.n, z,
+		R.ret = sp_assembly_create(path, (const char *const *)t.v, kinds, t.n, z,
 					   (size_t)P, (int)sp_config.compression, &R.a);
 	for (int r = 0; r < P; r++) {
 		if (r == 0 && !R.ret)
@@ -590,14 +584,18 @@ static int merge_root(struct local *l0, MPI_Comm comm)
 		else if (r > 0)
 			root_remote(&R, r, &z[r], ncomms[r]);
 	}
+	int64_t t_data = sp_monotonic_ns();
 	if (!R.ret)
-		R.ret = root_finish(&R, t0);
+		R.ret = root_finish(&R, t0, 0);
+	sp_log(SP_LOG_DEBUG, "finalize", "path=serial ranks=%d events=%llu rank0_recv_bytes=%llu "
+	       "names_ms=%.3f data_ms=%.3f commit_ms=%.3f", P, (unsigned long long)tot.nevents,
+	       (unsigned long long)R.recv, (t_names - t0) / 1e6, (t_data - t_names) / 1e6,
+	       (sp_monotonic_ns() - t_data) / 1e6);
 	if (R.ret)
-		sp_log(SP_LOG_WARN, "mpi", "could not write %s: %s", sp_config.output,
-		       strerror(-R.ret));
+		sp_log(SP_LOG_WARN, "mpi", "could not write %s: %s", path, strerror(-R.ret));
 	else
 		sp_log(SP_LOG_INFO, "mpi", "wrote %s (%d rank%s, %u region%s, %llu events)",
-		       sp_config.output, P, P == 1 ? "" : "s", t.n, t.n == 1 ? "" : "s",
+		       path, P, P == 1 ? "" : "s", t.n, t.n == 1 ? "" : "s",
 		       (unsigned long long)tot.nevents);
 	sp_assembly_destroy(R.a);
 	free(R.chunk);
@@ -621,9 +619,9 @@ static int write_own_file(const char *path, struct sp_snapshot *s, int rank, int
 {
 	if (!sp_lifecycle_mpi_owned)
 		return -ENOTSUP;
-	struct local l;
+	struct sp_merge_local l;
 	struct sp_groups g = { .comms_present = true };
-	int ret = local_take(&l, true);
+	int ret = sp_merge_local_take(&l, true);
 	if (!ret && l.sites.global) {
 		ret = sp_names_map(&g.sites, l.sites.blob, l.sites.n, l.sites.global);
 		g.sites_present = true;
@@ -632,12 +630,12 @@ static int write_own_file(const char *path, struct sp_snapshot *s, int rank, int
 	char *buf = ret ? NULL : malloc(l.h.nmpi * MPI_VBYTES + 1);
 	if (!ret && !buf)
 		ret = -ENOMEM;
-	struct mpi_cursor cur = { 0 };
+	struct sp_merge_cursor cur = { 0 };
 	if (!ret)
-		pack_mpi(&l, &cur, l.h.nmpi, buf);
-	struct sp_part_mpi m = buf ? mpi_view(buf, l.h.nmpi) : (struct sp_part_mpi){ 0 };
+		sp_merge_pack_mpi(&l, &cur, l.h.nmpi, buf);
+	struct sp_part_mpi m = buf ? sp_merge_mpi_view(buf, l.h.nmpi) : (struct sp_part_mpi){ 0 };
 	if (!ret)
-		ret = add_comms(&g, l.comms, l.h.ncomms, (uint32_t)rank);
+		ret = sp_merge_add_comms(&g, l.comms, l.h.ncomms, (uint32_t)rank);
 	if (!ret)
 		ret = sp_output_write_part(path, &l.s, l.h.nmpi,
 					   l.h.columns & (SP_WCOL_MPI | SP_WCOL_CALLSITE),
@@ -646,13 +644,51 @@ static int write_own_file(const char *path, struct sp_snapshot *s, int rank, int
 	sp_groups_free(&g);
 	*s = l.s;
 	memset(&l.s, 0, sizeof l.s);
-	local_free(&l);
+	sp_merge_local_free(&l);
 	return ret;
 }
 
 __attribute__((constructor)) static void sp_mpi_merge_setup(void)
 {
 	sp_output_local_hook = write_own_file;
+}
+
+int sp_merge_serial(struct sp_merge_local *l, MPI_Comm comm, const char *path)
+{
+	int ret = 0;
+	if (sp_mpi_world_rank == 0)
+		ret = merge_root(l, comm, path);
+	else if (!phase_a_send(l, comm))
+		phase_b_send(l, comm);
+	return ret;
+}
+
+/*
+ * Whether rank 0's settings ask for the rank-0 stream (FINALIZE=serial, or
+ * compressed columns, which are chunked where the parallel write needs
+ * contiguous ones), and the test copy's path (SCOPE_PROFILER_TEST_FINALIZE_COPY,
+ * "" none): rank 0 decides for all, so that the ranks agree.
+ */
+static bool want_stream(MPI_Comm comm, char copy[static 4096])
+{
+	int v[2] = { 0, 0 };
+	copy[0] = '\0';
+	if (sp_mpi_world_rank == 0) {
+		v[0] = !strcmp(sp_config.finalize, "serial") || sp_config.compression > 0;
+		if (sp_config.compression > 0 && strcmp(sp_config.finalize, "serial"))
+			sp_log(SP_LOG_WARN, "mpi", "SCOPE_PROFILER_COMPRESSION=%d: rank 0 writes "
+			       "every rank's events (compressed columns are chunked; the parallel "
+			       "write needs contiguous ones)", (int)sp_config.compression);
+		const char *c = getenv("SCOPE_PROFILER_TEST_FINALIZE_COPY");
+		if (c && *c && strlen(c) < 4096)
+			v[1] = (int)strlen(c) + 1;
+		if (v[1])
+			memcpy(copy, c, (size_t)v[1]);
+	}
+	if (PMPI_Bcast(v, 2, MPI_INT, 0, comm) != MPI_SUCCESS ||
+	    (v[1] && PMPI_Bcast(copy, v[1], MPI_CHAR, 0, comm) != MPI_SUCCESS))
+		return true;
+	return v[0];
 }
 
 void sp_mpi_before_finalize(void)
@@ -665,13 +701,17 @@ void sp_mpi_before_finalize(void)
 	    PMPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
 		any = 0;
 	if (any) {
-		struct local l;
-		local_take(&l, mine);
-		if (rank == 0)
-			written = merge_root(&l, comm) == 0;
-		else if (!phase_a_send(&l, comm))
-			phase_b_send(&l, comm);
-		local_free(&l);
+		struct sp_merge_local l;
+		char copy[4096];
+		sp_merge_local_take(&l, mine);
+		bool stream = want_stream(comm, copy);
+		int ret = stream ? SP_PWRITE_FALLBACK : sp_pwrite(&l, comm, sp_config.output);
+		if (ret == SP_PWRITE_FALLBACK)
+			ret = sp_merge_serial(&l, comm, sp_config.output);
+		written = ret == 0;
+		if (!stream && copy[0]) /* test only: the stream's file of the same run */
+			sp_merge_serial(&l, comm, copy);
+		sp_merge_local_free(&l);
 		/* Every rank keeps its spill file until the root has committed
 		 * the file: a rank killed meanwhile (mpirun's SIGTERM, then
 		 * SIGKILL) has its events there (the handler dumps them), and

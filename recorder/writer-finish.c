@@ -22,7 +22,8 @@ struct index_cols {
 
 /* One rank's events, in the concatenation of its rows. */
 struct rank_events {
-	int64_t *s, *e, *lane;
+	const int64_t *s, *e;  /* s_buf/e_buf, or the caller's arrays */
+	int64_t *s_buf, *e_buf, *lane;
 	uint32_t *row;   /* local row of each event */
 	uint32_t *pos;   /* region position of each event (ties: input order) */
 	uint64_t *order;
@@ -103,10 +104,11 @@ static int read_rank_events(struct sp_writer *w, const struct index_cols *c,
 	int ret = 0;
 	for (size_t k = 0; !ret && k < n; k++) {
 		uint64_t i = rows[k], m = c->count[i];
-		ret = sp_writer_get_range(w->g_events, SP_EV_START_TIMES, c->offset[i], m, ev->s + at);
+		ret = sp_writer_get_range(w->g_events, SP_EV_START_TIMES, c->offset[i], m,
+					  ev->s_buf + at);
 		if (!ret)
 			ret = sp_writer_get_range(w->g_events, SP_EV_END_TIMES, c->offset[i], m,
-						  ev->e + at);
+						  ev->e_buf + at);
 		if (!ret && lanes)
 			ret = sp_writer_get_range(w->g_events, SP_EV_THREAD_IDS, c->offset[i], m,
 						  ev->lane + at);
@@ -174,12 +176,46 @@ static bool nest_rank(struct rank_events *ev, uint64_t *stack, int64_t *excl)
 
 static void free_events(struct rank_events *ev)
 {
-	free(ev->s);
-	free(ev->e);
+	free(ev->s_buf);
+	free(ev->e_buf);
 	free(ev->lane);
 	free(ev->row);
 	free(ev->pos);
 	free(ev->order);
+}
+
+/* Arrays for ev->n events; s and e only when the caller has none. */
+static int alloc_events(struct rank_events *ev, bool times)
+{
+	uint64_t m = ev->n + 1;
+	if (times) {
+		ev->s = ev->s_buf = malloc(m * sizeof *ev->s_buf);
+		ev->e = ev->e_buf = malloc(m * sizeof *ev->e_buf);
+	}
+	ev->lane = malloc(m * sizeof *ev->lane);
+	ev->row = malloc(m * sizeof *ev->row);
+	ev->pos = malloc(m * sizeof *ev->pos);
+	ev->order = malloc(m * sizeof *ev->order);
+	return ev->s && ev->e && ev->lane && ev->row && ev->pos && ev->order ? 0 : -ENOMEM;
+}
+
+/* Sort and nest ev (row, pos and lane filled): excl[k] for its rows
+ * [0, nrows), all -1 when they do not nest. */
+static int nest_events(struct rank_events *ev, size_t nrows, int64_t *out)
+{
+	int64_t *excl = calloc(nrows + 1, sizeof *excl);
+	uint64_t *stack = malloc((ev->n + 1) * sizeof *stack);
+	int ret = excl && stack ? 0 : -ENOMEM;
+	for (uint64_t i = 0; !ret && i < ev->n; i++)
+		ev->order[i] = i;
+	if (!ret)
+		qsort_r(ev->order, ev->n, sizeof *ev->order, cmp_call, ev);
+	bool nested = !ret && nest_rank(ev, stack, excl);
+	for (size_t k = 0; !ret && k < nrows; k++)
+		out[k] = nested ? excl[k] : -1;
+	free(excl);
+	free(stack);
+	return ret;
 }
 
 /* Exclusive ns of the rows of one rank into out (indexed by file row). */
@@ -189,32 +225,52 @@ static int rank_exclusive(struct sp_writer *w, const struct index_cols *c, const
 	struct rank_events ev = { 0 };
 	for (size_t k = 0; k < n; k++)
 		ev.n += c->count[rows[k]];
-	uint64_t m = ev.n + 1;
-	ev.s = malloc(m * sizeof *ev.s);
-	ev.e = malloc(m * sizeof *ev.e);
-	ev.lane = malloc(m * sizeof *ev.lane);
-	ev.row = malloc(m * sizeof *ev.row);
-	ev.pos = malloc(m * sizeof *ev.pos);
-	ev.order = malloc(m * sizeof *ev.order);
-	int64_t *excl = calloc(n + 1, sizeof *excl);
-	int ret = ev.s && ev.e && ev.lane && ev.row && ev.pos && ev.order && excl ? 0 : -ENOMEM;
+	int64_t *excl = malloc((n + 1) * sizeof *excl);
+	int ret = alloc_events(&ev, true);
+	if (!ret && !excl)
+		ret = -ENOMEM;
 	if (!ret)
 		ret = read_rank_events(w, c, rows, n, &ev);
-	if (!ret) {
-		for (uint64_t i = 0; i < ev.n; i++) {
-			ev.order[i] = i;
-			ev.pos[i] = region_pos[c->region[rows[ev.row[i]]]];
-		}
-		qsort_r(ev.order, ev.n, sizeof *ev.order, cmp_call, &ev);
-		uint64_t *stack = malloc(m * sizeof *stack);
-		if (!stack)
-			ret = -ENOMEM;
-		else if (nest_rank(&ev, stack, excl))
-			for (size_t k = 0; k < n; k++)
-				out[rows[k]] = excl[k];
-		free(stack);
-	}
+	for (uint64_t i = 0; !ret && i < ev.n; i++)
+		ev.pos[i] = region_pos[c->region[rows[ev.row[i]]]];
+	if (!ret)
+		ret = nest_events(&ev, n, excl);
+	for (size_t k = 0; !ret && k < n; k++)
+		out[rows[k]] = excl[k];
 	free(excl);
+	free_events(&ev);
+	return ret;
+}
+
+int sp_writer_exclusive_rows(size_t nrows, const uint64_t *offset, const uint64_t *count,
+			     const uint32_t *pos, const int64_t *start, const int64_t *end,
+			     const uint32_t *lane, int64_t *out)
+{
+	struct rank_events ev = { 0 };
+	bool packed = true; /* rows back to back from 0: the times as they are */
+	for (size_t k = 0; k < nrows; k++) {
+		packed = packed && offset[k] == ev.n;
+		ev.n += count[k];
+	}
+	if (packed) {
+		ev.s = start;
+		ev.e = end;
+	}
+	int ret = alloc_events(&ev, !packed);
+	for (size_t k = 0, at = 0; !ret && k < nrows; k++) {
+		for (uint64_t j = 0; j < count[k]; j++, at++) {
+			uint64_t i = offset[k] + j;
+			if (!packed) {
+				ev.s_buf[at] = start[i];
+				ev.e_buf[at] = end[i];
+			}
+			ev.lane[at] = lane ? lane[i] : 0;
+			ev.row[at] = (uint32_t)k;
+			ev.pos[at] = pos[k];
+		}
+	}
+	if (!ret)
+		ret = nest_events(&ev, nrows, out);
 	free_events(&ev);
 	return ret;
 }
@@ -232,6 +288,30 @@ static int cmp_pos(const void *pa, const void *pb)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
+double sp_writer_region_key(const int64_t *start, uint64_t n)
+{
+	if (n == 0)
+		return 0.0;
+	int64_t mn = start[0];
+	for (uint64_t j = 1; j < n; j++)
+		mn = start[j] < mn ? start[j] : mn;
+	return (double)mn / 1e9;
+}
+
+int sp_writer_region_order(const double *first_start, uint32_t n, uint32_t *pos)
+{
+	struct pos_key *key = malloc(((size_t)n + 1) * sizeof *key);
+	if (!key)
+		return -ENOMEM;
+	for (uint32_t id = 0; id < n; id++)
+		key[id] = (struct pos_key){ first_start[id], id };
+	qsort(key, n, sizeof *key, cmp_pos);
+	for (uint32_t p = 0; p < n; p++)
+		pos[key[p].id] = p;
+	free(key);
+	return 0;
+}
+
 /*
  * Region positions as the reader orders regions (sp_reader_regions): by the
  * smallest first start in seconds over the region's rows (0.0 for a row
@@ -241,16 +321,15 @@ static int cmp_pos(const void *pa, const void *pb)
 static int region_positions(struct sp_writer *w, const struct index_cols *c, uint32_t nregions,
 			    uint32_t *pos)
 {
-	struct pos_key *key = malloc((nregions + 1) * sizeof *key);
+	double *key = malloc((nregions + 1) * sizeof *key);
 	bool *seen = calloc(nregions + 1, sizeof *seen);
 	int64_t *buf = NULL;
 	size_t cap = 0;
 	int ret = key && seen ? 0 : -ENOMEM;
 	for (uint32_t id = 0; id < nregions && key; id++)
-		key[id] = (struct pos_key){ 0.0, id };
+		key[id] = 0.0;
 	for (uint64_t i = 0; !ret && i < c->n; i++) {
 		uint64_t m = c->count[i];
-		double fs = 0.0;
 		if (m > cap) {
 			free(buf);
 			cap = m;
@@ -260,22 +339,14 @@ static int region_positions(struct sp_writer *w, const struct index_cols *c, uin
 		}
 		if (!ret && m)
 			ret = sp_writer_get_range(w->g_events, SP_EV_START_TIMES, c->offset[i], m, buf);
-		if (!ret && m) {
-			int64_t mn = buf[0];
-			for (uint64_t j = 1; j < m; j++)
-				mn = buf[j] < mn ? buf[j] : mn;
-			fs = (double)mn / 1e9;
-		}
-		struct pos_key *k = &key[c->region[i]];
-		if (!seen[c->region[i]] || fs < k->first_start)
-			k->first_start = fs;
-		seen[c->region[i]] = true;
+		double fs = ret ? 0.0 : sp_writer_region_key(buf, m);
+		uint32_t r = c->region[i];
+		if (!seen[r] || fs < key[r])
+			key[r] = fs;
+		seen[r] = true;
 	}
-	if (!ret) {
-		qsort(key, nregions, sizeof *key, cmp_pos);
-		for (uint32_t p = 0; p < nregions; p++)
-			pos[key[p].id] = p;
-	}
+	if (!ret)
+		ret = sp_writer_region_order(key, nregions, pos);
 	free(key);
 	free(seen);
 	free(buf);

@@ -51,7 +51,7 @@ static const struct row_column {
 	{ SP_IDX_SOURCE_FILES, ft_str, 0, ROW_FILE, M(source_file) },
 	{ SP_IDX_SOURCE_TEXTS, ft_str, 0, ROW_TEXT, 0, sizeof(const char *), "" },
 	{ SP_IDX_TAGS, ft_str, 0, ROW_TEXT, 0, sizeof(const char *), "[]" },
-	{ SP_IDX_EXCLUSIVE_TOTALS, ft_i64, 0, ROW_NONE, 0, sizeof(int64_t) },
+	{ SP_IDX_EXCLUSIVE_TOTALS, ft_i64, 0, ROW_MEMBER, M(exclusive_ns) },
 	{ SP_IDX_SUMMARY, ft_summary, 0, ROW_MEMBER, M(summary) },
 	{ SP_IDX_DROPPED_COUNTS, ft_u64, SP_WCOL_DROPPED, ROW_MEMBER, M(dropped) },
 	{ SP_IDX_THROTTLED_COUNTS, ft_u64, SP_WCOL_THROTTLED, ROW_MEMBER, M(throttled_calls) },
@@ -65,6 +65,13 @@ static const struct row_column {
 };
 
 #define NROW_COLUMNS (sizeof row_columns / sizeof *row_columns)
+_Static_assert(NROW_COLUMNS == SP_RAW_NCOLS - SP_RAW_ROW0, "SP_RAW_NCOLS counts the row table");
+
+/* Whether row column c is in a file of these columns, and not a string. */
+static bool row_raw(const struct row_column *rc, unsigned columns)
+{
+	return (!rc->need || (columns & rc->need)) && rc->src != ROW_FILE && rc->src != ROW_TEXT;
+}
 
 int sp_writer_create_index(struct sp_writer *w)
 {
@@ -72,7 +79,8 @@ int sp_writer_create_index(struct sp_writer *w)
 	for (size_t c = 0; !ret && c < NROW_COLUMNS; c++) {
 		const struct row_column *rc = &row_columns[c];
 		if (!rc->need || (w->layout.columns & rc->need))
-			ret = sp_writer_make_dset(w->g_index, rc->name, rc->ftype(w), w->layout.nrows);
+			ret = sp_writer_make_col(w, w->g_index, rc->name, rc->ftype(w),
+						 w->layout.nrows);
 	}
 	return ret ? -EIO : 0;
 }
@@ -83,15 +91,15 @@ int sp_writer_create_threads(struct sp_writer *w)
 	hid_t g = w->g_threads;
 	uint64_t n = w->layout.nthreads;
 	int ret = 0;
-	ret |= sp_writer_make_dset(g, SP_TT_RANKS, H5T_STD_U32LE, n);
-	ret |= sp_writer_make_dset(g, SP_TT_INDEX, H5T_STD_I64LE, n);
-	ret |= sp_writer_make_dset(g, SP_TT_IDENT, H5T_STD_I64LE, n);
-	ret |= sp_writer_make_dset(g, SP_TT_NATIVE_ID, H5T_STD_I64LE, n);
-	ret |= sp_writer_make_dset(g, SP_TT_DAEMON, H5T_STD_I8LE, n);
-	ret |= sp_writer_make_dset(g, SP_TT_START_NS, H5T_STD_I64LE, n);
-	ret |= sp_writer_make_dset(g, SP_TT_END_NS, H5T_STD_I64LE, n);
-	ret |= sp_writer_make_dset(g, SP_TT_CPU_NS, H5T_STD_I64LE, n);
-	ret |= sp_writer_make_dset(g, SP_TT_NAME, w->str_type, n);
+	ret |= sp_writer_make_col(w, g, SP_TT_RANKS, H5T_STD_U32LE, n);
+	ret |= sp_writer_make_col(w, g, SP_TT_INDEX, H5T_STD_I64LE, n);
+	ret |= sp_writer_make_col(w, g, SP_TT_IDENT, H5T_STD_I64LE, n);
+	ret |= sp_writer_make_col(w, g, SP_TT_NATIVE_ID, H5T_STD_I64LE, n);
+	ret |= sp_writer_make_col(w, g, SP_TT_DAEMON, H5T_STD_I8LE, n);
+	ret |= sp_writer_make_col(w, g, SP_TT_START_NS, H5T_STD_I64LE, n);
+	ret |= sp_writer_make_col(w, g, SP_TT_END_NS, H5T_STD_I64LE, n);
+	ret |= sp_writer_make_col(w, g, SP_TT_CPU_NS, H5T_STD_I64LE, n);
+	ret |= sp_writer_make_col(w, g, SP_TT_NAME, w->str_type, n);
 	return ret ? -EIO : 0;
 }
 
@@ -217,4 +225,103 @@ int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_t n,
 	free(ranks);
 	free(daemon);
 	return ret;
+}
+
+
+/* ---- the raw layout: the same columns as bytes, for writers in place ---- */
+
+static const struct thread_raw {
+	enum sp_raw_col col;
+	const char *name;
+	size_t off, size; /* member of struct sp_writer_thread; size 0: a constant 0 */
+} thread_raw[] = {
+	{ SP_RAW_TT_RANKS, SP_TT_RANKS, offsetof(struct sp_writer_thread, rank), 4 },
+	{ SP_RAW_TT_INDEX, SP_TT_INDEX, offsetof(struct sp_writer_thread, index), 8 },
+	{ SP_RAW_TT_IDENT, SP_TT_IDENT, offsetof(struct sp_writer_thread, ident), 8 },
+	{ SP_RAW_TT_NATIVE_ID, SP_TT_NATIVE_ID, offsetof(struct sp_writer_thread, native_id), 8 },
+	{ SP_RAW_TT_START, SP_TT_START_NS, offsetof(struct sp_writer_thread, start_ns), 8 },
+	{ SP_RAW_TT_END, SP_TT_END_NS, offsetof(struct sp_writer_thread, end_ns), 8 },
+	{ SP_RAW_TT_CPU, SP_TT_CPU_NS, offsetof(struct sp_writer_thread, cpu_ns), 8 },
+	{ SP_RAW_TT_DAEMON, SP_TT_DAEMON, 0, 0 },
+};
+
+static const struct thread_raw *find_thread_raw(enum sp_raw_col c)
+{
+	for (size_t i = 0; i < sizeof thread_raw / sizeof *thread_raw; i++)
+		if (thread_raw[i].col == c)
+			return &thread_raw[i];
+	return NULL;
+}
+
+size_t sp_raw_col_size(enum sp_raw_col c)
+{
+	if (c >= SP_RAW_ROW0 && c < SP_RAW_NCOLS) {
+		const struct row_column *rc = &row_columns[c - SP_RAW_ROW0];
+		return rc->src == ROW_FILE || rc->src == ROW_TEXT ? 0 : rc->size;
+	}
+	const struct thread_raw *t = find_thread_raw(c);
+	if (t)
+		return t->size ? t->size : 1;
+	return c == SP_RAW_EV_START || c == SP_RAW_EV_END || c == SP_RAW_EV_THREAD ||
+	       c == SP_RAW_MPI_BYTES ? 8 : 4;
+}
+
+void sp_writer_pack_rows(enum sp_raw_col c, const struct sp_writer_row *rows, uint64_t n,
+			 void *out)
+{
+	gather_row_column(&row_columns[c - SP_RAW_ROW0], rows, n, out);
+}
+
+void sp_writer_pack_threads(enum sp_raw_col c, const struct sp_writer_thread *t, uint64_t n,
+			    void *out)
+{
+	const struct thread_raw *tr = find_thread_raw(c);
+	for (uint64_t i = 0; i < n; i++) {
+		char *o = (char *)out + i * (tr->size ? tr->size : 1);
+		if (tr->size)
+			memcpy(o, (const char *)&t[i] + tr->off, tr->size);
+		else
+			*o = 0;
+	}
+}
+
+const char *sp_writer_raw_name(const struct sp_writer *w, enum sp_raw_col c, hid_t *ret_group)
+{
+	if (c >= SP_RAW_ROW0 && c < SP_RAW_NCOLS) {
+		const struct row_column *rc = &row_columns[c - SP_RAW_ROW0];
+		*ret_group = w->g_index;
+		return row_raw(rc, w->layout.columns) ? rc->name : NULL;
+	}
+	const struct thread_raw *t = find_thread_raw(c);
+	if (!t)
+		return NULL;
+	*ret_group = w->g_threads;
+	return (w->layout.columns & SP_WCOL_THREAD_IDS) ? t->name : NULL;
+}
+
+int sp_writer_put_row_strings(struct sp_writer *w, uint64_t first, uint64_t n,
+			      const struct sp_writer_row *rows)
+{
+	if (first > w->layout.nrows || n > w->layout.nrows - first)
+		return -EINVAL;
+	const char **col = malloc((n + 1) * sizeof *col);
+	int ret = col ? 0 : -ENOMEM;
+	for (size_t c = 0; !ret && n && c < NROW_COLUMNS; c++) {
+		const struct row_column *rc = &row_columns[c];
+		if (rc->src != ROW_FILE && rc->src != ROW_TEXT)
+			continue;
+		gather_row_column(rc, rows, n, (char *)col);
+		ret = sp_writer_put_range(w->g_index, rc->name, first, n, col);
+	}
+	free(col);
+	return ret;
+}
+
+int sp_writer_put_thread_names(struct sp_writer *w, uint64_t first, uint64_t n,
+			       const struct sp_writer_thread *threads)
+{
+	if (!(w->layout.columns & SP_WCOL_THREAD_IDS) || first > w->layout.nthreads ||
+	    n > w->layout.nthreads - first)
+		return -EINVAL;
+	return n ? put_thread_names(w, first, n, threads) : 0;
 }

@@ -26,6 +26,13 @@ struct sp_writer {
 
 /* A contiguous 1-D dataset of n values of type. Returns 0 or -EIO. */
 int sp_writer_make_dset(hid_t group, const char *name, hid_t type, uint64_t n);
+/* As sp_writer_make_dset, raw (contiguous, allocated early, never filled)
+ * when the layout is raw and the type is fixed-size. */
+int sp_writer_make_col(struct sp_writer *w, hid_t group, const char *name, hid_t type,
+		       uint64_t n);
+/* The dataset of raw column c (its group in *ret_group), NULL when the
+ * layout has no such column (writer-index.c for the row and thread tables). */
+const char *sp_writer_raw_name(const struct sp_writer *w, enum sp_raw_col c, hid_t *ret_group);
 /* Write n values of buf at [first, first+n) of group/name. Returns 0 or -EIO. */
 int sp_writer_put_range(hid_t group, const char *name, uint64_t first, uint64_t n,
 			const void *buf);

@@ -141,6 +141,13 @@ int sp_writer_make_dset(hid_t group, const char *name, hid_t type, uint64_t n)
 	return make_dset_level(group, name, type, n, 0);
 }
 
+int sp_writer_make_col(struct sp_writer *w, hid_t group, const char *name, hid_t type,
+		       uint64_t n)
+{
+	bool raw = w->layout.raw && H5Tequal(type, w->str_type) <= 0;
+	return make_dset_level(group, name, type, n, raw ? DSET_RAW : 0);
+}
+
 /* Read or write n values at [first, first+n) of group/name (native types). */
 static int range_io(hid_t group, const char *name, uint64_t first, uint64_t n, void *buf,
 		    bool write)
@@ -226,7 +233,8 @@ static int create_mpi(struct sp_writer *w, hid_t g, uint64_t m, int z)
 	int ret = 0;
 	for (size_t i = 0; !ret && i < sizeof cols / sizeof *cols; i++)
 		if (!cols[i].callsite || (c & SP_WCOL_CALLSITE))
-			ret = make_dset_level(g, cols[i].name, i ? H5T_STD_I32LE : H5T_STD_I64LE, m, z);
+			ret = make_dset_level(g, cols[i].name, i ? H5T_STD_I32LE : H5T_STD_I64LE, m,
+					      w->layout.raw ? DSET_RAW : z);
 	if (!ret)
 		ret = attr_str(w, g, SP_EV_ATTR_MPI_LAYOUT, SP_MPI_LAYOUT_ROWS);
 	return ret;
@@ -242,7 +250,8 @@ static int create_events(struct sp_writer *w)
 	if (!ret)
 		ret = make_dset_level(g, SP_EV_END_TIMES, H5T_STD_I64LE, n, z ? z : DSET_RAW);
 	if (!ret && (l->columns & SP_WCOL_THREAD_IDS))
-		ret = make_dset_level(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n, z);
+		ret = make_dset_level(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n,
+				      l->raw ? DSET_RAW : z);
 	if (!ret && (l->columns & SP_WCOL_MPI))
 		ret = create_mpi(w, g, l->nmpi, z);
 	return ret;
@@ -315,7 +324,8 @@ int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 		return -ENOMEM;
 	w->file = w->g_meta = w->g_index = w->g_events = w->g_threads = H5I_INVALID_HID;
 	w->layout = *layout;
-	if ((layout->columns & SP_WCOL_CALLSITE) && !(layout->columns & SP_WCOL_MPI)) {
+	if (((layout->columns & SP_WCOL_CALLSITE) && !(layout->columns & SP_WCOL_MPI)) ||
+	    (layout->raw && layout->compression)) {
 		free(w);
 		return -EINVAL; /* call sites are laid out as the MPI columns */
 	}
@@ -352,6 +362,9 @@ int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 		ret = sp_writer_create_index(w);
 	if (!ret)
 		ret = create_events(w);
+	if (!ret && layout->raw)
+		ret = sp_writer_put_names(w, layout->names, layout->kinds, layout->nnames,
+					  layout->uncalled, layout->nuncalled);
 	if (ret == -EIO && last_err) /* writer-index.c says only -EIO */
 		ret = -last_err;
 	if (ret) {
@@ -391,6 +404,45 @@ int sp_writer_times_raw(struct sp_writer *w, int *ret_fd, uint64_t *off_start,
 	*off_start = s;
 	*off_end = e;
 	w->times_raw = true;
+	return 0;
+}
+
+int sp_writer_raw_offsets(struct sp_writer *w, uint64_t off[SP_RAW_NCOLS])
+{
+	static const char *const ev_names[] = {
+		[SP_RAW_EV_START] = SP_EV_START_TIMES, [SP_RAW_EV_END] = SP_EV_END_TIMES,
+		[SP_RAW_EV_THREAD] = SP_EV_THREAD_IDS, [SP_RAW_MPI_BYTES] = SP_EV_MPI_BYTES,
+		[SP_RAW_MPI_PEERS] = SP_EV_MPI_PEERS, [SP_RAW_MPI_ROOTS] = SP_EV_MPI_ROOTS,
+		[SP_RAW_MPI_TAGS] = SP_EV_MPI_TAGS, [SP_RAW_MPI_COMMS] = SP_EV_MPI_COMMS,
+		[SP_RAW_MPI_SITES] = SP_EV_CALLSITE_IDS,
+	};
+	const struct sp_writer_layout *l = &w->layout;
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	return -ENOTSUP; /* the columns are little-endian */
+#endif
+	if (!l->raw)
+		return -ENOTSUP;
+	for (int c = 0; c < SP_RAW_NCOLS; c++) {
+		hid_t g = w->g_events;
+		const char *name = NULL;
+		uint64_t n = c >= SP_RAW_ROW0 ? l->nrows : c >= SP_RAW_TT_RANKS ? l->nthreads
+			   : c >= SP_RAW_MPI_BYTES ? l->nmpi : l->nevents;
+		if (c < SP_RAW_TT_RANKS)
+			name = ev_names[c];
+		else
+			name = sp_writer_raw_name(w, (enum sp_raw_col)c, &g);
+		if ((c == SP_RAW_EV_THREAD && !(l->columns & SP_WCOL_THREAD_IDS)) ||
+		    (c >= SP_RAW_MPI_BYTES && c <= SP_RAW_MPI_SITES && !(l->columns & SP_WCOL_MPI)) ||
+		    (c == SP_RAW_MPI_SITES && !(l->columns & SP_WCOL_CALLSITE)))
+			name = NULL;
+		off[c] = SP_RAW_ABSENT;
+		if (!name || n == 0)
+			continue;
+		haddr_t a = dset_offset(g, name);
+		if (a == HADDR_UNDEF)
+			return -EIO;
+		off[c] = a;
+	}
 	return 0;
 }
 
@@ -551,9 +603,9 @@ static void close_discarded(struct sp_writer *w)
 		setrlimit(RLIMIT_FSIZE, &saved);
 }
 
-int sp_writer_commit(struct sp_writer *w)
+/* Everything HDF5 holds to the file, then the file closed; 0 or -errno. */
+static int close_file(struct sp_writer *w, int ret)
 {
-	int ret = sp_writer_finish_index(w);
 	close_handles(w);
 	if (!ret)
 		ret = H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0 ? h5_error() : 0;
@@ -562,12 +614,50 @@ int sp_writer_commit(struct sp_writer *w)
 	else if (H5Fclose(w->file) < 0)
 		ret = h5_error();
 	w->file = H5I_INVALID_HID;
+	return ret;
+}
+
+int sp_writer_seal(struct sp_writer *w)
+{
+	if (!w->layout.raw || w->file < 0)
+		return -EINVAL;
+	return close_file(w, 0);
+}
+
+const char *sp_writer_temp_path(const struct sp_writer *w)
+{
+	return w->out.tmp_path;
+}
+
+int sp_writer_temp_id(const struct sp_writer *w, uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+	if (fstat(w->out.fd, &st) != 0)
+		return -errno;
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
+int sp_writer_publish(struct sp_writer *w)
+{
+	int ret = w->file >= 0 ? -EINVAL : 0;
 	if (!ret && fsync(w->out.fd) < 0)
 		ret = -errno;
 	if (!ret)
 		ret = sp_safe_commit(&w->out);
 	sp_writer_destroy(w);
 	return ret;
+}
+
+int sp_writer_commit(struct sp_writer *w)
+{
+	int ret = close_file(w, w->layout.raw ? 0 : sp_writer_finish_index(w));
+	if (ret) {
+		sp_writer_destroy(w);
+		return ret;
+	}
+	return sp_writer_publish(w);
 }
 
 void sp_writer_destroy(struct sp_writer *w)

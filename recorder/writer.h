@@ -9,6 +9,8 @@
 #ifndef SP_WRITER_H
 #define SP_WRITER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "compiler.h"
@@ -36,6 +38,17 @@ struct sp_writer_layout {
 			    * the rows that carry MPI data, summed */
 	unsigned columns;
 	int compression;   /* gzip level 1-9 (+ shuffle) for event columns; 0 = none */
+	/*
+	 * The raw layout (the parallel finalize): every fixed-size numeric
+	 * dataset contiguous, allocated at creation and never filled by HDF5,
+	 * so that other processes write its bytes in place (sp_writer_raw_offsets);
+	 * compression must be 0. names are then the file's final names (each
+	 * with a row), written at creation with `uncalled`, and the commit
+	 * computes nothing: exclusive_totals come in the rows.
+	 */
+	bool raw;
+	const char *const *uncalled;
+	uint32_t nuncalled;
 };
 
 struct sp_writer_row {
@@ -52,6 +65,8 @@ struct sp_writer_row {
 	int64_t throttled_since_ns; /* -1 never throttled */
 	int64_t patched_since_ns;   /* -1 never patched */
 	int64_t mpi_offset;      /* SP_WCOL_MPI: first value in the MPI columns, -1 none */
+	int64_t exclusive_ns;    /* raw layout: the row's exclusive ns, -1 unknown
+				  * (otherwise computed at the commit) */
 };
 
 /* Event columns of one slice; members for absent columns are ignored. */
@@ -100,6 +115,56 @@ struct sp_writer_group {
 	const struct sp_writer_attr *attrs;
 };
 
+/*
+ * The fixed-size numeric columns of a file, for writers of their bytes in
+ * place (raw layout): the events, MPI and thread table columns, then the
+ * rank_region_index columns in their table's order (SP_RAW_ROW0 + c; the
+ * string columns among them are never raw). Values are little-endian, as
+ * in memory on the hosts we build for; the summary compound is unpadded.
+ */
+enum sp_raw_col {
+	SP_RAW_EV_START, SP_RAW_EV_END, SP_RAW_EV_THREAD,
+	SP_RAW_MPI_BYTES, SP_RAW_MPI_PEERS, SP_RAW_MPI_ROOTS, SP_RAW_MPI_TAGS, SP_RAW_MPI_COMMS,
+	SP_RAW_MPI_SITES,
+	SP_RAW_TT_RANKS, SP_RAW_TT_INDEX, SP_RAW_TT_IDENT, SP_RAW_TT_NATIVE_ID, SP_RAW_TT_START,
+	SP_RAW_TT_END, SP_RAW_TT_CPU, SP_RAW_TT_DAEMON,
+	SP_RAW_ROW0,
+	SP_RAW_NCOLS = SP_RAW_ROW0 + 18 /* the rank_region_index table (writer-index.c) */
+};
+#define SP_RAW_ABSENT UINT64_MAX
+
+/* Bytes per value of column c (0: a string column, never raw). */
+SP_HIDDEN size_t sp_raw_col_size(enum sp_raw_col c);
+/* For a row column (c >= SP_RAW_ROW0): column c of rows [0, n) as the
+ * file's bytes into out (n * sp_raw_col_size(c)). */
+SP_HIDDEN void sp_writer_pack_rows(enum sp_raw_col c, const struct sp_writer_row *rows,
+				   uint64_t n, void *out);
+/* For a thread table column: column c of t[0, n) as the file's bytes. */
+SP_HIDDEN void sp_writer_pack_threads(enum sp_raw_col c, const struct sp_writer_thread *t,
+				      uint64_t n, void *out);
+
+/*
+ * Exclusive ns of one rank's rows from its events in memory, nested per
+ * thread lane exactly as at the commit (writer-finish.c): row k covers
+ * events [offset[k], offset[k]+count[k]) of start/end/lane (lane NULL: one
+ * lane) and pos[k] is its region's position in the file's region order
+ * (sp_writer_region_order). out[k], all -1 when the calls do not nest.
+ * Returns 0 or -ENOMEM.
+ */
+SP_HIDDEN int sp_writer_exclusive_rows(size_t nrows, const uint64_t *offset,
+				       const uint64_t *count, const uint32_t *pos,
+				       const int64_t *start, const int64_t *end,
+				       const uint32_t *lane, int64_t *out);
+
+/*
+ * The regions' positions as the reader orders them: by key (a region's
+ * smallest first start in seconds over its rows, 0.0 for a row without
+ * calls: sp_writer_region_key), ties in id order. Returns 0 or -ENOMEM.
+ */
+SP_HIDDEN int sp_writer_region_order(const double *key, uint32_t n, uint32_t *pos);
+/* A row's contribution to its region's key (min over the rows). */
+SP_HIDDEN double sp_writer_region_key(const int64_t *start, uint64_t n);
+
 struct sp_writer;
 
 /* Create the temporary file with every dataset sized. Returns 0 or -errno
@@ -129,6 +194,29 @@ SP_HIDDEN int sp_writer_put_threads(struct sp_writer *w, uint64_t first, uint64_
 /* Add an extension group, columns contiguous. Returns 0, -EIO or -ENOMEM. */
 SP_HIDDEN int sp_writer_put_group(struct sp_writer *w, const struct sp_writer_group *g);
 SP_HIDDEN int sp_writer_put_metadata(struct sp_writer *w, const struct sp_run_meta *m);
+/*
+ * Raw layout: where each column's bytes start in the file (SP_RAW_ABSENT:
+ * not in this file, or empty). Returns 0 or -ENOTSUP (not a raw layout).
+ */
+SP_HIDDEN int sp_writer_raw_offsets(struct sp_writer *w, uint64_t off[SP_RAW_NCOLS]);
+/* Raw layout: the string columns of rows [first, first+n) (source files). */
+SP_HIDDEN int sp_writer_put_row_strings(struct sp_writer *w, uint64_t first, uint64_t n,
+					const struct sp_writer_row *rows);
+/* Raw layout: the names of threads [first, first+n) (from their index). */
+SP_HIDDEN int sp_writer_put_thread_names(struct sp_writer *w, uint64_t first, uint64_t n,
+					 const struct sp_writer_thread *threads);
+/*
+ * Raw layout: close the HDF5 file (everything but the raw bytes is in it)
+ * and keep the temporary, whose name sp_writer_temp_path gives, for other
+ * processes to write; then sp_writer_publish (fsync, rename) or
+ * sp_writer_destroy (removed). Returns 0 or -errno.
+ */
+SP_HIDDEN int sp_writer_seal(struct sp_writer *w);
+SP_HIDDEN const char *sp_writer_temp_path(const struct sp_writer *w);
+/* The sealed temporary's identity (for a check by the other writers). */
+SP_HIDDEN int sp_writer_temp_id(const struct sp_writer *w, uint64_t *dev, uint64_t *ino);
+/* Publish a sealed file: fsync and rename over the final path. Freed. */
+SP_HIDDEN int sp_writer_publish(struct sp_writer *w);
 /* Close, fsync and rename over the final path. The writer is freed. */
 SP_HIDDEN int sp_writer_commit(struct sp_writer *w);
 /* Abandon the file (temporary removed). Accepts NULL. */
