@@ -7,7 +7,8 @@
 # reads them. Runs (4 ranks): mpi-known (p2p, collectives, communicators,
 # a thread with MPI on rank 0, instrumented functions), the same with MPI
 # call sites (SCOPE_PROFILER_CALLSITES=2), and scale-ranks with 280,000
-# events per rank (more than one 262,144-event chunk of the stream).
+# events per rank (more than one 262,144-event chunk of the stream); then
+# scale-ranks at 1 rank and at 8 ranks without the thread.
 # First the comparator itself: a file equals itself and a copy that differs
 # only in an ignored timing, and differs from copies with one value changed.
 set -euo pipefail
@@ -28,10 +29,10 @@ np=4
 run() {
   local name=$1; shift
   SCOPE_PROFILER_OUTPUT="$work/$name.h5" SCOPE_PROFILER_TEST_FINALIZE_COPY="$work/$name.copy.h5" \
-    timeout 300 mpirun --oversubscribe -n "$np" -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT \
+    timeout 300 mpirun --oversubscribe -n "${NP:-$np}" -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT \
     -x SCOPE_PROFILER_TEST_FINALIZE_COPY -x SCOPE_PROFILER_CALLSITES -x SCOPE_PROFILER_FINALIZE -x SCOPE_PROFILER_THROTTLE_CALLS \
     "$@" > "$name.out" 2> "$name.err" || { tail -20 "$name.err"; echo "FAIL: $name"; exit 1; }
-  grep -q "scope-profiler: wrote $work/$name.h5 ($np ranks" "$name.err" ||
+  grep -q "scope-profiler: wrote $work/$name.h5 (${NP:-$np} rank" "$name.err" ||
     { tail -20 "$name.err"; echo "FAIL: $name: no merged file reported"; exit 1; }
 }
 
@@ -69,7 +70,7 @@ fi
 # equal NAME: the run's two files are one file to a reader; each says its path.
 equal() {
   [ -s "$1.copy.h5" ] || { tail "$1.err"; echo "FAIL: $1: no serial copy written"; exit 1; }
-  $py "$cmp_h5" "$1.h5" "$1.copy.h5" "$np"
+  $py "$cmp_h5" "$1.h5" "$1.copy.h5" "${2:-$np}"
   $py - "$1.h5" "$1.copy.h5" <<'PY'
 import sys, h5py
 p = [h5py.File(f)['metadata'].attrs.get('mpi_finalize_path') for f in sys.argv[1:]]
@@ -84,4 +85,9 @@ $py -c "import h5py, sys; sys.exit('no /callsites' if 'callsites' not in h5py.Fi
 equal sites
 run big "$build/tests/e2e/scale/scale-ranks$sp_sfx" 100
 equal big
+# One rank goes through the same path; 8 ranks without the thread.
+NP=1 run one "$build/tests/e2e/scale/scale-ranks$sp_sfx" 10
+equal one 1
+NP=8 run eight "$build/tests/e2e/scale/scale-ranks$sp_sfx" 3 0
+equal eight 8
 echo "equivalence ($sp_mpi_family): OK"
