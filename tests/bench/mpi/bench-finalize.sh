@@ -12,14 +12,14 @@
 # file's size. Prints a markdown table and one JSON line per configuration.
 # All ranks share this VM's 2 cores: times are not a scaling result; the
 # traffic and memory columns are.
-#   tests/bench/mpi/bench-finalize.sh [BUILD_DIR]
+#   SP_PYTHON=python3-with-h5py tests/bench/mpi/bench-finalize.sh [BUILD_DIR]
 # SP_BENCH_FINALIZE_RUNS (default 3), SP_BENCH_FINALIZE_RANKS ("1 2 8 32 64"),
 # SP_BENCH_FINALIZE_EVENTS ("10000 100000 1000000"), SP_BENCH_FINALIZE_PATHS ("serial auto").
 set -euo pipefail
 src=${SP_SOURCE_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
 build=${SP_BUILD_DIR:-${1:-$src/build}}
 export SP_BUILD_DIR=$build
-py=${SP_PYTHON:-/usr/bin/python3}
+py=${SP_PYTHON:?SP_PYTHON: a Python with h5py (meson sets it)}
 export SP_MPI_FAMILY=openmpi
 source "$src/tests/lib/mpi.sh"
 export OMPI_MCA_btl=self,vader
