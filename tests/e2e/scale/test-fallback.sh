@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The fallback of the parallel finalize to the rank-0 stream, forced, at
+# NP ranks (scale-ranks, check_scale.py):
+#   - SCOPE_PROFILER_TEST_MPIIO_FAIL=1 (test only): rank 1 refuses the
+#     MPI-IO open, so every rank takes the stream: the file is complete
+#     (exact calls), says path "serial", has the shape of a normal run's
+#     file (compare_h5.py --shape), rank 0 says "MPI-IO could not open"
+#     exactly once and no temporary is left;
+#   - SCOPE_PROFILER_COMPRESSION=1: the stream with compressed columns,
+#     path "serial", one warning line.
+# The normal run must say "parallel". test-fallback.sh NP
+set -euo pipefail
+np=${1:?NP}
+build=${SP_BUILD_DIR:?}
+src=${SP_SOURCE_DIR:?}
+py=${SP_PYTHON:?}
+source "$src/tests/lib/mpi.sh"
+export SCOPE_PROFILER_THROTTLE_CALLS=0 OMPI_MCA_btl=self,vader
+lib="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$sp_mpi_lib"
+cli="$build/tools/scope-profiler"
+bin="$build/tests/e2e/scale/scale-ranks$sp_sfx"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+# prof NAME PATH: a profiled run of scale-ranks (MULT 2, no thread: the order in which
+# regions are first seen, so the file, is then the same in every run) into out/NAME.h5.
+mkdir out
+prof() {
+  SCOPE_PROFILER_OUTPUT="$work/out/$1.h5" timeout 300 mpirun --oversubscribe -n "$np" \
+    -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x SCOPE_PROFILER_THROTTLE_CALLS \
+    -x SCOPE_PROFILER_TEST_MPIIO_FAIL -x SCOPE_PROFILER_COMPRESSION "$bin" 2 0 > "$1.out" 2> "$1.err" ||
+    { tail -20 "$1.err"; echo "FAIL: $1: mpirun exited $?"; exit 1; }
+  grep -q "scope-profiler: wrote $work/out/$1.h5 ($np ranks" "$1.err" ||
+    { tail -20 "$1.err"; echo "FAIL: $1: no merged file reported"; exit 1; }
+  [ "$(ls -A out)" = "$(cd out && ls -A -- *.h5)" ] || { ls -A out; echo "FAIL: $1: stray files"; exit 1; }
+  $py "$src/tests/e2e/scale/check_scale.py" "out/$1.h5" "$np" 2 0 "$cli" "$2"
+}
+# count NAME TEXT: how many stderr lines of NAME hold TEXT.
+count() { grep -cF -- "$2" "$1.err" || true; }
+
+SCOPE_PROFILER_TEST_MPIIO_FAIL= SCOPE_PROFILER_COMPRESSION=0 prof normal parallel
+[ "$(count normal 'MPI-IO could not open')" = 0 ] || { cat normal.err; echo "FAIL: a warning without a failure"; exit 1; }
+
+SCOPE_PROFILER_TEST_MPIIO_FAIL=1 SCOPE_PROFILER_COMPRESSION=0 prof mpiio serial
+n=$(count mpiio 'MPI-IO could not open')
+[ "$n" = 1 ] || { cat mpiio.err; echo "FAIL: $n 'MPI-IO could not open' lines, expected 1"; exit 1; }
+$py "$src/tests/e2e/equiv/compare_h5.py" --shape out/normal.h5 out/mpiio.h5 "$np"
+
+SCOPE_PROFILER_TEST_MPIIO_FAIL= SCOPE_PROFILER_COMPRESSION=1 prof zlib serial
+n=$(count zlib 'SCOPE_PROFILER_COMPRESSION=1: rank 0 writes')
+[ "$n" = 1 ] || { cat zlib.err; echo "FAIL: $n compression warning lines, expected 1"; exit 1; }
+[ "$(count zlib 'MPI-IO could not open')" = 0 ] || { cat zlib.err; echo "FAIL: MPI-IO warning"; exit 1; }
+$py -c "import h5py, sys; d = h5py.File('out/zlib.h5')['events/start_times']; sys.exit(0 if d.compression == 'gzip' else 'start_times not compressed')"
+echo "fallback $np ranks ($sp_mpi_family): OK"
