@@ -198,7 +198,7 @@ static SP_NOINLINE bool ctx_lock(sp_profiler *p)
  * taken, for ctx_leave(). Never nested: a function that enters calls no
  * other that does.
  */
-static inline bool ctx_enter(sp_profiler *p)
+static SP_ALWAYS_INLINE bool ctx_enter(sp_profiler *p)
 {
 	uintptr_t me = thread_token(), o = atomic_load_explicit(&p->owner, memory_order_relaxed);
 	if (SP_LIKELY(o == me) ||
@@ -216,7 +216,7 @@ static inline bool ctx_enter(sp_profiler *p)
 	return ctx_lock(p);
 }
 
-static inline void ctx_leave(sp_profiler *p, bool locked)
+static SP_ALWAYS_INLINE void ctx_leave(sp_profiler *p, bool locked)
 {
 	if (locked)
 		pthread_mutex_unlock(&p->lock);
@@ -466,7 +466,7 @@ static bool valid(const sp_profiler *p, int region)
  * and spill), only not kept for the .spt file; one line says so. Returns
  * -1 when out of memory (the call is then not timed, as upstream).
  */
-static int grow_slots(sp_profiler *p, struct region *r)
+static SP_NOINLINE int grow_slots(sp_profiler *p, struct region *r)
 {
 	int64_t cap = 2 * r->cap;
 	uint64_t more = (uint64_t)(cap - r->cap) * sizeof(struct slot);
@@ -492,7 +492,7 @@ static int grow_slots(sp_profiler *p, struct region *r)
 /* The begin bookkeeping; context entered. Returns the call's slot (its
  * token: slots past the kept ones are numbered on), -1 if the call is not
  * recorded; its start in *ret_start, read last. */
-static inline int64_t begin_call(sp_profiler *p, int region, int64_t *ret_start)
+static SP_ALWAYS_INLINE int64_t begin_call(sp_profiler *p, int region, int64_t *ret_start)
 {
 	struct region *r = &p->regions[region];
 	if (SP_UNLIKELY(r->slots == r->cap) && grow_slots(p, r) < 0)
@@ -520,7 +520,7 @@ static inline int64_t begin_call(sp_profiler *p, int region, int64_t *ret_start)
 }
 
 /* Close the innermost open call of @region at @now; context entered. */
-static inline void close_call(sp_profiler *p, int region, int64_t now)
+static SP_ALWAYS_INLINE void close_call(sp_profiler *p, int region, int64_t now)
 {
 	struct region *r = &p->regions[region];
 	int64_t slot = r->open[--r->depth];
@@ -539,7 +539,7 @@ static inline void close_call(sp_profiler *p, int region, int64_t now)
 }
 
 /* sp_begin() and sp_profiler_begin(), inlined in both. */
-static inline void ctx_begin(sp_profiler *p, int region)
+static SP_ALWAYS_INLINE void ctx_begin(sp_profiler *p, int region)
 {
 	if (SP_UNLIKELY(!p))
 		return;
@@ -553,7 +553,7 @@ static inline void ctx_begin(sp_profiler *p, int region)
 }
 
 /* sp_end() and sp_profiler_end(): the end is read first. */
-static inline void ctx_end(sp_profiler *p, int region)
+static SP_ALWAYS_INLINE void ctx_end(sp_profiler *p, int region)
 {
 	if (SP_UNLIKELY(!p))
 		return;
