@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Manual API micro-benchmark: ns per sp_begin+sp_end pair, against a loop
- * of two raw timestamp reads (TSC and clock_gettime). Median of 7 runs;
- * prints a table and one JSON line per metric. Not a test: it asserts
- * nothing about time.
+ * of two raw timestamp reads (TSC and clock_gettime), the timeline alone
+ * (sp_begin_name: no context, what sp_begin cost before contexts, plus a
+ * name lookup) and a context that a second thread has used (the locked
+ * path). Median of 7 runs; prints a table and one JSON line per metric.
+ * Not a test: it asserts nothing about time.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -41,6 +44,35 @@ static double run_api(int h)
 		sp_end(h);
 	}
 	return (now_ns() - t0) / PAIRS;
+}
+
+static double run_name(void)
+{
+	double t0 = now_ns();
+	for (long i = 0; i < PAIRS; i++) {
+		sp_begin_name("bench_name");
+		sp_end_name("bench_name");
+	}
+	return (now_ns() - t0) / PAIRS;
+}
+
+static double run_shared(sp_profiler *p, int h)
+{
+	double t0 = now_ns();
+	for (long i = 0; i < PAIRS; i++) {
+		sp_profiler_begin(p, h);
+		sp_profiler_end(p, h);
+	}
+	return (now_ns() - t0) / PAIRS;
+}
+
+/* One call from another thread: the context is locked from then on. */
+static void *touch(void *arg)
+{
+	sp_profiler *p = arg;
+	sp_profiler_begin(p, 0);
+	sp_profiler_end(p, 0);
+	return NULL;
 }
 
 static double run_tsc(void)
@@ -89,10 +121,17 @@ int main(void)
 	sp_set_output(out);
 	sp_init(NULL, 0); /* the default context (upstream API) */
 	int h = sp_region("bench");
-	double api[RUNS], tsc[RUNS], clk[RUNS];
+	sp_profiler *shared = sp_create("bench-shared", 0);
+	int hs = sp_profiler_region(shared, "bench_shared");
+	pthread_t t;
+	if (pthread_create(&t, NULL, touch, shared) == 0)
+		pthread_join(t, NULL);
+	double api[RUNS], name[RUNS], locked[RUNS], tsc[RUNS], clk[RUNS];
 	run_api(h); /* warm up: first chunks, page faults */
 	for (int r = 0; r < RUNS; r++) {
 		api[r] = run_api(h);
+		name[r] = run_name();
+		locked[r] = run_shared(shared, hs);
 		tsc[r] = run_tsc();
 		clk[r] = run_clock();
 	}
@@ -105,6 +144,9 @@ int main(void)
 	report("two_tsc_reads", tsc, tsc_med);
 	report("two_clock_gettime_reads", clk, clk_med);
 	report("sp_begin_sp_end_pair", api, tsc_med);
+	report("sp_begin_name_sp_end_name_pair", name, tsc_med);
+	report("shared_context_pair", locked, tsc_med);
+	sp_destroy(shared);
 	sp_stop(); /* write the process file now */
 	unlink(out);
 	return 0;
