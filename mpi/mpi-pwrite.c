@@ -641,40 +641,142 @@ static void phase_layout(struct pw *W, int64_t t0, char *tmp, uint64_t *ret_ino)
 
 /* ---- write: every rank its slices ----------------------------------------- */
 
+/*
+ * This rank's pieces of one collective write: (file offset, memory, bytes)
+ * of every column slice it writes in a round, described to MPI as one
+ * file view and one memory type, so that a round is one
+ * MPI_File_write_at_all whatever the number of columns.
+ */
+struct blocks {
+	int n, cap;
+	MPI_Aint *file, *mem;
+	int *len;
+	int *order;
+};
+
 struct slices {
 	MPI_File fh;
 	struct pw *W;
 	int ok;
+	struct blocks b;
 };
 
-/* Values [first, first+n) of this rank's slice of column c (collective:
- * every rank calls it for every present column, n 0 when it has none). */
+/* Values [first, first+n) of this rank's slice of column c, from buf. */
 static void put_col(struct slices *S, enum sp_raw_col c, int which, uint64_t first, uint64_t n,
 		    const void *buf)
 {
 	struct pw *W = S->W;
-	if (W->off[c] == SP_RAW_ABSENT)
-		return;
+	struct blocks *b = &S->b;
 	size_t size = sp_raw_col_size(c);
-	MPI_Offset at = (MPI_Offset)(W->off[c] + (W->base[which] + first) * size);
-	MPI_Status st;
-	if (PMPI_File_write_at_all(S->fh, at, n ? buf : (const void *)S, (int)(n * size), MPI_BYTE,
-				   &st) != MPI_SUCCESS)
+	if (W->off[c] == SP_RAW_ABSENT || n == 0 || !S->ok)
+		return;
+	if (n * size > INT32_MAX) {
 		S->ok = 0;
+		return;
+	}
+	if (b->n == b->cap) {
+		int cap = b->cap ? 2 * b->cap : 64;
+		MPI_Aint *f = realloc(b->file, (size_t)cap * sizeof *f);
+		if (f)
+			b->file = f;
+		MPI_Aint *m = realloc(b->mem, (size_t)cap * sizeof *m);
+		if (m)
+			b->mem = m;
+		int *l = realloc(b->len, (size_t)cap * sizeof *l);
+		if (l)
+			b->len = l;
+		int *o = realloc(b->order, (size_t)cap * sizeof *o);
+		if (o)
+			b->order = o;
+		if (!f || !m || !l || !o) {
+			S->ok = 0;
+			return;
+		}
+		b->cap = cap;
+	}
+	MPI_Aint addr;
+	if (PMPI_Get_address(buf, &addr) != MPI_SUCCESS)
+		S->ok = 0;
+	b->file[b->n] = (MPI_Aint)(W->off[c] + (W->base[which] + first) * size);
+	b->mem[b->n] = addr;
+	b->len[b->n] = (int)(n * size);
+	b->n++;
 }
 
-/* The rank_region_index columns of this rank's rows. */
-static void write_rows(struct slices *S)
+static int cmp_block(const void *pa, const void *pb, void *arg)
+{
+	const MPI_Aint *file = arg;
+	MPI_Aint a = file[*(const int *)pa], b = file[*(const int *)pb];
+	return (a > b) - (a < b);
+}
+
+/* One collective write of the round's blocks (every rank, even with none):
+ * a file view of the blocks in file order (MPI wants its displacements
+ * non-decreasing) and the memory in the same order. */
+static void write_round(struct slices *S)
+{
+	struct blocks *b = &S->b;
+	int n = S->ok ? b->n : 0;
+	MPI_Datatype ft = MPI_BYTE, mt = MPI_BYTE;
+	MPI_Aint *fd = NULL, *md = NULL;
+	int *len = NULL, count = 0;
+	if (n > 0) {
+		fd = malloc((size_t)n * sizeof *fd);
+		md = malloc((size_t)n * sizeof *md);
+		len = malloc((size_t)n * sizeof *len);
+		if (!fd || !md || !len)
+			n = 0, S->ok = 0;
+	}
+	if (n > 0) {
+		for (int i = 0; i < n; i++)
+			b->order[i] = i;
+		qsort_r(b->order, (size_t)n, sizeof *b->order, cmp_block, b->file);
+		for (int i = 0; i < n; i++) {
+			fd[i] = b->file[b->order[i]];
+			md[i] = b->mem[b->order[i]];
+			len[i] = b->len[b->order[i]];
+		}
+		if (PMPI_Type_create_hindexed(n, len, fd, MPI_BYTE, &ft) != MPI_SUCCESS ||
+		    PMPI_Type_commit(&ft) != MPI_SUCCESS ||
+		    PMPI_Type_create_hindexed(n, len, md, MPI_BYTE, &mt) != MPI_SUCCESS ||
+		    PMPI_Type_commit(&mt) != MPI_SUCCESS)
+			S->ok = 0;
+		else
+			count = 1;
+	}
+	MPI_Status st;
+	if (PMPI_File_set_view(S->fh, 0, MPI_BYTE, count ? ft : MPI_BYTE, "native",
+			       MPI_INFO_NULL) != MPI_SUCCESS ||
+	    PMPI_File_write_at_all(S->fh, 0, count ? MPI_BOTTOM : (void *)S, count,
+				   count ? mt : MPI_BYTE, &st) != MPI_SUCCESS)
+		S->ok = 0;
+	if (ft != MPI_BYTE)
+		PMPI_Type_free(&ft);
+	if (mt != MPI_BYTE)
+		PMPI_Type_free(&mt);
+	free(fd);
+	free(md);
+	free(len);
+	b->n = 0;
+}
+
+/* The rank_region_index columns of this rank's rows, packed into *ret_buf
+ * (freed by the caller after the round's write). */
+static void put_rows(struct slices *S, char **ret_buf)
 {
 	struct pw *W = S->W;
 	struct sp_merge_local *l = W->l;
 	const struct sp_snapshot *s = &l->s;
-	uint64_t n = s->nrows;
+	uint64_t n = s->nrows, width = 0;
+	for (int c = SP_RAW_ROW0; c < SP_RAW_NCOLS; c++)
+		width += W->off[c] == SP_RAW_ABSENT ? 0 : sp_raw_col_size((enum sp_raw_col)c);
 	struct sp_writer_row *rows = calloc(n + 1, sizeof *rows);
-	char *col = malloc((n + 1) * sizeof(struct sp_summary_record));
-	if (!rows || !col) {
+	char *buf = malloc(n * width + 1);
+	*ret_buf = buf;
+	if (!rows || !buf) {
 		S->ok = 0;
-		n = 0;
+		free(rows);
+		return;
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		const struct sp_snap_row *r = &s->rows[i];
@@ -692,91 +794,81 @@ static void write_rows(struct slices *S)
 			.exclusive_ns = W->excl[i],
 		};
 	}
-	for (int c = SP_RAW_ROW0; c < SP_RAW_NCOLS; c++) {
+	char *p = buf;
+	for (int c = SP_RAW_ROW0; c < SP_RAW_NCOLS && n; c++) {
 		if (W->off[c] == SP_RAW_ABSENT)
 			continue;
-		if (n)
-			sp_writer_pack_rows((enum sp_raw_col)c, rows, n, col);
-		put_col(S, (enum sp_raw_col)c, N_ROWS, 0, n, col);
+		sp_writer_pack_rows((enum sp_raw_col)c, rows, n, p);
+		put_col(S, (enum sp_raw_col)c, N_ROWS, 0, n, p);
+		p += n * sp_raw_col_size((enum sp_raw_col)c);
 	}
 	free(rows);
-	free(col);
 }
 
-/* The thread_table columns of this rank's threads. */
-static void write_threads(struct slices *S)
+/* The thread_table columns of this rank's threads, packed into *ret_buf. */
+static void put_threads(struct slices *S, char **ret_buf)
 {
 	struct pw *W = S->W;
 	const struct sp_snapshot *s = &W->l->s;
 	uint64_t n = W->mine[N_THREADS];
 	struct sp_writer_thread *t = calloc(n + 1, sizeof *t);
-	int64_t *col = malloc((n + 1) * sizeof *col);
-	if (!t || !col) {
+	char *buf = malloc((n + 1) * 8 * (SP_RAW_TT_DAEMON - SP_RAW_TT_RANKS + 1));
+	*ret_buf = buf;
+	if (!t || !buf) {
 		S->ok = 0;
-		n = 0;
+		free(t);
+		return;
 	}
 	for (uint64_t i = 0; i < n; i++)
 		t[i] = (struct sp_writer_thread){ .rank = (uint32_t)W->rank,
 			.index = s->threads[i].index, .ident = s->threads[i].ident,
 			.native_id = s->threads[i].native_id, .start_ns = s->threads[i].start_ns,
 			.end_ns = s->threads[i].end_ns, .cpu_ns = -1 };
-	for (int c = SP_RAW_TT_RANKS; c <= SP_RAW_TT_DAEMON; c++) {
+	char *p = buf;
+	for (int c = SP_RAW_TT_RANKS; c <= SP_RAW_TT_DAEMON && n; c++) {
 		if (W->off[c] == SP_RAW_ABSENT)
 			continue;
-		if (n)
-			sp_writer_pack_threads((enum sp_raw_col)c, t, n, col);
-		put_col(S, (enum sp_raw_col)c, N_THREADS, 0, n, col);
+		sp_writer_pack_threads((enum sp_raw_col)c, t, n, p);
+		put_col(S, (enum sp_raw_col)c, N_THREADS, 0, n, p);
+		p += n * sp_raw_col_size((enum sp_raw_col)c);
 	}
 	free(t);
-	free(col);
 }
 
-/* The event columns (start and end as they are), chunk by chunk. */
-static void write_events(struct slices *S)
+/* Events [at, at+CHUNK) of this rank (start and end as they are). */
+static void put_events(struct slices *S, uint64_t at, int64_t *tid)
 {
 	struct pw *W = S->W;
 	const struct sp_snapshot *s = &W->l->s;
 	uint64_t mine = W->mine[N_EVENTS];
-	int64_t *tid = malloc((size_t)CHUNK * sizeof *tid);
-	if (!tid)
-		S->ok = 0;
-	for (uint64_t at = 0; at < W->most[N_EVENTS]; at += CHUNK) {
-		uint64_t n = at < mine ? (mine - at < CHUNK ? mine - at : CHUNK) : 0;
-		if (!tid)
-			n = 0;
-		put_col(S, SP_RAW_EV_START, N_EVENTS, at, n, n ? s->start + at : NULL);
-		put_col(S, SP_RAW_EV_END, N_EVENTS, at, n, n ? s->end + at : NULL);
-		for (uint64_t i = 0; i < n && W->off[SP_RAW_EV_THREAD] != SP_RAW_ABSENT; i++)
-			tid[i] = s->thread ? s->thread[at + i] : 0;
-		put_col(S, SP_RAW_EV_THREAD, N_EVENTS, at, n, tid);
-	}
-	free(tid);
+	uint64_t n = at < mine ? (mine - at < CHUNK ? mine - at : CHUNK) : 0;
+	if (n == 0)
+		return;
+	put_col(S, SP_RAW_EV_START, N_EVENTS, at, n, s->start + at);
+	put_col(S, SP_RAW_EV_END, N_EVENTS, at, n, s->end + at);
+	if (W->off[SP_RAW_EV_THREAD] == SP_RAW_ABSENT)
+		return;
+	for (uint64_t i = 0; i < n; i++)
+		tid[i] = s->thread ? s->thread[at + i] : 0;
+	put_col(S, SP_RAW_EV_THREAD, N_EVENTS, at, n, tid);
 }
 
-/* The MPI columns of this rank's MPI rows, chunk by chunk. */
-static void write_mpi(struct slices *S)
+/* The next CHUNK MPI values of this rank (cursor c), packed into buf. */
+static void put_mpi(struct slices *S, uint64_t at, struct sp_merge_cursor *c, char *buf)
 {
 	struct pw *W = S->W;
 	uint64_t mine = W->mine[N_MPI];
-	char *buf = malloc((size_t)CHUNK * SP_MERGE_MPI_VBYTES);
-	struct sp_merge_cursor cur = { 0 };
-	if (!buf)
-		S->ok = 0;
-	for (uint64_t at = 0; at < W->most[N_MPI]; at += CHUNK) {
-		uint64_t n = at < mine ? (mine - at < CHUNK ? mine - at : CHUNK) : 0;
-		if (!buf)
-			n = 0;
-		if (n)
-			sp_merge_pack_mpi(W->l, &cur, n, buf);
-		struct sp_part_mpi m = sp_merge_mpi_view(buf ? buf : (char *)S, n);
-		put_col(S, SP_RAW_MPI_BYTES, N_MPI, at, n, m.bytes);
-		put_col(S, SP_RAW_MPI_PEERS, N_MPI, at, n, m.peers);
-		put_col(S, SP_RAW_MPI_ROOTS, N_MPI, at, n, m.roots);
-		put_col(S, SP_RAW_MPI_TAGS, N_MPI, at, n, m.tags);
-		put_col(S, SP_RAW_MPI_COMMS, N_MPI, at, n, m.comms);
-		put_col(S, SP_RAW_MPI_SITES, N_MPI, at, n, m.callsite_ids);
-	}
-	free(buf);
+	uint64_t n = at < mine ? (mine - at < CHUNK ? mine - at : CHUNK) : 0;
+	if (n == 0)
+		return;
+	sp_merge_pack_mpi(W->l, c, n, buf);
+	struct sp_part_mpi m = sp_merge_mpi_view(buf, n);
+	put_col(S, SP_RAW_MPI_BYTES, N_MPI, at, n, m.bytes);
+	put_col(S, SP_RAW_MPI_PEERS, N_MPI, at, n, m.peers);
+	put_col(S, SP_RAW_MPI_ROOTS, N_MPI, at, n, m.roots);
+	put_col(S, SP_RAW_MPI_TAGS, N_MPI, at, n, m.tags);
+	put_col(S, SP_RAW_MPI_COMMS, N_MPI, at, n, m.comms);
+	put_col(S, SP_RAW_MPI_SITES, N_MPI, at, n, m.callsite_ids);
 }
 
 /*
@@ -805,14 +897,44 @@ static bool open_slices(struct slices *S, const char *tmp, uint64_t ino)
 	return ok;
 }
 
+/*
+ * Rounds of one collective write each: the first has the index and thread
+ * rows, every round one chunk of events and one of MPI values, as many
+ * rounds as the rank with the most needs (all ranks take part in each).
+ */
 static void phase_write(struct pw *W, struct slices *S)
 {
-	write_rows(S);
-	if (W->columns & SP_WCOL_THREAD_IDS)
-		write_threads(S);
-	write_events(S);
-	if (W->columns & SP_WCOL_MPI)
-		write_mpi(S);
+	uint64_t most = W->most[N_EVENTS] > W->most[N_MPI] ? W->most[N_EVENTS] : W->most[N_MPI];
+	uint64_t rounds = most ? (most + CHUNK - 1) / CHUNK : 1;
+	char *rows = NULL, *threads = NULL;
+	int64_t *tid = malloc((size_t)CHUNK * sizeof *tid);
+	char *mpi = malloc((size_t)CHUNK * SP_MERGE_MPI_VBYTES);
+	struct sp_merge_cursor cur = { 0 };
+	if (!tid || !mpi)
+		S->ok = 0;
+	for (uint64_t r = 0; r < rounds; r++) {
+		if (r == 0) {
+			put_rows(S, &rows);
+			if (W->columns & SP_WCOL_THREAD_IDS)
+				put_threads(S, &threads);
+		}
+		if (S->ok)
+			put_events(S, r * CHUNK, tid);
+		if (S->ok && (W->columns & SP_WCOL_MPI))
+			put_mpi(S, r * CHUNK, &cur, mpi);
+		write_round(S);
+		if (r == 0) {
+			free(rows);
+			free(threads);
+			rows = threads = NULL;
+		}
+	}
+	free(tid);
+	free(mpi);
+	free(S->b.file);
+	free(S->b.mem);
+	free(S->b.len);
+	free(S->b.order);
 	if (PMPI_File_close(&S->fh) != MPI_SUCCESS)
 		S->ok = 0;
 	if (PMPI_Allreduce(MPI_IN_PLACE, &S->ok, 1, MPI_INT, MPI_MIN, W->comm) != MPI_SUCCESS)
