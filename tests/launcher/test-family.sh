@@ -65,10 +65,30 @@ PY
   ) || exit 1
 done
 
-# A serial program: the default library.
+# A serial program: the library without MPI, and no libmpi mapped, also
+# when it links -lscope-profiler (the default library, which needs its
+# libmpi: the same SONAME, so one object). Its 7 regions are recorded.
+serial_lib="$build/preload/libscope-profiler-serial.so"
 "$cli" run -v -q -o "$work/serial.h5" -- /bin/true 2> serial.err || { cat serial.err; fail "serial"; }
-grep -q "/bin/true: no MPI, preloading $build/preload/libscope-profiler.so" serial.err ||
-  { cat serial.err; fail "serial: not the default library"; }
+grep -q "/bin/true: no MPI, preloading $serial_lib\$" serial.err ||
+  { cat serial.err; fail "serial: not the library without MPI"; }
+"$cli" run -v -o "$work/nompi.h5" -- "$build/tests/launcher/no-mpi" 7 > nompi.out 2> nompi.err ||
+  { cat nompi.err; fail "no-mpi under run"; }
+grep -q "no-mpi: no MPI, preloading $serial_lib\$" nompi.err || { cat nompi.err; fail "no-mpi: library"; }
+[ "$(grep '^mapped: ' nompi.out | sort -u)" = "mapped: libscope-profiler-serial.so" ] ||
+  { cat nompi.out; fail "no-mpi: maps hold another library than the serial one"; }
+"$cli" summary --json nompi.h5 | $py -c "
+import json, sys
+c = {r['name']: r['num_calls'] for r in json.load(sys.stdin)}
+assert c == {'serial_step': 7}, c"
+# Under an MPI launcher (a script or mpi4py may load MPI later): the
+# default family's library, MPI wrappers included.
+( export SP_MPI_FAMILY=$default SP_MPI_SUFFIX=
+  source "$src/tests/lib/mpi.sh"
+  timeout 60 mpirun -n 1 "$cli" run -v -q -o "$work/l.h5" -- /bin/true 2> launched.err ) ||
+  { cat launched.err; fail "/bin/true under mpirun"; }
+grep -q "/bin/true: no MPI, preloading $build/preload/libscope-profiler.so.0" launched.err ||
+  { cat launched.err; fail "under mpirun: not the default library"; }
 
 # Errors: one line, exit 2, the program never starts.
 jacobi="$build/examples/jacobi/jacobi"

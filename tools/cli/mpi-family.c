@@ -203,6 +203,36 @@ static bool program_path(const char *program, char *out, size_t size)
 	return false;
 }
 
+/* Under an MPI launcher (its rank variable set) a program linked with no
+ * MPI may still load one (a script, Python's mpi4py by dlopen): keep the
+ * default family's library there, MPI wrappers included. */
+static bool under_mpi_launcher(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK" };
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return true;
+	}
+	return false;
+}
+
+/* lib's directory + "/libscope-profiler-" + name + ".so" into cand; false
+ * when lib is a bare name (then cand is the bare library name). */
+static bool beside(const char *lib, const char *name, char *cand, size_t size)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", lib);
+	char *slash = strrchr(dir, '/');
+	if (!slash) {
+		snprintf(cand, size, "libscope-profiler-%s.so", name);
+		return false;
+	}
+	*slash = '\0';
+	snprintf(cand, size, "%s/libscope-profiler-%s.so", dir, name);
+	return true;
+}
+
 static int family_of_name(const char *name)
 {
 	for (int f = FAM_OPENMPI; f < FAM_COUNT; f++)
@@ -240,16 +270,14 @@ int sp_mpi_family_library(const char *program, const char *forced, bool keep, ch
 		ret = -1;
 	}
 	int fam = want != FAM_NONE ? want : (int)w->fam;
+	char cand[PATH_MAX + 64];
+	/* No MPI at all: the library without MPI, when it was built (an older
+	 * install has only the default one, which works, loading its libmpi). */
+	if (ret == 0 && fam == FAM_NONE && !keep && !under_mpi_launcher() &&
+	    beside(lib, "serial", cand, sizeof cand) && access(cand, R_OK) == 0)
+		snprintf(lib, size, "%s", cand);
 	if (ret == 0 && fam != FAM_NONE && !keep) {
-		char cand[PATH_MAX + 64], dir[PATH_MAX];
-		snprintf(dir, sizeof dir, "%s", lib);
-		char *slash = strrchr(dir, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(cand, sizeof cand, "%s/libscope-profiler-%s.so", dir, family_names[fam]);
-		} else {
-			snprintf(cand, sizeof cand, "libscope-profiler-%s.so", family_names[fam]);
-		}
+		bool slash = beside(lib, family_names[fam], cand, sizeof cand);
 		if (slash && access(cand, R_OK) != 0) {
 			fprintf(stderr,
 				"scope-profiler run: %s needs the %s library, %s, which was not built "
