@@ -37,6 +37,7 @@ static const struct { const char *soname; enum family fam; } mpi_libs[] = {
 /* Bounds of the walk: objects visited, DT_NEEDED entries per object. */
 #define MAX_OBJECTS 64
 #define MAX_DYN 4096
+#define MAX_SYMS 65536 /* dynamic symbols read for MPI imports (the program's) */
 
 struct walk {
 	char paths[MAX_OBJECTS][PATH_MAX];
@@ -44,6 +45,7 @@ struct walk {
 	enum family fam;      /* first MPI library found */
 	char soname[64];      /* its name */
 	bool both;            /* another family's library too */
+	bool imports_mpi;     /* the program itself imports MPI_* or PMPI_* */
 };
 
 static const char *const default_dirs[] = {
@@ -105,6 +107,30 @@ static void note_mpi(struct walk *w, const char *name)
 	}
 }
 
+/* Whether the program imports an MPI function: linked with -lscope-profiler
+ * (which defines the MPI_* wrappers) and --as-needed, an MPI program may
+ * lack its libmpi in DT_NEEDED; it still needs MPI from a preload. */
+static bool imports_mpi(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; data && i < n && i < MAX_SYMS; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx != SHN_UNDEF)
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (name && (!strncmp(name, "MPI_", 4) || !strncmp(name, "PMPI_", 5)))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* The dynamic section of one object: note MPI libraries, queue the others
  * found in the search path (as ld.so: DT_RPATH without DT_RUNPATH, then
  * LD_LIBRARY_PATH, DT_RUNPATH, the system directories). */
@@ -122,6 +148,8 @@ static void scan_object(struct walk *w, const char *path)
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF)
 		goto out;
+	if (w->n > 0 && !strcmp(path, w->paths[0]) && imports_mpi(e))
+		w->imports_mpi = true;
 	char origin[PATH_MAX];
 	snprintf(origin, sizeof origin, "%s", path);
 	char *slash = strrchr(origin, '/');
@@ -273,7 +301,7 @@ int sp_mpi_family_library(const char *program, const char *forced, bool keep, ch
 	char cand[PATH_MAX + 64];
 	/* No MPI at all: the library without MPI, when it was built (an older
 	 * install has only the default one, which works, loading its libmpi). */
-	if (ret == 0 && fam == FAM_NONE && !keep && !under_mpi_launcher() &&
+	if (ret == 0 && fam == FAM_NONE && !keep && !w->imports_mpi && !under_mpi_launcher() &&
 	    beside(lib, "serial", cand, sizeof cand) && access(cand, R_OK) == 0)
 		snprintf(lib, size, "%s", cand);
 	if (ret == 0 && fam != FAM_NONE && !keep) {
