@@ -47,7 +47,11 @@ PY
     grep -q "family-api: 2 ranks, sum 1" "api-$fam.out" || fail "$fam: family-api output"
     other=libmpich.so.12; [ "$fam" = mpich ] && other=libmpi.so.40
     ! grep -q "file=$other " "api-$fam.err" || fail "$fam: $other loaded next to its own MPI"
-    [ "$(grep -c "file=[^ ]*/libscope-profiler-$fam.so " "api-$fam.err")" -ge 2 ] || fail "$fam: family library not loaded"
+    # The default family's program may lack its libmpi in DT_NEEDED (its MPI_*
+    # resolved by -lscope-profiler, --as-needed): then run preloads the
+    # default library, the same object.
+    loaded="libscope-profiler-$fam\.so"; [ -n "$sfx" ] || loaded="($loaded|libscope-profiler\.so\.0[.0-9]*)"
+    [ "$(grep -cE "file=[^ ]*/$loaded " "api-$fam.err")" -ge 2 ] || fail "$fam: family library not loaded"
     ! grep -q "file=libscope-profiler.so.0 .*needed by $api" "api-$fam.err" ||
       fail "$fam: -lscope-profiler loaded a second library"
     [ "$(grep -c "^scope-profiler: wrote $work/api-$fam.h5 (2 ranks" "api-$fam.err")" = 1 ] ||
@@ -65,10 +69,30 @@ PY
   ) || exit 1
 done
 
-# A serial program: the default library.
+# A serial program: the library without MPI, and no libmpi mapped, also
+# when it links -lscope-profiler (the default library, which needs its
+# libmpi: the same SONAME, so one object). Its 7 regions are recorded.
+serial_lib="$build/preload/libscope-profiler-serial.so"
 "$cli" run -v -q -o "$work/serial.h5" -- /bin/true 2> serial.err || { cat serial.err; fail "serial"; }
-grep -q "/bin/true: no MPI, preloading $build/preload/libscope-profiler.so" serial.err ||
-  { cat serial.err; fail "serial: not the default library"; }
+grep -q "/bin/true: no MPI, preloading $serial_lib\$" serial.err ||
+  { cat serial.err; fail "serial: not the library without MPI"; }
+"$cli" run -v -o "$work/nompi.h5" -- "$build/tests/launcher/no-mpi" 7 > nompi.out 2> nompi.err ||
+  { cat nompi.err; fail "no-mpi under run"; }
+grep -q "no-mpi: no MPI, preloading $serial_lib\$" nompi.err || { cat nompi.err; fail "no-mpi: library"; }
+[ "$(grep '^mapped: ' nompi.out | sort -u)" = "mapped: libscope-profiler-serial.so" ] ||
+  { cat nompi.out; fail "no-mpi: maps hold another library than the serial one"; }
+"$cli" summary --json nompi.h5 | $py -c "
+import json, sys
+c = {r['name']: r['num_calls'] for r in json.load(sys.stdin)}
+assert c == {'serial_step': 7}, c"
+# Under an MPI launcher (a script or mpi4py may load MPI later): the
+# default family's library, MPI wrappers included.
+( export SP_MPI_FAMILY=$default SP_MPI_SUFFIX=
+  source "$src/tests/lib/mpi.sh"
+  timeout 60 mpirun -n 1 "$cli" run -v -q -o "$work/l.h5" -- /bin/true 2> launched.err ) ||
+  { cat launched.err; fail "/bin/true under mpirun"; }
+grep -q "/bin/true: no MPI, preloading $build/preload/libscope-profiler.so.0" launched.err ||
+  { cat launched.err; fail "under mpirun: not the default library"; }
 
 # Errors: one line, exit 2, the program never starts.
 jacobi="$build/examples/jacobi/jacobi"

@@ -6,11 +6,15 @@
 # SIGTERM (Open MPI's default); a rank that left nothing is listed as
 # missing, in the file and on stderr; exit() without MPI_Finalize is merged
 # too; a normal MPI_Finalize is left alone.
+# Under MPICH (Hydra: SIGTERM to mpiexec is forwarded to every rank) cases
+# 1, 2, 4 and 5 run; 3 and 3b do not: after a rank's death Hydra SIGKILLs
+# the other ranks' launchers at once, with no SIGTERM to pass on, so their
+# programs never dump (docs/MPI.md, "Hydra").
 set -euo pipefail
 py=${SP_PYTHON:?}
-command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
 build=${SP_BUILD_DIR:?}; src=${SP_SOURCE_DIR:?}
-prog="$build/tests/launcher/launch-mpi"; cli="$build/tools/scope-profiler"
+source "$src/tests/lib/mpi.sh"  # once per MPI family
+prog="$build/tests/launcher/launch-mpi$sp_sfx"; cli="$build/tools/scope-profiler"
 check="$src/tests/resilience/check_counts.py"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 export OMPI_MCA_rmaps_base_oversubscribe=1
@@ -77,6 +81,9 @@ counts verbose "$(expect "('waiting', \$r): 1, ")" partial=1 signal=15 ranks=$NP
 grep -q "wrote $work/verbose/out.h5 ($NP of $NP ranks, $(( NP * (2 * K + 3) )) events, partial=1: stopped by SIGTERM)" verbose/log ||
   { cat verbose/log; fail "verbose: wrote line"; }
 
+if [ "$sp_mpi_family" = mpich ]; then
+  echo "note: a lost rank (3, 3b) not checked under MPICH (Hydra SIGKILLs the other launchers)"
+else
 # 3. Rank 1's launcher and program are SIGKILLed (a lost node); mpirun then
 # stops the others itself: rank 0 waits --merge-wait, writes ranks 0 and 2
 # and lists rank 1 as missing. (mpirun's own output ends with its abort, so
@@ -99,10 +106,13 @@ counts missing "$(expect "('waiting', \$r): 1, " 0 2)" partial=1 signal=15 ranks
 [ "$(meta missing/out.h5 missing_ranks)" = 1 ] || fail "missing: missing_ranks = $(meta missing/out.h5 missing_ranks)"
 grep -q "out.h5: ranks 1 sent no data (none came for 3 s)" missing/log || { cat missing/log; fail "missing: stderr"; }
 grep -q "wrote $work/missing/out.h5 (2 of $NP ranks" missing/log || { cat missing/log; fail "missing: wrote line"; }
+fi
 
 # 4. exit() without MPI_Finalize: each rank writes its own file at exit,
 # rank 0's launcher merges them (complete) before mpirun returns (which
-# reports the missing MPI_Finalize as an error itself).
+# reports the missing MPI_Finalize as an error itself). Under Hydra too:
+# it SIGKILLs the other launchers, but each program, in its own process
+# group, writes its file and each finisher survives.
 rm -rf exit; mkdir exit
 set +e; timeout 120 mpirun -n $NP "$cli" run -o "$work/exit/out.h5" -- "$prog" $K "$work/exit" exit > exit/log 2>&1
 rc=$?; set -e

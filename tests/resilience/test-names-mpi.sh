@@ -6,10 +6,10 @@
 # and its definition file and line.
 set -euo pipefail
 py=${SP_PYTHON:?}
-command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
 build=${SP_BUILD_DIR:?}; src=${SP_SOURCE_DIR:?}
-prog="$build/tests/resilience/names-mpi"; cli="$build/tools/scope-profiler"
-lib="$build/preload/libscope-profiler.so"; source="$src/tests/resilience/names-prog.c"
+source "$src/tests/lib/mpi.sh"  # once per MPI family
+prog="$build/tests/resilience/names-mpi$sp_sfx"; cli="$build/tools/scope-profiler"
+lib="$sp_mpi_lib"; source="$src/tests/resilience/names-prog.c"
 counts="$src/tests/resilience/check_counts.py"; names="$src/tests/resilience/check_names.py"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"

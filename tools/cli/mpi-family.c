@@ -37,6 +37,7 @@ static const struct { const char *soname; enum family fam; } mpi_libs[] = {
 /* Bounds of the walk: objects visited, DT_NEEDED entries per object. */
 #define MAX_OBJECTS 64
 #define MAX_DYN 4096
+#define MAX_SYMS 65536 /* dynamic symbols read for MPI imports (the program's) */
 
 struct walk {
 	char paths[MAX_OBJECTS][PATH_MAX];
@@ -44,6 +45,7 @@ struct walk {
 	enum family fam;      /* first MPI library found */
 	char soname[64];      /* its name */
 	bool both;            /* another family's library too */
+	bool imports_mpi;     /* the program itself imports MPI_* or PMPI_* */
 };
 
 static const char *const default_dirs[] = {
@@ -105,6 +107,30 @@ static void note_mpi(struct walk *w, const char *name)
 	}
 }
 
+/* Whether the program imports an MPI function: linked with -lscope-profiler
+ * (which defines the MPI_* wrappers) and --as-needed, an MPI program may
+ * lack its libmpi in DT_NEEDED; it still needs MPI from a preload. */
+static bool imports_mpi(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; data && i < n && i < MAX_SYMS; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx != SHN_UNDEF)
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (name && (!strncmp(name, "MPI_", 4) || !strncmp(name, "PMPI_", 5)))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* The dynamic section of one object: note MPI libraries, queue the others
  * found in the search path (as ld.so: DT_RPATH without DT_RUNPATH, then
  * LD_LIBRARY_PATH, DT_RUNPATH, the system directories). */
@@ -122,6 +148,8 @@ static void scan_object(struct walk *w, const char *path)
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF)
 		goto out;
+	if (w->n > 0 && !strcmp(path, w->paths[0]) && imports_mpi(e))
+		w->imports_mpi = true;
 	char origin[PATH_MAX];
 	snprintf(origin, sizeof origin, "%s", path);
 	char *slash = strrchr(origin, '/');
@@ -203,6 +231,36 @@ static bool program_path(const char *program, char *out, size_t size)
 	return false;
 }
 
+/* Under an MPI launcher (its rank variable set) a program linked with no
+ * MPI may still load one (a script, Python's mpi4py by dlopen): keep the
+ * default family's library there, MPI wrappers included. */
+static bool under_mpi_launcher(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK" };
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return true;
+	}
+	return false;
+}
+
+/* lib's directory + "/libscope-profiler-" + name + ".so" into cand; false
+ * when lib is a bare name (then cand is the bare library name). */
+static bool beside(const char *lib, const char *name, char *cand, size_t size)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", lib);
+	char *slash = strrchr(dir, '/');
+	if (!slash) {
+		snprintf(cand, size, "libscope-profiler-%s.so", name);
+		return false;
+	}
+	*slash = '\0';
+	snprintf(cand, size, "%s/libscope-profiler-%s.so", dir, name);
+	return true;
+}
+
 static int family_of_name(const char *name)
 {
 	for (int f = FAM_OPENMPI; f < FAM_COUNT; f++)
@@ -240,16 +298,14 @@ int sp_mpi_family_library(const char *program, const char *forced, bool keep, ch
 		ret = -1;
 	}
 	int fam = want != FAM_NONE ? want : (int)w->fam;
+	char cand[PATH_MAX + 64];
+	/* No MPI at all: the library without MPI, when it was built (an older
+	 * install has only the default one, which works, loading its libmpi). */
+	if (ret == 0 && fam == FAM_NONE && !keep && !w->imports_mpi && !under_mpi_launcher() &&
+	    beside(lib, "serial", cand, sizeof cand) && access(cand, R_OK) == 0)
+		snprintf(lib, size, "%s", cand);
 	if (ret == 0 && fam != FAM_NONE && !keep) {
-		char cand[PATH_MAX + 64], dir[PATH_MAX];
-		snprintf(dir, sizeof dir, "%s", lib);
-		char *slash = strrchr(dir, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(cand, sizeof cand, "%s/libscope-profiler-%s.so", dir, family_names[fam]);
-		} else {
-			snprintf(cand, sizeof cand, "libscope-profiler-%s.so", family_names[fam]);
-		}
+		bool slash = beside(lib, family_names[fam], cand, sizeof cand);
 		if (slash && access(cand, R_OK) != 0) {
 			fprintf(stderr,
 				"scope-profiler run: %s needs the %s library, %s, which was not built "

@@ -11,7 +11,8 @@
  * name for the loader's search path; size >= PATH_MAX) with the library of
  * program's MPI family: libscope-profiler-FAMILY.so next to it. The family
  * is forced ("openmpi", "mpich"; NULL: none), else read from the program's
- * dynamic dependencies; no MPI leaves lib as it is. keep: lib was chosen by
+ * dynamic dependencies. No MPI: libscope-profiler-serial.so next to it when
+ * built and not under an MPI launcher, else lib as it is. keep: lib was chosen by
  * the user (--library): checked, never replaced. verbose: say the choice.
  * Returns 0, or -1 after printing one error line (unknown family, a forced
  * family the program is not linked with, a family library not built, a

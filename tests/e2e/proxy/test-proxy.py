@@ -18,15 +18,22 @@ Whether a function is throttled by default is not assumed: only the sum is
 checked (and that --throttle-calls 0 throttles nothing). The formulas are
 checked to fail when N, ITER or the rank are perturbed, so the comparison
 cannot pass vacuously. Fails when mpirun is missing.
+
+Once per MPI family (SP_MPI_FAMILY, SP_MPI_SUFFIX as tests/lib/mpi.sh; its
+launcher through tests/lib/mpi-bin): a family other than the default runs
+the default settings only, the throttle cases depending on no family.
 """
 import json, os, re, shutil, subprocess, sys, tempfile
 
 import h5py
 
 BUILD = os.environ.get("SP_BUILD_DIR", "build")
+FAMILY = os.environ.get("SP_MPI_FAMILY", "openmpi")
+SFX = os.environ.get("SP_MPI_SUFFIX", "")
 CLI = os.path.join(BUILD, "tools", "scope-profiler")
-PLAIN = os.path.join(BUILD, "examples", "proxy", "proxy-plain")
-PROXY = os.path.join(BUILD, "examples", "proxy", "proxy")
+PLAIN = os.path.join(BUILD, "examples", "proxy", "proxy-plain" + SFX)
+PROXY = os.path.join(BUILD, "examples", "proxy", "proxy" + SFX)
+MPI_BIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib", "mpi-bin")
 NP, N, ITER = 2, 6, 5
 NREG = 16
 FAILS = []
@@ -38,8 +45,9 @@ def check(cond, what):
         FAILS.append(what)
 
 
-if not shutil.which("mpirun"):
-    sys.exit("FAIL: mpirun not found (openmpi-bin)")
+LAUNCHER = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich"}.get(FAMILY)
+if not LAUNCHER or not shutil.which(LAUNCHER):
+    sys.exit("FAIL: %s not found (the %s launcher)" % (LAUNCHER, FAMILY))
 for exe in (CLI, PLAIN, PROXY):
     if not os.access(exe, os.X_OK):
         print("FAIL: not built:", exe)
@@ -126,7 +134,8 @@ def mismatches(want, got):
 ENV = {k: v for k, v in os.environ.items()
        if not k.startswith("SCOPE_PROFILER_") and k != "LD_PRELOAD"}
 ENV.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-           OMPI_MCA_btl="self,vader")
+           OMPI_MCA_btl="self,vader",
+           PATH=os.path.join(MPI_BIN, FAMILY) + os.pathsep + os.environ.get("PATH", ""))
 MPIRUN = ["mpirun", "--oversubscribe", "-n", str(NP)]
 ARGS = ["-s", str(N), "-i", str(ITER)]
 
@@ -209,6 +218,10 @@ def main():
         path = os.path.join(tmp, "defaults.h5")
         out, err = run(MPIRUN + [CLI, "run", "-o", path, "--", PROXY] + ARGS)
         check_profile("defaults", path, plain_out, out, err)
+        if SFX:
+            print("note: %s runs the default settings only (the throttle cases are the "
+                  "default family's)" % FAMILY)
+            return finish(tmp)
 
         path = os.path.join(tmp, "everything.h5")
         out, err = run(MPIRUN + [CLI, "run", "-o", path, "--throttle-calls", "0", "--", PROXY] + ARGS)
@@ -221,12 +234,18 @@ def main():
                                  "--throttle-mean", "1ms", "--", PROXY] + ARGS)
         throttled = check_profile("--throttle-calls 100", path, plain_out, out, err)
         check(throttled > 0, "--throttle-calls 100: calls off the timeline (%d)" % throttled)
-    finally:
+    except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return finish(tmp)
+
+
+def finish(tmp):
+    shutil.rmtree(tmp, ignore_errors=True)
     if FAILS:
         print("%d check(s) failed" % len(FAILS))
         return 1
-    print("proxy e2e: OK")
+    print("proxy e2e (%s): OK" % FAMILY)
     return 0
 
 
