@@ -10,7 +10,7 @@ prog="$build/tests/paths/paths-mpi$sp_sfx"; cli="$build/tools/scope-profiler"
 # Without run, a program of another family than the default needs its own
 # library preloaded: its -lscope-profiler is the default family's
 # (docs/MPI.md). For the default family preloading it changes nothing.
-lib="$sp_mpi_lib"
+lib="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$sp_mpi_lib"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl=self,vader
 unset SCOPE_PROFILER_OUTPUT SCOPE_PROFILER_ROOT
