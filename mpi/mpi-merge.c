@@ -520,6 +520,14 @@ static int root_names(struct sp_merge_local *l0, MPI_Comm comm, struct sp_names 
 	return ret;
 }
 
+void sp_merge_warn_dropped(uint64_t dropped, int ranks, bool written)
+{
+	if (dropped)
+		sp_log(SP_LOG_WARN, "mpi", "%llu calls were dropped over the %d rank%s (memory cap "
+		       "SCOPE_PROFILER_MAX_MEMORY or nesting depth)%s", (unsigned long long)dropped,
+		       ranks, ranks == 1 ? "" : "s", written ? "; counts are in the file" : "");
+}
+
 int sp_merge_meta(struct sp_run_meta *meta, int64_t t0, uint64_t dropped, const char *path,
 		  uint64_t recv_bytes)
 {
@@ -599,6 +607,10 @@ static int merge_root(struct sp_merge_local *l0, MPI_Comm comm, const char *path
 		sp_log(SP_LOG_INFO, "mpi", "wrote %s (%d rank%s, %u region%s, %llu events)",
 		       path, P, P == 1 ? "" : "s", t.n, t.n == 1 ? "" : "s",
 		       (unsigned long long)tot.nevents);
+	uint64_t dropped = 0;
+	for (int r = 0; r < P; r++)
+		dropped += z[r].dropped;
+	sp_merge_warn_dropped(dropped, P, R.ret == 0);
 	sp_assembly_destroy(R.a);
 	free(R.chunk);
 	free(R.comms);

@@ -62,6 +62,9 @@ SP_HIDDEN int sp_merge_add_comms(struct sp_groups *g, const struct sp_mpi_comm_r
  * the time taken since t0, the path and what rank 0 received. */
 SP_HIDDEN int sp_merge_meta(struct sp_run_meta *meta, int64_t t0, uint64_t dropped,
 			    const char *path, uint64_t recv_bytes);
+/* Rank 0, after the job's file: one line when calls were dropped (the
+ * README's promise, as the serial finalize gives it). */
+SP_HIDDEN void sp_merge_warn_dropped(uint64_t dropped, int ranks, bool written);
 
 /*
  * The rank-0 stream (every rank, collective on comm): write the file at

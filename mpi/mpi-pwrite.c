@@ -1007,6 +1007,9 @@ int sp_pwrite(struct sp_merge_local *l, MPI_Comm comm, const char *path)
 			sp_log(SP_LOG_INFO, "mpi", "wrote %s (%d rank%s, %u region%s, %llu events)",
 			       path, W.P, W.P == 1 ? "" : "s", W.nfinal, W.nfinal == 1 ? "" : "s",
 			       (unsigned long long)W.total[N_EVENTS]);
+		/* A fallback to the stream (SP_PWRITE_DONE not returned) says it there. */
+		if (ret >= 0)
+			sp_merge_warn_dropped(W.dropped, W.P, ret == 0);
 	}
 	pw_free(&W);
 	return ret < 0 ? ret : SP_PWRITE_DONE;

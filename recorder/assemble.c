@@ -27,6 +27,7 @@ struct sp_assembly {
 	struct sp_part_size *size;
 	struct part_base *base;
 	uint64_t dropped;
+	bool excl_given;        /* rows carry exclusive_ns (sp_assembly_exclusive_given) */
 };
 
 unsigned sp_part_columns(const struct sp_snapshot *s)
@@ -126,6 +127,7 @@ int sp_assembly_put_rows(struct sp_assembly *a, size_t p, uint64_t first, uint64
 			.throttled_since_ns = r->throttled_since_ns,
 			.patched_since_ns = r->patched_since_ns,
 			.mpi_offset = mo < 0 ? -1 : (int64_t)(a->base[p].mpi + (uint64_t)mo),
+			.exclusive_ns = a->excl_given ? r->exclusive_ns : -1,
 		};
 	}
 	if (!ret)
@@ -140,7 +142,8 @@ int sp_assembly_put_events(struct sp_assembly *a, size_t p, uint64_t first, uint
 	if (!in_range(first, n, a->size[p].nevents))
 		return -EINVAL;
 	uint64_t at = a->base[p].ev + first;
-	if (!(a->columns & SP_WCOL_THREAD_IDS)) {
+	/* Times and thread ids all written through sp_assembly_times_raw. */
+	if (!(a->columns & SP_WCOL_THREAD_IDS) || (!start && !end && !thread)) {
 		struct sp_writer_events ev = { .start = start, .end = end };
 		return sp_writer_put_events(a->w, at, n, &ev);
 	}
@@ -158,9 +161,15 @@ int sp_assembly_put_events(struct sp_assembly *a, size_t p, uint64_t first, uint
 	return ret;
 }
 
-int sp_assembly_times_raw(struct sp_assembly *a, int *fd, uint64_t *off_start, uint64_t *off_end)
+int sp_assembly_times_raw(struct sp_assembly *a, struct sp_writer_times *ret_times)
 {
-	return sp_writer_times_raw(a->w, fd, off_start, off_end);
+	return sp_writer_times_raw(a->w, ret_times);
+}
+
+void sp_assembly_exclusive_given(struct sp_assembly *a)
+{
+	a->excl_given = true;
+	sp_writer_exclusive_given(a->w);
 }
 
 int sp_assembly_put_mpi(struct sp_assembly *a, size_t p, uint64_t first, uint64_t n,
@@ -195,6 +204,8 @@ int sp_assembly_put_snapshot(struct sp_assembly *a, size_t p, const struct sp_sn
 			     const uint32_t *region_map, const int64_t *mpi_offsets,
 			     const struct sp_part_mpi *m)
 {
+	if (s->exclusive_known && a->nparts == 1)
+		sp_assembly_exclusive_given(a);
 	int ret = sp_assembly_put_rows(a, p, 0, s->nrows, s->rows, region_map, mpi_offsets);
 	if (!ret && s->nevents)
 		ret = sp_assembly_put_events(a, p, 0, s->nevents,

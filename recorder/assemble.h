@@ -70,9 +70,11 @@ SP_HIDDEN int sp_assembly_put_rows(struct sp_assembly *a, size_t p, uint64_t fir
 SP_HIDDEN int sp_assembly_put_events(struct sp_assembly *a, size_t p, uint64_t first,
 					 uint64_t n, const int64_t *start, const int64_t *end,
 					 const uint32_t *thread);
-/* Where the whole start/end columns lie (sp_writer_times_raw). */
-SP_HIDDEN int sp_assembly_times_raw(struct sp_assembly *a, int *fd, uint64_t *off_start,
-					uint64_t *off_end);
+/* Where the whole start/end (and thread) columns lie (sp_writer_times_raw). */
+SP_HIDDEN int sp_assembly_times_raw(struct sp_assembly *a, struct sp_writer_times *ret_times);
+/* The parts' rows carry exclusive_ns (one part: sp_assembly_put_snapshot
+ * of a snapshot that nested its calls sets it): the commit computes none. */
+SP_HIDDEN void sp_assembly_exclusive_given(struct sp_assembly *a);
 SP_HIDDEN int sp_assembly_put_mpi(struct sp_assembly *a, size_t p, uint64_t first, uint64_t n,
 				      const struct sp_part_mpi *m);
 /* All threads of part p (its nthreads); end_ns 0 is written as given. */

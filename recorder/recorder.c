@@ -186,14 +186,13 @@ static int write_planned(const char *path, struct sp_snapshot *s, struct sp_snap
 		sp_snapshot_plan_free(plan);
 		return ret;
 	}
-	int fd;
-	uint64_t off_start, off_end;
+	struct sp_writer_times t;
 	/* A failed stream or fill frees the snapshot; the caller still says
 	 * how many events were lost and dropped. */
 	uint64_t nevents = s->nevents, dropped = s->dropped;
-	ret = sp_assembly_times_raw(a, &fd, &off_start, &off_end);
+	ret = sp_assembly_times_raw(a, &t);
 	if (!ret)
-		ret = sp_snapshot_stream(s, plan, fd, off_start, off_end);
+		ret = sp_snapshot_stream(s, plan, &t);
 	if (ret == -ENOTSUP) /* compressed, or rows to sort */
 		ret = sp_snapshot_fill(s, plan);
 	if (!ret)

@@ -93,8 +93,8 @@ struct sp_rec_thread {
 	 * spilled events read back (iterated before the chunks). */
 	uint64_t spilled;
 	struct sp_spill_slots *slots;
-	const struct sp_event *prefix;
-	size_t nprefix;
+	uint64_t nprefix;              /* spilled events readable (sp_spill_prefix_piece) */
+	const void *prefix;            /* spill.c's index of them, NULL: none */
 	atomic_int spilling;           /* 1 while the thread writes its chunks out */
 	struct sp_frame stack[SP_STACK_MAX];
 	/*
@@ -294,9 +294,18 @@ SP_HIDDEN void sp_thread_set_cap(uint64_t bytes);
  * stopped (or the caller must accept a racy view of live threads). */
 SP_HIDDEN struct sp_rec_thread *sp_thread_first(void);
 SP_HIDDEN uint32_t sp_thread_count(void);
-/* Iterate a thread's events oldest first: returns the number of events in
- * chunk *cursor and advances; *cursor starts NULL, returns 0 at the end. */
-SP_HIDDEN size_t sp_thread_next_chunk(const struct sp_rec_thread *t, const struct sp_chunk **cursor,
+/* Where an iteration over a thread's events is: zero it to start. */
+struct sp_event_iter {
+	const struct sp_chunk *chunk; /* the chunk returned last, NULL: none yet */
+	uint64_t prefix_at;           /* spilled events returned so far */
+	int err;                      /* -errno: reading spilled events failed */
+};
+/* Iterate a thread's events oldest first, in pieces: the events spilled and
+ * indexed at finalize (sp_spill_load, read back a bounded piece at a time,
+ * valid until the next call), then its chunks in memory. Returns the
+ * number of events at *ret_events and advances, 0 at the end or on an
+ * error (it->err set). One iteration over spilled events at a time. */
+SP_HIDDEN size_t sp_thread_next_chunk(const struct sp_rec_thread *t, struct sp_event_iter *it,
 				       const struct sp_event **ret_events);
 /* Close every call still open on any thread at tick `now` (final flush:
  * `main` and its callers are open while MPI_Finalize or exit runs).

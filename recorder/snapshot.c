@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "recorder.h"
+#include "snapshot-internal.h"
 
 /* Region id -> output name index, deduplicating names with a small hash. */
 static int build_names(struct sp_snapshot *s, uint32_t nreg, uint32_t *map)
@@ -77,11 +78,6 @@ static struct sp_rec_thread **threads_by_index(uint32_t *ret_n)
 	return v;
 }
 
-static bool event_complete(const struct sp_event *e, uint32_t nreg)
-{
-	return e->region < nreg && e->end != SP_OPEN;
-}
-
 static int cmp_slot(const void *pa, const void *pb, void *ctx)
 {
 	const struct sp_snapshot *s = ctx;
@@ -127,34 +123,38 @@ static int sort_row(struct sp_snapshot *s, const struct sp_snap_row *row)
 	return 0;
 }
 
-/* Pass 1: events per output name, and which names saw several threads. */
-static uint32_t count_events(struct sp_rec_thread **th, uint32_t nth, uint32_t nreg,
-			     const uint32_t *map, uint64_t *count, uint32_t *last_thread,
-			     uint8_t *multi, bool *any_aux)
+/* Pass 1: events per output name, which names saw several threads, and
+ * each name's first start. Returns 0 or -errno (reading spilled events). */
+static int count_events(struct sp_snapshot_plan *p, uint32_t *ret_with_events)
 {
 	uint32_t with_events = 0;
-	for (uint32_t ti = 0; ti < nth; ti++) {
-		if (!th[ti])
+	for (uint32_t ti = 0; ti < p->nth; ti++) {
+		if (!p->th[ti])
 			continue;
-		const struct sp_chunk *cur = NULL;
+		struct sp_event_iter it = { 0 };
 		const struct sp_event *ev;
 		size_t n;
 		uint64_t complete = 0;
-		while ((n = sp_thread_next_chunk(th[ti], &cur, &ev)) > 0) {
+		while ((n = sp_thread_next_chunk(p->th[ti], &it, &ev)) > 0) {
 			for (size_t i = 0; i < n; i++) {
-				if (!event_complete(&ev[i], nreg))
+				if (!sp_event_complete(&ev[i], p->nreg))
 					continue;
-				uint32_t k = map[ev[i].region];
-				if (count[k]++ && last_thread[k] != ti)
-					multi[k] = 1;
-				last_thread[k] = ti;
-				*any_aux |= ev[i].aux != 0;
+				uint32_t k = p->map[ev[i].region];
+				if (p->count[k]++ && p->last[k] != ti)
+					p->multi[k] = 1;
+				if (p->count[k] == 1 || ev[i].start < p->first_tick[k])
+					p->first_tick[k] = ev[i].start;
+				p->last[k] = ti;
+				p->any_aux |= ev[i].aux != 0;
 				complete++;
 			}
 		}
+		if (it.err)
+			return it.err;
 		with_events += complete > 0;
 	}
-	return with_events;
+	*ret_with_events = with_events;
+	return 0;
 }
 
 /* Event arrays of an in-memory snapshot. */
@@ -169,19 +169,19 @@ static int alloc_columns(struct sp_snapshot *s, bool any_aux)
 }
 
 /* Pass 2: scatter events into their rows, converting ticks to ns. */
-static void scatter(struct sp_snapshot *s, struct sp_rec_thread **th, uint32_t nth, uint32_t nreg,
-		    const uint32_t *map, uint64_t *fill, const struct sp_clock_map *cm)
+static int scatter(struct sp_snapshot *s, struct sp_rec_thread **th, uint32_t nth, uint32_t nreg,
+		   const uint32_t *map, uint64_t *fill, const struct sp_clock_map *cm)
 {
 	s->first_start_ns = INT64_MAX;
 	for (uint32_t ti = 0; ti < nth; ti++) {
 		if (!th[ti])
 			continue;
-		const struct sp_chunk *cur = NULL;
+		struct sp_event_iter it = { 0 };
 		const struct sp_event *ev;
 		size_t n;
-		while ((n = sp_thread_next_chunk(th[ti], &cur, &ev)) > 0) {
+		while ((n = sp_thread_next_chunk(th[ti], &it, &ev)) > 0) {
 			for (size_t i = 0; i < n; i++) {
-				if (!event_complete(&ev[i], nreg))
+				if (!sp_event_complete(&ev[i], nreg))
 					continue;
 				uint64_t at = fill[map[ev[i].region]]++;
 				s->start[at] = sp_clock_to_ns(cm, ev[i].start);
@@ -193,7 +193,10 @@ static void scatter(struct sp_snapshot *s, struct sp_rec_thread **th, uint32_t n
 					s->first_start_ns = s->start[at];
 			}
 		}
+		if (it.err)
+			return it.err;
 	}
+	return 0;
 }
 
 /* Regions that share a name share a row: timed calls add up, the 95 %
@@ -290,17 +293,6 @@ static void take_threads(struct sp_snapshot *s, struct sp_rec_thread **th, uint3
 	}
 }
 
-/* What the first pass learned, kept for the second. */
-struct sp_snapshot_plan {
-	struct sp_clock_map cm;
-	uint32_t nreg, nth;
-	uint32_t *map, *last;
-	uint64_t *count, *fill;
-	uint8_t *multi;
-	struct sp_rec_thread **th;
-	bool any_aux;
-};
-
 void sp_snapshot_plan_free(struct sp_snapshot_plan *p)
 {
 	if (!p)
@@ -309,6 +301,7 @@ void sp_snapshot_plan_free(struct sp_snapshot_plan *p)
 	free(p->count);
 	free(p->fill);
 	free(p->last);
+	free(p->first_tick);
 	free(p->multi);
 	free(p->th);
 	free(p);
@@ -328,13 +321,15 @@ int sp_snapshot_plan(struct sp_snapshot *s, struct sp_snapshot_plan **ret_plan)
 	p->fill = calloc(nreg + 1, sizeof *p->fill);
 	p->last = calloc(nreg + 1, sizeof *p->last);
 	p->multi = calloc(nreg + 1, 1);
+	p->first_tick = calloc(nreg + 1, sizeof *p->first_tick);
 	p->th = threads_by_index(&p->nth);
-	int ret = (p->map && p->count && p->fill && p->last && p->multi && p->th) ? 0 : -ENOMEM;
+	int ret = (p->map && p->count && p->fill && p->last && p->multi && p->first_tick &&
+		   p->th) ? 0 : -ENOMEM;
 	if (!ret)
 		ret = build_names(s, nreg, p->map);
+	if (!ret)
+		ret = count_events(p, &s->threads_with_events);
 	if (!ret) {
-		s->threads_with_events = count_events(p->th, p->nth, nreg, p->map, p->count,
-						      p->last, p->multi, &p->any_aux);
 		for (uint32_t k = 0; k < s->nnames; k++)
 			s->nevents += p->count[k];
 		ret = build_rows(s, nreg, p->map, p->count, p->fill);
@@ -355,8 +350,9 @@ int sp_snapshot_plan(struct sp_snapshot *s, struct sp_snapshot_plan **ret_plan)
 int sp_snapshot_fill(struct sp_snapshot *s, struct sp_snapshot_plan *p)
 {
 	int ret = alloc_columns(s, p->any_aux);
+	if (!ret)
+		ret = scatter(s, p->th, p->nth, p->nreg, p->map, p->fill, &p->cm);
 	if (!ret) {
-		scatter(s, p->th, p->nth, p->nreg, p->map, p->fill, &p->cm);
 		for (uint32_t r = 0; !ret && r < s->nrows; r++) {
 			struct sp_snap_row *row = &s->rows[r];
 			if (p->multi[row->region])
@@ -369,171 +365,6 @@ int sp_snapshot_fill(struct sp_snapshot *s, struct sp_snapshot_plan *p)
 	if (ret)
 		sp_snapshot_free(s);
 	return ret;
-}
-
-/* ---- streaming into the file --------------------------------------------- */
-
-/* Staged events of one row, and its summary so far. */
-struct stage {
-	int64_t *s, *e;           /* block buffers */
-	uint32_t n, cap;          /* events in the block, block size */
-	uint64_t done;            /* events of the row written */
-	int64_t total, minimum, maximum, start_min, end_max, first, last;
-	double mean, m2;          /* of the written blocks (Chan et al.) */
-};
-
-/* Events staged per row: 1 MiB of times over all rows, 64..4096 a row,
- * never more than the row holds (many small rows stay small). */
-enum { STAGE_EVENTS = 65536, STAGE_MIN = 64, STAGE_MAX = 4096 };
-
-static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const char *p = buf;
-	while (len > 0) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-/*
- * Write a row's block at its place, then fold it into the row's summary:
- * two passes over the (cached) block, blocks combined by Chan's pairwise
- * update. A row of one block gets exactly sp_summary_compute's numbers.
- */
-static int flush_stage(struct stage *st, uint64_t row_offset, int fd, uint64_t off_start,
-		       uint64_t off_end)
-{
-	uint32_t n = st->n;
-	if (n == 0)
-		return 0;
-	uint64_t at = (row_offset + st->done) * sizeof(int64_t);
-	int ret = pwrite_all(fd, st->s, n * sizeof(int64_t), off_start + at);
-	if (!ret)
-		ret = pwrite_all(fd, st->e, n * sizeof(int64_t), off_end + at);
-	if (ret)
-		return ret;
-	int64_t total = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		int64_t d = st->e[i] - st->s[i];
-		total += d;
-		st->minimum = d < st->minimum ? d : st->minimum;
-		st->maximum = d > st->maximum ? d : st->maximum;
-		st->start_min = st->s[i] < st->start_min ? st->s[i] : st->start_min;
-		st->end_max = st->e[i] > st->end_max ? st->e[i] : st->end_max;
-	}
-	double mean = (double)total / (double)n, m2 = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		double dev = (double)(st->e[i] - st->s[i]) - mean;
-		m2 += dev * dev;
-	}
-	if (st->done == 0) {
-		st->first = st->e[0] - st->s[0];
-		st->mean = mean;
-		st->m2 = m2;
-	} else {
-		double na = (double)st->done, nb = (double)n, delta = mean - st->mean;
-		st->mean += delta * nb / (na + nb);
-		st->m2 += m2 + delta * delta * na * nb / (na + nb);
-	}
-	st->last = st->e[n - 1] - st->s[n - 1];
-	st->total += total;
-	st->done += n;
-	st->n = 0;
-	return 0;
-}
-
-static void stage_summary(const struct stage *st, struct sp_summary_record *out)
-{
-	memset(out, 0, sizeof *out);
-	if (!st->done)
-		return;
-	*out = (struct sp_summary_record){
-		.total = st->total, .minimum = st->minimum, .maximum = st->maximum,
-		.first = st->first, .last = st->last, .start_minimum = st->start_min,
-		.end_maximum = st->end_max,
-		.mean = (double)st->total / (double)st->done, .m2 = st->m2,
-	};
-}
-
-int sp_snapshot_stream(struct sp_snapshot *s, struct sp_snapshot_plan *p, int fd,
-		       uint64_t off_start, uint64_t off_end)
-{
-	for (uint32_t k = 0; k < s->nnames; k++)
-		if (p->multi[k])
-			return -ENOTSUP; /* rows to sort: sp_snapshot_fill */
-	size_t n = s->nevents ? s->nevents : 1;
-	uint32_t rows = s->nrows ? s->nrows : 1;
-	size_t per = STAGE_EVENTS / rows;
-	per = per < STAGE_MIN ? STAGE_MIN : per > STAGE_MAX ? STAGE_MAX : per;
-	size_t staged = 0;
-	for (uint32_t r = 0; r < s->nrows; r++)
-		staged += s->rows[r].count < per ? s->rows[r].count : per;
-	struct stage *stages = calloc(rows, sizeof *stages);
-	uint32_t *row_of = calloc(s->nnames + 1, sizeof *row_of);
-	int64_t *buf = malloc((staged + 1) * 2 * sizeof *buf), *at_buf = buf;
-	/* A thread column only when several threads recorded. */
-	s->thread = s->threads_with_events > 1 ? malloc(n * sizeof *s->thread) : NULL;
-	s->aux = p->any_aux ? malloc(n * sizeof *s->aux) : NULL;
-	int ret = stages && row_of && buf && (s->thread || s->threads_with_events <= 1) &&
-			  (s->aux || !p->any_aux) ? 0 : -ENOMEM;
-	for (uint32_t r = 0; !ret && r < s->nrows; r++) {
-		uint32_t cap = (uint32_t)(s->rows[r].count < per ? s->rows[r].count : per);
-		row_of[s->rows[r].region] = r;
-		stages[r] = (struct stage){ .s = at_buf, .e = at_buf + cap, .cap = cap,
-					    .minimum = INT64_MAX, .maximum = INT64_MIN,
-					    .start_min = INT64_MAX, .end_max = INT64_MIN };
-		at_buf += 2 * (size_t)cap;
-	}
-	s->first_start_ns = INT64_MAX;
-	for (uint32_t ti = 0; !ret && ti < p->nth; ti++) {
-		if (!p->th[ti])
-			continue;
-		const struct sp_chunk *cur = NULL;
-		const struct sp_event *ev;
-		size_t m;
-		while (!ret && (m = sp_thread_next_chunk(p->th[ti], &cur, &ev)) > 0) {
-			for (size_t i = 0; !ret && i < m; i++) {
-				if (!event_complete(&ev[i], p->nreg))
-					continue;
-				uint32_t k = p->map[ev[i].region];
-				uint64_t at = p->fill[k]++;
-				struct stage *st = &stages[row_of[k]];
-				int64_t a = sp_clock_to_ns(&p->cm, ev[i].start);
-				st->s[st->n] = a;
-				st->e[st->n] = sp_clock_to_ns(&p->cm, ev[i].end);
-				if (s->thread)
-					s->thread[at] = ti;
-				if (s->aux)
-					s->aux[at] = ev[i].aux;
-				if (a < s->first_start_ns)
-					s->first_start_ns = a;
-				if (++st->n == st->cap)
-					ret = flush_stage(st, s->rows[row_of[k]].offset, fd,
-							  off_start, off_end);
-			}
-		}
-	}
-	for (uint32_t r = 0; !ret && r < s->nrows; r++)
-		ret = flush_stage(&stages[r], s->rows[r].offset, fd, off_start, off_end);
-	for (uint32_t r = 0; !ret && r < s->nrows; r++)
-		stage_summary(&stages[r], &s->rows[r].summary);
-	free(stages);
-	free(row_of);
-	free(buf);
-	sp_snapshot_plan_free(p);
-	if (ret) {
-		sp_snapshot_free(s);
-		return ret;
-	}
-	s->times_in_file = true;
-	return 0;
 }
 
 int sp_snapshot_take(struct sp_snapshot *s)

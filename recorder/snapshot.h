@@ -26,6 +26,7 @@ struct sp_snap_row {
 	int64_t patched_since_ns; /* when a hook call of it was patched out, -1 never */
 	int64_t source_line;      /* -1 unknown */
 	const char *source_file;  /* NULL unknown; owned by the region table */
+	int64_t exclusive_ns;     /* with exclusive_known: -1 when calls do not nest */
 };
 
 struct sp_snap_thread {
@@ -48,7 +49,9 @@ struct sp_snapshot {
 	struct sp_snap_thread *threads;
 	uint64_t dropped;         /* all calls lost */
 	int64_t first_start_ns;   /* earliest start, INT64_MAX if no events */
-	bool times_in_file;       /* start/end NULL: streamed to the file */
+	bool times_in_file;       /* start/end NULL: streamed to the file (and the
+				   * thread column, thread NULL) */
+	bool exclusive_known;     /* rows' exclusive_ns nested as the commit would */
 };
 
 /* Build the snapshot of everything recorded so far (complete calls only).
@@ -60,22 +63,25 @@ SP_HIDDEN int sp_snapshot_take(struct sp_snapshot *s);
  * the output file: plan fills everything but the events (names, rows with
  * counts and offsets, nevents, the thread table and counts, dropped); then
  * either fill completes it in memory, or stream writes the start/end times
- * at byte offsets off_start/off_end of fd (uncompressed little-endian int64
- * columns, see sp_writer_times_raw) through small per-row buffers and
- * completes the rest, leaving start = end = NULL and times_in_file set.
- * stream returns -ENOTSUP, leaving the plan to fill, when some row holds
- * events of several threads (they must be sorted). Otherwise both consume
- * the plan; on an error s is freed. Returns 0, -ENOMEM or -errno.
+ * (and the thread column) where t says (uncompressed little-endian int64
+ * columns, see sp_writer_times_raw) through small per-row buffers, nests
+ * the calls for each row's exclusive_ns, and completes the rest, leaving
+ * start = end = thread = NULL and times_in_file set. Memory is then
+ * bounded by the rows, not the events: spilled events are read a piece
+ * at a time. stream returns -ENOTSUP, leaving the plan to fill, when some
+ * row holds events of several threads (they must be sorted). Otherwise
+ * both consume the plan; on an error s is freed. Returns 0, -ENOMEM or
+ * -errno (reading spilled events back, writing the file).
  */
 struct sp_snapshot_plan;
+struct sp_writer_times;
 SP_HIDDEN int sp_snapshot_plan(struct sp_snapshot *s,
 			       struct sp_snapshot_plan **ret_plan);
 SP_HIDDEN int sp_snapshot_fill(struct sp_snapshot *s,
 			       struct sp_snapshot_plan *plan);
 SP_HIDDEN int sp_snapshot_stream(struct sp_snapshot *s,
 				 struct sp_snapshot_plan *plan,
-				 int fd, uint64_t off_start,
-				 uint64_t off_end);
+				 const struct sp_writer_times *t);
 /* Drop a plan without filling (error paths). Accepts NULL. */
 SP_HIDDEN void sp_snapshot_plan_free(struct sp_snapshot_plan *plan);
 SP_HIDDEN void sp_snapshot_free(struct sp_snapshot *s);

@@ -62,6 +62,22 @@ static int reserve_events(struct sp_spill_tdata *t, uint64_t n)
 	return 0;
 }
 
+static int add_span(struct sp_spill_tdata *t, uint64_t off, uint64_t first_seq, uint64_t n)
+{
+	if (t->nspans == t->spans_cap) {
+		uint64_t cap = t->spans_cap ? 2 * t->spans_cap : 64;
+		struct sp_spill_span *v = realloc(t->spans, cap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		t->spans = v;
+		t->spans_cap = cap;
+	}
+	t->spans[t->nspans++] = (struct sp_spill_span){ off, first_seq, n };
+	if (first_seq + n > t->n)
+		t->n = first_seq + n;
+	return 0;
+}
+
 static struct sp_spill_rdata *region_of(struct sp_spill_data *d, uint32_t id)
 {
 	if (id >= 1u << 24 || id >= table_bound(d))
@@ -95,7 +111,7 @@ struct pending {
  * (skipped like a hole), or -ENOMEM. Long: one short case per record type
  * of the spill format (sp-spill.h), each checking its own lengths. */
 static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const char *p,
-		  struct pending *cl)
+		  uint64_t payload_off, struct pending *cl)
 {
 	switch (h->type) {
 	case SP_SPILL_REGION: {
@@ -130,6 +146,10 @@ static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const c
 			return -ENOMEM;
 		if (e.first_seq > MAX_SEQ || e.first_seq + e.n > table_bound(d))
 			return -EBADMSG; /* (first_seq + n cannot wrap past MAX_SEQ) */
+		if (d->indexed) {
+			clock_point(d, e.tick, e.ns);
+			return e.n ? add_span(t, payload_off + sizeof e, e.first_seq, e.n) : 0;
+		}
 		int ret = reserve_events(t, e.first_seq + e.n);
 		if (ret)
 			return ret;
@@ -255,6 +275,7 @@ static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const c
 struct source {
 	int fd;
 	uint64_t size;
+	size_t window;  /* bytes read ahead (an index skips the events: small) */
 	char *buf;
 	size_t cap;
 	uint64_t off;   /* file offset of buf[0] */
@@ -267,7 +288,7 @@ static const char *need(struct source *s, uint64_t pos, size_t n, int *ret)
 {
 	if (pos >= s->off && pos + n <= s->off + s->len)
 		return s->buf + (pos - s->off);
-	size_t want = n > WINDOW_BYTES ? n : WINDOW_BYTES;
+	size_t want = n > s->window ? n : s->window;
 	if (want > s->size - pos)
 		want = (size_t)(s->size - pos);
 	if (want > s->cap) {
@@ -297,6 +318,49 @@ static const char *need(struct source *s, uint64_t pos, size_t n, int *ret)
 	return got >= n ? s->buf : NULL;
 }
 
+struct close_at {
+	struct sp_spill_close c;
+	uint64_t order;
+};
+
+static int cmp_close(const void *pa, const void *pb)
+{
+	const struct close_at *a = pa, *b = pb;
+	if (a->c.seq != b->c.seq)
+		return a->c.seq < b->c.seq ? -1 : 1;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+/* An index keeps each thread's CLOSE entries sorted by seq, file order
+ * among equal seqs (the last one applied wins, as in a full read). */
+static int index_closes(struct sp_spill_data *d, const struct pending *cl)
+{
+	struct close_at *v = malloc((cl->n + 1) * sizeof *v);
+	if (!v)
+		return -ENOMEM;
+	int ret = 0;
+	for (uint32_t ti = 0; !ret && ti < d->nthreads; ti++) {
+		struct sp_spill_tdata *t = &d->threads[ti];
+		size_t m = 0;
+		for (size_t i = 0; i < cl->n; i++)
+			if (cl->thread[i] == t->index)
+				v[m++] = (struct close_at){ cl->v[i], i };
+		if (!m)
+			continue;
+		qsort(v, m, sizeof *v, cmp_close);
+		t->closes = malloc(m * sizeof *t->closes);
+		if (!t->closes) {
+			ret = -ENOMEM;
+			break;
+		}
+		for (size_t i = 0; i < m; i++)
+			t->closes[i] = v[i].c;
+		t->ncloses = m;
+	}
+	free(v);
+	return ret;
+}
+
 static int parse(struct sp_spill_data *d, struct source *src)
 {
 	int ret = 0;
@@ -323,10 +387,15 @@ static int parse(struct sp_spill_data *d, struct source *src)
 		memcpy(&h, p, sizeof h);
 		uint64_t end = pos + sizeof h + h.bytes;
 		if (h.magic == SP_SPILL_REC_MAGIC && end <= size && h.bytes <= REC_MAX_BYTES) {
-			p = need(src, pos, sizeof h + h.bytes, &ret);
+			/* An index reads an EVENTS record's own header, not its events
+			 * (handle() checks the length against the count). */
+			size_t want = d->indexed && h.type == SP_SPILL_EVENTS &&
+					      h.bytes >= sizeof(struct sp_spill_events)
+					      ? sizeof(struct sp_spill_events) : h.bytes;
+			p = need(src, pos, sizeof h + want, &ret);
 			if (!p)
 				break;
-			int r = handle(d, &h, p + sizeof h, &cl);
+			int r = handle(d, &h, p + sizeof h, pos + sizeof h, &cl);
 			if (r == 0) {
 				pos = ALIGN8(end);
 				continue;
@@ -337,7 +406,9 @@ static int parse(struct sp_spill_data *d, struct source *src)
 		pos += 8;
 		d->skipped_bytes += 8;
 	}
-	for (size_t i = 0; !ret && i < cl.n; i++) {
+	if (!ret && d->indexed)
+		ret = index_closes(d, &cl);
+	for (size_t i = 0; !ret && !d->indexed && i < cl.n; i++) {
 		struct sp_spill_tdata *t = thread_of(d, cl.thread[i]);
 		const struct sp_spill_close *c = &cl.v[i];
 		if (t && c->seq < t->n && t->ev[c->seq].region != SP_SPILL_NO_REGION) {
@@ -364,7 +435,8 @@ int sp_spill_read(const char *path, struct sp_spill_data *ret_data)
 	struct stat st;
 	int ret = fstat(fd, &st) < 0 ? -errno : 0;
 	if (!ret) {
-		struct source src = { .fd = fd, .size = (uint64_t)st.st_size };
+		struct source src = { .fd = fd, .size = (uint64_t)st.st_size,
+				      .window = WINDOW_BYTES };
 		ret_data->file_bytes = (uint64_t)st.st_size;
 		ret = parse(ret_data, &src);
 		free(src.buf);
@@ -375,12 +447,89 @@ int sp_spill_read(const char *path, struct sp_spill_data *ret_data)
 	return ret;
 }
 
+/* Read ahead by an index: the small records between EVENTS records. */
+#define INDEX_WINDOW_BYTES (64u << 10)
+
+int sp_spill_index(int fd, struct sp_spill_data *ret_data)
+{
+	memset(ret_data, 0, sizeof *ret_data);
+	ret_data->indexed = true;
+	struct stat st;
+	int ret = fstat(fd, &st) < 0 ? -errno : 0;
+	if (!ret) {
+		struct source src = { .fd = fd, .size = (uint64_t)st.st_size,
+				      .window = INDEX_WINDOW_BYTES };
+		ret_data->file_bytes = (uint64_t)st.st_size;
+		ret = parse(ret_data, &src);
+		free(src.buf);
+	}
+	if (ret)
+		sp_spill_data_free(ret_data);
+	return ret;
+}
+
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	char *p = buf;
+	while (n > 0) {
+		ssize_t r = pread(fd, p, n, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO; /* shorter than its index said */
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+int sp_spill_read_events(int fd, const struct sp_spill_tdata *t, uint64_t first, size_t n,
+			 struct sp_spill_event *out)
+{
+	const size_t ev = sizeof(struct sp_spill_event);
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct sp_spill_event){ SP_SPILL_OPEN, SP_SPILL_OPEN, SP_SPILL_NO_REGION, 0 };
+	uint64_t last = first + n;
+	for (uint64_t k = 0; k < t->nspans; k++) {
+		const struct sp_spill_span *sp = &t->spans[k];
+		uint64_t lo = sp->first_seq > first ? sp->first_seq : first;
+		uint64_t hi = sp->first_seq + sp->n < last ? sp->first_seq + sp->n : last;
+		if (lo >= hi)
+			continue;
+		int ret = pread_all(fd, out + (lo - first), (size_t)(hi - lo) * ev,
+				    sp->off + (lo - sp->first_seq) * ev);
+		if (ret)
+			return ret;
+	}
+	/* The first CLOSE entry at or after `first`, then those in range. */
+	uint64_t a = 0, b = t->ncloses;
+	while (a < b) {
+		uint64_t m = a + (b - a) / 2;
+		if (t->closes[m].seq < first)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < t->ncloses && t->closes[a].seq < last; a++) {
+		struct sp_spill_event *e = &out[t->closes[a].seq - first];
+		if (e->region == SP_SPILL_NO_REGION)
+			continue;
+		e->end = t->closes[a].end;
+		e->region = t->closes[a].region;
+	}
+	return 0;
+}
+
 void sp_spill_data_free(struct sp_spill_data *d)
 {
 	if (!d)
 		return;
-	for (uint32_t i = 0; i < d->nthreads; i++)
+	for (uint32_t i = 0; i < d->nthreads; i++) {
 		free(d->threads[i].ev);
+		free(d->threads[i].spans);
+		free(d->threads[i].closes);
+	}
 	free(d->threads);
 	for (uint32_t i = 0; i < d->nregions; i++)
 		free(d->regions[i].name);

@@ -7,6 +7,7 @@
 #define SP_SPILL_READ_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "compiler.h"
@@ -17,12 +18,27 @@
 #define SP_SPILL_ENOTSPILL (-EBADMSG)
 #define SP_SPILL_EVERSION (-EPROTONOSUPPORT)
 
+/* An EVENTS record's events where they lie in the file (indexed read). */
+struct sp_spill_span {
+	uint64_t off;                 /* file offset of its first event */
+	uint64_t first_seq;
+	uint64_t n;
+};
+
 struct sp_spill_tdata {
 	uint32_t index;
 	bool has_info;
 	struct sp_spill_thread info;
 	uint64_t n, cap;              /* events numbered 0..n-1 */
-	struct sp_spill_event *ev;    /* region SP_SPILL_NO_REGION where none was read */
+	struct sp_spill_event *ev;    /* region SP_SPILL_NO_REGION where none was read;
+				       * NULL in an indexed read */
+	/* Indexed read: the EVENTS records in file order (a later one wins
+	 * where two hold the same events) and the CLOSE entries sorted by seq
+	 * (file order among equal seqs), applied by sp_spill_read_events. */
+	struct sp_spill_span *spans;
+	uint64_t nspans, spans_cap;
+	struct sp_spill_close *closes;
+	uint64_t ncloses;
 };
 
 struct sp_spill_rdata {
@@ -57,12 +73,27 @@ struct sp_spill_data {
 	uint64_t skipped_bytes;       /* holes and damaged records */
 	uint64_t dropped;             /* trailer's total, else the sum of DROPS */
 	uint64_t file_bytes;          /* the file's size: bounds every table read from it */
+	bool indexed;                 /* sp_spill_index: threads hold spans, not ev */
 };
 
 /* Read and check a whole spill file. Returns 0, -errno,
  * SP_SPILL_ENOTSPILL or SP_SPILL_EVERSION. */
 SP_HIDDEN int sp_spill_read(const char *path, struct sp_spill_data *ret_data);
 SP_HIDDEN void sp_spill_data_free(struct sp_spill_data *d);
+
+/*
+ * The same pass over the open file fd without holding its events: each
+ * thread gets an index of where they lie (spans, closes) instead of ev, and
+ * sp_spill_read_events reads any range of them later in bounded pieces.
+ * Memory is the index: a few words per EVENTS record and CLOSE entry.
+ * Returns as sp_spill_read.
+ */
+SP_HIDDEN int sp_spill_index(int fd, struct sp_spill_data *ret_data);
+/* Events [first, first+n) of an indexed thread into out, exactly as
+ * sp_spill_read would hold them (CLOSE records applied; region
+ * SP_SPILL_NO_REGION where the file has none). Returns 0 or -errno. */
+SP_HIDDEN int sp_spill_read_events(int fd, const struct sp_spill_tdata *t, uint64_t first,
+				   size_t n, struct sp_spill_event *out);
 
 /* Names for function regions: called with the region's module (NULL when
  * the file names none) and its address; returns a malloc'd name, or NULL

@@ -723,21 +723,43 @@ int sp_spill_dump(int signo)
 	return -err;
 }
 
+/* Spilled events are read back a piece at a time through the index
+ * (sp_spill_index): finalize holds one piece, not the whole run. */
+enum { PIECE_EVENTS = (1u << 20) / sizeof(struct sp_event) };
+static struct sp_event *piece;
+static int loaded_fd = -1;
+
 /* Slots still in use hold ends the file may lack (their CLOSE record was
- * not written): apply them to the events read back, as the reader applies
- * CLOSE records. */
-static void apply_slots(const struct sp_rec_thread *t, struct sp_spill_tdata *d)
+ * not written): apply them to the events [first, first+n) read back, as
+ * the reader applies CLOSE records. */
+static void apply_slots(const struct sp_rec_thread *t, uint64_t first, size_t n,
+			struct sp_event *ev)
 {
 	const struct sp_spill_slots *s = t->slots;
 	for (uint32_t i = 0; s && i < SP_STACK_MAX; i++) {
-		if (!s->used[i] || s->seq[i] >= d->n)
+		if (!s->used[i] || s->seq[i] < first || s->seq[i] - first >= n)
 			continue;
-		struct sp_spill_event *e = &d->ev[s->seq[i]];
+		struct sp_event *e = &ev[s->seq[i] - first];
 		if (e->region == SP_SPILL_NO_REGION)
 			continue;
 		e->end = s->ev[i].end;
 		e->region = s->ev[i].region;
 	}
+}
+
+ssize_t sp_spill_prefix_piece(const struct sp_rec_thread *t, uint64_t first,
+			      const struct sp_event **ret_events)
+{
+	const struct sp_spill_tdata *d = t->prefix;
+	if (!d || !piece || first >= t->nprefix)
+		return 0;
+	size_t n = t->nprefix - first < PIECE_EVENTS ? (size_t)(t->nprefix - first) : PIECE_EVENTS;
+	int ret = sp_spill_read_events(loaded_fd, d, first, n, (struct sp_spill_event *)piece);
+	if (ret)
+		return ret;
+	apply_slots(t, first, n, piece);
+	*ret_events = piece;
+	return (ssize_t)n;
 }
 
 int sp_spill_load(void)
@@ -753,7 +775,7 @@ int sp_spill_load(void)
 	}
 	/* Calls that were open when spilled have ended by now (finalize closed
 	 * every open call): write their ends (so the file stays complete for
-	 * `recover` if the write fails), then read everything back. After the
+	 * `recover` if the write fails), then index everything. After the
 	 * spill stopped nothing is written: the ends come from the slots. */
 	if (!atomic_load(&stopped)) {
 		sync_regions(true);
@@ -774,14 +796,17 @@ int sp_spill_load(void)
 		}
 		return fd;
 	}
-	char self[64];
-	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-	int ret = sp_spill_read(self, &loaded);
-	if (ret == -ENOENT) /* no /proc */
-		ret = sp_spill_read(path, &loaded);
-	if (ret)
+	piece = malloc(PIECE_EVENTS * sizeof *piece);
+	if (!piece)
+		return -ENOMEM;
+	int ret = sp_spill_index(fd, &loaded);
+	if (ret) {
+		free(piece);
+		piece = NULL;
 		return ret;
+	}
 	have_loaded = true;
+	loaded_fd = fd;
 	for (struct sp_rec_thread *t = sp_thread_first(); t; t = t->next) {
 		for (uint32_t i = 0; i < loaded.nthreads; i++) {
 			struct sp_spill_tdata *d = &loaded.threads[i];
@@ -789,8 +814,7 @@ int sp_spill_load(void)
 				continue;
 			if (d->n < t->spilled)
 				return -EIO;
-			apply_slots(t, d);
-			t->prefix = (const struct sp_event *)d->ev;
+			t->prefix = d;
 			t->nprefix = t->spilled;
 		}
 	}
@@ -806,6 +830,9 @@ void sp_spill_unload(void)
 	if (have_loaded)
 		sp_spill_data_free(&loaded);
 	have_loaded = false;
+	free(piece);
+	piece = NULL;
+	loaded_fd = -1;
 }
 
 /* Closes our descriptor only if it still is ours: a number the program

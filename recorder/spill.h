@@ -9,6 +9,7 @@
 #define SP_SPILL_WRITE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "recorder.h"
 
@@ -48,10 +49,16 @@ SP_HIDDEN int sp_spill_thread(struct sp_rec_thread *t);
 SP_HIDDEN int sp_spill_dump(int signo);
 
 /* Finalize, recording stopped and open calls closed: if anything was
- * spilled, read the file back and give each thread its spilled events as
- * t->prefix (iterated before the chunks by the snapshot). Returns 0 or
- * -errno (then only the events in memory are written). */
+ * spilled, index the file (where each thread's events lie, not the events)
+ * and give each thread its spilled events as t->prefix/nprefix, read back
+ * a piece at a time by sp_thread_next_chunk before the chunks. Returns 0
+ * or -errno (then only the events in memory are written). */
 SP_HIDDEN int sp_spill_load(void);
+/* After sp_spill_load: spilled events [first, ...) of t, at most a piece
+ * (1 MiB), into one buffer valid until the next call. Returns how many,
+ * 0 past the end, or -errno. */
+SP_HIDDEN ssize_t sp_spill_prefix_piece(const struct sp_rec_thread *t, uint64_t first,
+					const struct sp_event **ret);
 /* Free what sp_spill_load() read. */
 SP_HIDDEN void sp_spill_unload(void);
 /* After a successful finalize: close and unlink the file. */

@@ -17,6 +17,7 @@
 #include "spill.h"
 #include "thread-internal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -251,28 +252,30 @@ struct sp_rec_thread *sp_thread_list_unlocked(void)
 	return __atomic_load_n(&thread_list, __ATOMIC_ACQUIRE);
 }
 
-/* The cursor value after the spilled prefix (finalize after a spill). */
-static const struct sp_chunk prefix_done;
-
 /* Chunks are kept newest first; iteration goes oldest first by walking to
- * the chunk whose successor is the previous cursor. Chunk lists are short
+ * the chunk whose successor is the previous one. Chunk lists are short
  * (after the first, one 2 MiB chunk per ~87 Ki events: at most ~512 a
  * thread under the default 1 GiB cap), so the quadratic walk stays cheap.
- * Events that were spilled and read back at finalize (t->prefix) come
- * first. */
-size_t sp_thread_next_chunk(const struct sp_rec_thread *t, const struct sp_chunk **cursor,
+ * Events that were spilled come first, read back from the spill file a
+ * piece at a time (finalize's memory stays within the cap). */
+size_t sp_thread_next_chunk(const struct sp_rec_thread *t, struct sp_event_iter *it,
 			    const struct sp_event **ret_events)
 {
-	if (!*cursor && t->nprefix) {
-		*cursor = &prefix_done;
-		*ret_events = t->prefix;
-		return t->nprefix;
+	if (it->err)
+		return 0;
+	if (!it->chunk && it->prefix_at < t->nprefix) {
+		ssize_t n = sp_spill_prefix_piece(t, it->prefix_at, ret_events);
+		if (n <= 0) {
+			it->err = n < 0 ? (int)n : -EIO;
+			return 0;
+		}
+		it->prefix_at += (uint64_t)n;
+		return (size_t)n;
 	}
-	const struct sp_chunk *stop = *cursor == &prefix_done ? NULL : *cursor;
-	const struct sp_chunk *c = sp_chunk_oldest_after(t->chunks, stop);
+	const struct sp_chunk *c = sp_chunk_oldest_after(t->chunks, it->chunk);
 	if (!c)
 		return 0;
-	*cursor = c;
+	it->chunk = c;
 	*ret_events = c->events;
 	return sp_chunk_count(t, c, t->pos);
 }

@@ -396,7 +396,7 @@ int sp_writer_finish_index(struct sp_writer *w)
 	int ret = read_cols(w, &c);
 	if (!ret)
 		ret = compact_names(w, &c);
-	if (!ret && c.n) {
+	if (!ret && c.n && !w->excl_given) {
 		uint32_t nregions = 0;
 		for (uint64_t i = 0; i < c.n; i++)
 			nregions = c.region[i] + 1 > nregions ? c.region[i] + 1 : nregions;

@@ -22,6 +22,7 @@ struct sp_writer {
 	hid_t summary_type;
 	hid_t g_meta, g_index, g_events, g_threads;
 	bool times_raw;   /* start/end written by the caller (sp_writer_times_raw) */
+	bool excl_given;  /* rows carry exclusive_ns: the commit computes none */
 };
 
 /* A contiguous 1-D dataset of n values of type. Returns 0 or -EIO. */

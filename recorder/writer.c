@@ -252,8 +252,7 @@ static int create_events(struct sp_writer *w)
 	if (!ret)
 		ret = make_dset_level(g, SP_EV_END_TIMES, H5T_STD_I64LE, n, z ? z : DSET_RAW);
 	if (!ret && (l->columns & SP_WCOL_THREAD_IDS))
-		ret = make_dset_level(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n,
-				      l->raw ? DSET_RAW : z);
+		ret = make_dset_level(g, SP_EV_THREAD_IDS, H5T_STD_I64LE, n, z ? z : DSET_RAW);
 	if (!ret && (l->columns & SP_WCOL_MPI))
 		ret = create_mpi(w, g, l->nmpi, z);
 	return ret;
@@ -388,8 +387,7 @@ static haddr_t dset_offset(hid_t group, const char *name)
 	return off;
 }
 
-int sp_writer_times_raw(struct sp_writer *w, int *ret_fd, uint64_t *off_start,
-			uint64_t *off_end)
+int sp_writer_times_raw(struct sp_writer *w, struct sp_writer_times *t)
 {
 	void *handle = NULL;
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -400,13 +398,21 @@ int sp_writer_times_raw(struct sp_writer *w, int *ret_fd, uint64_t *off_start,
 		return -ENOTSUP;
 	haddr_t s = dset_offset(w->g_events, SP_EV_START_TIMES);
 	haddr_t e = dset_offset(w->g_events, SP_EV_END_TIMES);
-	if (s == HADDR_UNDEF || e == HADDR_UNDEF)
+	haddr_t th = (w->layout.columns & SP_WCOL_THREAD_IDS)
+			     ? dset_offset(w->g_events, SP_EV_THREAD_IDS) : 0;
+	if (s == HADDR_UNDEF || e == HADDR_UNDEF || th == HADDR_UNDEF)
 		return -ENOTSUP;
-	*ret_fd = *(int *)handle;
-	*off_start = s;
-	*off_end = e;
+	*t = (struct sp_writer_times){
+		.fd = *(int *)handle, .dirfd = w->out.dirfd, .start = s, .end = e,
+		.thread = (w->layout.columns & SP_WCOL_THREAD_IDS) ? th : SP_RAW_ABSENT,
+	};
 	w->times_raw = true;
 	return 0;
+}
+
+void sp_writer_exclusive_given(struct sp_writer *w)
+{
+	w->excl_given = true;
 }
 
 int sp_writer_raw_offsets(struct sp_writer *w, uint64_t off[SP_RAW_NCOLS])
@@ -463,7 +469,8 @@ int sp_writer_put_events(struct sp_writer *w, uint64_t first, uint64_t n,
 		if (!ret)
 			ret = sp_writer_put_range(g, SP_EV_END_TIMES, first, n, ev->end);
 	}
-	if (!ret && (c & SP_WCOL_THREAD_IDS))
+	/* No thread ids with raw times: the caller wrote that column too. */
+	if (!ret && (c & SP_WCOL_THREAD_IDS) && (ev->thread_ids || !raw))
 		ret = sp_writer_put_range(g, SP_EV_THREAD_IDS, first, n, ev->thread_ids);
 	return ret;
 }

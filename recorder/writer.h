@@ -177,14 +177,22 @@ SP_HIDDEN int sp_writer_put_rows(struct sp_writer *w, uint64_t first, uint64_t n
 /*
  * Uncompressed, non-empty files: the descriptor and the byte offsets of
  * the start and end columns (nevents little-endian int64 each, storage
- * allocated), for the caller to pwrite them directly: a finalize then
- * streams events through small buffers instead of building 16 B/event
- * arrays for HDF5 to copy. After this, put_events also takes start =
- * end = NULL (written already). The descriptor stays the writer's.
- * Returns 0 or -ENOTSUP.
+ * allocated) and of the thread column (the same, SP_RAW_ABSENT without
+ * one), for the caller to pwrite them directly: a finalize then streams
+ * events through small buffers instead of building 16 B/event arrays for
+ * HDF5 to copy. After this, put_events also takes start = end = NULL
+ * (written already), with thread_ids NULL when the caller wrote that
+ * column too. The descriptors stay the writer's. Returns 0 or -ENOTSUP.
  */
-SP_HIDDEN int sp_writer_times_raw(struct sp_writer *w, int *fd, uint64_t *off_start,
-					 uint64_t *off_end);
+struct sp_writer_times {
+	int fd;
+	int dirfd;      /* the output's directory (O_PATH), for the caller's temporaries */
+	uint64_t start, end, thread;
+};
+SP_HIDDEN int sp_writer_times_raw(struct sp_writer *w, struct sp_writer_times *ret_times);
+/* The rows put carry their exclusive_ns (the caller nested the calls as
+ * the commit would): the commit does not read the events back for them. */
+SP_HIDDEN void sp_writer_exclusive_given(struct sp_writer *w);
 SP_HIDDEN int sp_writer_put_events(struct sp_writer *w, uint64_t first, uint64_t n,
 					  const struct sp_writer_events *ev);
 /* Values [first, first+n) of the MPI columns. Returns 0, -EINVAL or -EIO. */

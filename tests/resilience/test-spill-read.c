@@ -3,10 +3,13 @@
  * The spill reader on files cut by a full disk: a record whose payload was
  * only partly written (no header), a file ending inside a record or inside
  * a record header. The records before the cut are read, the cut is skipped,
- * and a record written after it (another thread) is still found.
+ * and a record written after it (another thread) is still found. The
+ * indexed read (finalize's, a piece at a time) gives exactly the events of
+ * the full read, whatever the pieces.
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +165,72 @@ START_TEST(test_header_only)
 END_TEST
 
 /* REGION record of kind `kind` named `name`, with one event of it. */
+static void put_close(uint32_t thread, uint64_t seq, int64_t end, uint32_t region)
+{
+	struct sp_spill_close c = { .seq = seq, .end = end, .region = region };
+	put(SP_SPILL_CLOSE, thread, &c, sizeof c, NULL, 0, true);
+}
+
+/* Events [first, first+n) of thread `index` from the index, in pieces of
+ * `piece`, against the full read. */
+static void check_index_range(const struct sp_spill_data *full, const struct sp_spill_data *ix,
+			      int fd, uint32_t index, uint64_t first, uint64_t n, uint64_t piece)
+{
+	const struct sp_spill_tdata *a = thread(full, index), *b = thread(ix, index);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_null(b->ev);
+	ck_assert_uint_eq(a->n, b->n);
+	struct sp_spill_event out[512];
+	for (uint64_t at = first; at < first + n; at += piece) {
+		uint64_t m = first + n - at < piece ? first + n - at : piece;
+		ck_assert_int_eq(sp_spill_read_events(fd, b, at, (size_t)m, out), 0);
+		for (uint64_t i = 0; i < m; i++) {
+			ck_assert_int_eq(out[i].start, a->ev[at + i].start);
+			ck_assert_int_eq(out[i].end, a->ev[at + i].end);
+			ck_assert_uint_eq(out[i].region, a->ev[at + i].region);
+		}
+	}
+}
+
+START_TEST(test_index_matches_read)
+{
+	put_region();
+	put_events(0, 0, 100, true);
+	put_events(1, 0, 40, true);
+	put_close(0, 5, 999, 0);               /* an open call's end */
+	put_events(0, 100, 150, true);
+	put_close(0, 120, SP_SPILL_OPEN, SP_SPILL_NO_REGION); /* deleted (MIN_DURATION) */
+	put_close(0, 5, 1234, 0);              /* the later CLOSE wins */
+	put_events(0, 90, 20, true);           /* written twice: the same events again */
+	put_events(0, 250, 200, false);        /* cut by a full disk */
+	put_events(1, 40, 60, true);           /* another thread's, after the cut */
+	put_close(1, 10, 4242, 0);
+	put_close(0, 400, 7, 0);               /* an event the file does not hold */
+	struct sp_spill_data full, ix;
+	ck_assert_int_eq(read_back(len, &full), 0);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(sp_spill_index(fd, &ix), 0);
+	ck_assert_uint_eq(ix.skipped_bytes, full.skipped_bytes);
+	ck_assert_uint_eq(thread(&ix, 0)->n, 250);
+	static const uint64_t pieces[] = { 1, 7, 64, 250, 512 };
+	for (size_t p = 0; p < sizeof pieces / sizeof *pieces; p++) {
+		check_index_range(&full, &ix, fd, 0, 0, 250, pieces[p]);
+		check_index_range(&full, &ix, fd, 1, 0, 100, pieces[p]);
+		check_index_range(&full, &ix, fd, 0, 3, 120, pieces[p]);
+	}
+	/* The CLOSE entries were applied, not just copied along. */
+	struct sp_spill_event e;
+	ck_assert_int_eq(sp_spill_read_events(fd, thread(&ix, 0), 5, 1, &e), 0);
+	ck_assert_int_eq(e.end, 1234);
+	ck_assert_int_eq(sp_spill_read_events(fd, thread(&ix, 0), 120, 1, &e), 0);
+	ck_assert_uint_eq(e.region, SP_SPILL_NO_REGION);
+	close(fd);
+	sp_spill_data_free(&full);
+	sp_spill_data_free(&ix);
+}
+END_TEST
+
 static void put_kind_region(uint32_t id, uint32_t kind, const char *name)
 {
 	struct sp_spill_region r = { .id = id, .kind = kind, .module = -1,
@@ -209,6 +278,7 @@ int main(void)
 	tcase_add_test(tc, test_record_after_the_cut);
 	tcase_add_test(tc, test_header_only);
 	tcase_add_test(tc, test_region_kinds);
+	tcase_add_test(tc, test_index_matches_read);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -96,6 +96,23 @@ PY
 "$cli" comm jacobi.h5 > comm.txt
 grep -q "point-to-point bytes sent" comm.txt
 
+# Calls past the memory cap without a spill are dropped and counted; rank 0
+# says so once for the job, on the parallel path and the rank-0 stream
+# (compressed), with the total the file holds.
+for z in 0 4; do
+  SCOPE_PROFILER_OUTPUT="$work/drop$z.h5" SCOPE_PROFILER_SPILL=0 SCOPE_PROFILER_MAX_MEMORY=1K \
+    SCOPE_PROFILER_COMPRESSION=$z SCOPE_PROFILER_QUIET=1 timeout 120 mpirun --oversubscribe -n "$np" \
+    -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x SCOPE_PROFILER_SPILL \
+    -x SCOPE_PROFILER_MAX_MEMORY -x SCOPE_PROFILER_COMPRESSION -x SCOPE_PROFILER_QUIET \
+    "$build/examples/jacobi/jacobi$sp_sfx" 96 1200 5 > "drop$z.out" 2> "drop$z.err" ||
+    { cat "drop$z.err"; echo "FAIL: drop$z"; exit 1; }
+  n=$($py -c "import h5py,sys; print(int(h5py.File(sys.argv[1])['metadata'].attrs['dropped_events']))" "$work/drop$z.h5")
+  [ "$n" -gt 0 ] || { echo "FAIL: drop$z: nothing dropped under a 1 KiB cap"; exit 1; }
+  [ "$(grep -c "calls were dropped" "drop$z.err")" = 1 ] &&
+    grep -q "scope-profiler: $n calls were dropped over the $np ranks (memory cap SCOPE_PROFILER_MAX_MEMORY or nesting depth); counts are in the file" "drop$z.err" ||
+    { cat "drop$z.err"; echo "FAIL: drop$z: one line with the $n dropped calls"; exit 1; }
+done
+
 if [ -x "$build/examples/fortran/ring-usempi$sp_sfx" ]; then
   run usempi "$build/examples/fortran/ring-usempi$sp_sfx"
   $py "$src/tests/e2e/mpi/check_mpi.py" usempi.h5 "$np" usempi "$cli"

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Run resil-cap under a memory cap and check the finalize kept within it.
+
+Usage: check_cap.py PROG N THREADS CAP_MIB SLACK_MIB OUT
+(the profiler library to preload into PROG in $SP_CAP_PRELOAD)
+
+Runs PROG 1000 THREADS (the process without events: libraries, the
+profiler's tables) and PROG N THREADS, each under SCOPE_PROFILER_MAX_MEMORY
+= CAP_MIB with everything recorded, and takes each one's peak RSS from
+wait4. The big run's peak must stay within the small run's plus CAP_MIB
+plus SLACK_MIB (the stated constant of docs/RESILIENCE.md). Then OUT is
+checked against the program's structure: exact counts per thread, nothing
+dropped, no spill file left, and exclusive_totals equal to a computation
+from the events (numpy, per thread: which leaf calls lie inside an inner
+call), so the streamed nesting is checked independently.
+"""
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+prog, n, threads, cap, slack, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
+    int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+MIB = 1 << 20
+
+
+def peak(calls, path):
+    env = dict(os.environ, SCOPE_PROFILER_OUTPUT=path, SCOPE_PROFILER_MAX_MEMORY=f"{cap}M",
+               SCOPE_PROFILER_THROTTLE_CALLS="0", SCOPE_PROFILER_QUIET="1",
+               LD_PRELOAD=os.environ["SP_CAP_PRELOAD"])
+    p = subprocess.Popen([prog, str(calls), str(threads)], env=env, stdout=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    assert p.returncode == 0, (calls, p.returncode)
+    return ru.ru_maxrss * 1024  # KiB on Linux
+
+
+for p in (out, out + ".small.h5"):
+    if os.path.exists(p):
+        os.unlink(p)
+small = peak(1000, out + ".small.h5")
+big = peak(n, out)
+bound = small + (cap + slack) * MIB
+print(f"peak RSS: {big / MIB:.1f} MiB with {n} calls a thread, {small / MIB:.1f} MiB with "
+      f"1000; bound {bound / MIB:.1f} MiB (cap {cap} MiB + {slack} MiB)")
+assert big <= bound, "finalize went past the memory cap"
+
+d = os.path.dirname(os.path.abspath(out))
+left = [f for f in os.listdir(d) if ".spill." in f]
+assert not left, left
+
+f = h5py.File(out, "r")
+names = [x.decode() if isinstance(x, bytes) else x for x in f["region_table/names"][()]]
+ix = f["rank_region_index"]
+rid, off, cnt = ix["region_ids"][()], ix["event_offsets"][()], ix["event_counts"][()]
+excl = ix["exclusive_totals"][()]
+row = {names[r]: k for k, r in enumerate(rid)}
+assert f["metadata"].attrs["dropped_events"] == 0
+per = {"outer": n, "inner": n, "leaf": n + (n + 2) // 3}
+for name, c in per.items():
+    want = c * threads
+    assert cnt[row[name]] == want, (name, int(cnt[row[name]]), want)
+ev = f["events"]
+start, end = ev["start_times"], ev["end_times"]
+lanes = ev["thread_ids"] if "thread_ids" in ev else None
+
+
+def col(name, what):
+    k = row[name]
+    return what[off[k]:off[k] + cnt[k]]
+
+
+# Rows in the fill's order: start, then thread.
+for name in row:
+    s = col(name, start)
+    ds = np.diff(s)
+    assert (ds >= 0).all(), (name, "start order")
+    if lanes is not None:
+        assert (np.diff(col(name, lanes))[ds == 0] >= 0).all(), (name, "thread order")
+tot = {k: 0 for k in row}
+want = {k: 0 for k in row}
+for name in row:
+    tot[name] = int((col(name, end) - col(name, start)).sum())
+lane_ids = [0] if lanes is None else sorted(set(np.unique(col("outer", lanes)).tolist()))
+in_inner_total = 0
+for lane in lane_ids:
+    def sel(name):
+        s, e = col(name, start), col(name, end)
+        if lanes is None:
+            return s, e
+        m = col(name, lanes) == lane
+        return s[m], e[m]
+    (ls, le), (is_, ie) = sel("leaf"), sel("inner")
+    assert (np.diff(is_) >= 0).all() and (np.diff(ls) >= 0).all(), "start order per thread"
+    k = np.searchsorted(is_, ls, side="right") - 1
+    ok = k >= 0
+    kk = np.where(ok, k, 0)
+    inside = ok & (ls >= is_[kk]) & (le <= ie[kk]) & ((ls < ie[kk]) | (is_[kk] == ie[kk]))
+    in_inner_total += int((le - ls)[inside].sum())
+    assert int(inside.sum()) == (n + 2) // 3, ("leaf calls inside inner", int(inside.sum()))
+want["leaf"] = tot["leaf"]
+want["inner"] = tot["inner"] - in_inner_total
+want["outer"] = tot["outer"] - tot["inner"] - (tot["leaf"] - in_inner_total)
+for name in ("outer", "inner", "leaf"):
+    assert excl[row[name]] == want[name], (name, int(excl[row[name]]), want[name])
+print(f"{out}: {int(cnt.sum())} events, counts and exclusive_totals exact")

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Many calls under a small memory cap (docs/RESILIENCE.md, "Memory at
+ * finalize"): built with -finstrument-functions and run with everything
+ * recorded, so the events spill to disk during the run and the finalize
+ * must write them all without holding them.
+ * Usage: resil-cap N [THREADS]
+ *   each of THREADS threads (default 1: main alone) calls outer() N times;
+ *   outer(i) calls inner(i) then leaf(); inner(i) calls leaf() when i % 3
+ *   is 0. Per thread: outer N, inner N, leaf N + ceil(N / 3).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static volatile long sink;
+static long calls;
+
+__attribute__((noinline)) static void leaf(void)
+{
+	sink++;
+}
+
+__attribute__((noinline)) static void inner(long i)
+{
+	if (i % 3 == 0)
+		leaf();
+	sink += i;
+}
+
+__attribute__((noinline)) static void outer(long i)
+{
+	inner(i);
+	leaf();
+}
+
+static void *run(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < calls; i++)
+		outer(i);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	calls = atol(argv[1]);
+	int threads = argc > 2 ? atoi(argv[2]) : 1;
+	if (threads <= 1) {
+		run(NULL);
+		return 0;
+	}
+	pthread_t t[64];
+	if (threads > 64)
+		return 2;
+	for (int k = 0; k < threads; k++)
+		if (pthread_create(&t[k], NULL, run, NULL) != 0)
+			return 1;
+	for (int k = 0; k < threads; k++)
+		pthread_join(t[k], NULL);
+	printf("%ld\n", (long)sink);
+	return 0;
+}
