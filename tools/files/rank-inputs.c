@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "assemble.h"
 #include "names.h"
@@ -518,6 +519,36 @@ void rank_inputs_free(struct rank_inputs *in)
 /* The command line shared by merge and recover. */
 static const char usage[] = "FILE... -o OUT [--json]";
 
+/* A pattern that matched no file (cli_collect_files keeps it as given). */
+static bool unmatched(const char *path)
+{
+	struct stat st;
+	return strpbrk(path, "*?[") && lstat(path, &st) < 0 && errno == ENOENT;
+}
+
+/* Patterns that match no file are left out, with one line each, when other
+ * inputs remain: the launcher's fallback `merge OUT.part* OUT.spill.*`
+ * (finish.c) must work whichever of the two kinds a killed finish left. */
+static void drop_unmatched(struct cli_common *c)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->n_files; i++)
+		n += !unmatched(c->files[i]);
+	if (n == 0 || n == c->n_files)
+		return; /* none left: the error names the pattern */
+	n = 0;
+	for (size_t i = 0; i < c->n_files; i++) {
+		if (!unmatched(c->files[i])) {
+			c->files[n++] = c->files[i];
+			continue;
+		}
+		fprintf(stderr, "scope-profiler %s: %s: no file matches (left out)\n", c->command,
+			c->files[i]);
+		free(c->files[i]);
+	}
+	c->n_files = n;
+}
+
 int rank_inputs_main(int argc, char **argv, const char *name, const char *description)
 {
 	/* Only --json and --help of the common options: merge and recover keep
@@ -553,6 +584,8 @@ int rank_inputs_main(int argc, char **argv, const char *name, const char *descri
 			rc = cli_usage_error(&c, "no input file given");
 		else if (!out)
 			rc = cli_usage_error(&c, "no output file given (-o OUT)");
+		else
+			drop_unmatched(&c);
 	}
 	struct rank_inputs in = { 0 };
 	if (rc == EXIT_OK && !c.help)
