@@ -260,9 +260,15 @@ SP_EXPORT sighandler_t signal(int signo, sighandler_t handler)
 SP_EXPORT __attribute__((noreturn)) void _exit(int status)
 {
 	/* Not in a vfork child (it shares our memory: marking the dump done
-	 * there would stop the parent's own dump later) nor a forked copy. */
-	if (sp_config.signals && sp_lifecycle_state() == SP_STATE_RECORDING && sp_spill_owned())
-		dump_once(0);
+	 * there would stop the parent's own dump later) nor a forked copy.
+	 * A process that recorded nothing (the shell of system(), which
+	 * _exits after its child) leaves no spill file behind. */
+	if (sp_config.signals && sp_lifecycle_state() == SP_STATE_RECORDING && sp_spill_owned()) {
+		if (sp_region_count() == 0 && sp_spill_events_total() == 0)
+			sp_spill_remove();
+		else
+			dump_once(0);
+	}
 	for (;;)
 		syscall(SYS_exit_group, status);
 }
