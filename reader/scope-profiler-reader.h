@@ -208,19 +208,6 @@ struct sp_summary_row {
 	double imbalance;    /* rank imbalance percent */
 	double percent;      /* % session; NAN without a session row */
 	double first_start;
-	/*
-	 * With SP_SUMMARY_THROTTLED (else 0): the counted-only calls
-	 * (sp_row.throttled_count) this call path was given and their time,
-	 * both already in calls and total_ns. throttled_excl_ns is the change
-	 * of the path's exclusive time: its share less the shares of its
-	 * children, which leave its own time (own rows: already in total_ns,
-	 * and throttled_ns is the same change); throttled_clamped_ns is the
-	 * children's time that did not fit (own time stops at zero per rank).
-	 */
-	uint64_t throttled_calls;
-	int64_t throttled_ns, throttled_excl_ns, throttled_clamped_ns;
-	bool throttled_split; /* shared out over several call paths on some
-			       * rank: an estimate, not a measurement */
 };
 
 /* ---- errors ---------------------------------------------------------- */
@@ -499,16 +486,6 @@ enum sp_summary_flags {
 	 * when sorting by one of those keys.
 	 */
 	SP_SUMMARY_NO_SPREAD = 1u << 0,
-	/**
-	 * Account for calls counted but not on the timeline (throttled_count):
-	 * per rank, a region's counted calls and their time are shared out
-	 * over its call paths in proportion to each path's timeline calls,
-	 * added to the paths' calls and inclusive time, and taken out of the
-	 * exclusive time of the paths' parents, where they were measured
-	 * (clamped at zero). Per-call statistics (avg, min, ...) stay those of
-	 * the timeline calls. docs/SUMMARY.md gives the rule and its limits.
-	 */
-	SP_SUMMARY_THROTTLED = 1u << 1,
 };
 
 /** sp_summary_build() with flags (enum sp_summary_flags); 0 is the same call. */

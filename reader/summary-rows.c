@@ -18,21 +18,6 @@
 
 /* ---- rows -------------------------------------------------------------- */
 
-/* The counted-only calls given to the path (zero without SP_SUMMARY_THROTTLED):
- * in calls and inclusive time; per-call statistics stay the timeline's. */
-static void node_row_throttled(const struct node *nd, struct sp_summary_row *row)
-{
-	row->throttled_calls = nd->thr_calls;
-	row->throttled_ns = nd->thr_ns;
-	row->throttled_excl_ns = nd->thr_ns - nd->thr_moved;
-	row->throttled_clamped_ns = nd->thr_clamped;
-	row->throttled_split = nd->thr_split;
-	row->calls += nd->thr_calls;
-	row->total_ns = sp_add_wrap(row->total_ns, nd->thr_ns);
-	if (nd->calls)
-		row->total = (double)row->total_ns / SP_NS_PER_S;
-}
-
 static void node_row_tail(const struct node *nd, struct sp_summary_row *row)
 {
 	row->first = (double)nd->first_dur / SP_NS_PER_S;
@@ -42,8 +27,8 @@ static void node_row_tail(const struct node *nd, struct sp_summary_row *row)
 	row->first_start = (double)nd->first_start / SP_NS_PER_S;
 }
 
-static int node_row_timeline(struct summary_tree *t, const struct sp_reader *r,
-			     uint32_t id, struct sp_summary_row *row)
+static int node_row(struct summary_tree *t, const struct sp_reader *r,
+		    uint32_t id, struct sp_summary_row *row)
 {
 	const struct node *nd = &t->nodes[id];
 	const struct dur_set ds = { nd->parts, nd->n_parts };
@@ -107,16 +92,6 @@ static int node_row_timeline(struct summary_tree *t, const struct sp_reader *r,
 	row->p99 = p[2];
 	node_row_tail(nd, row);
 	return 0;
-}
-
-static int node_row(struct summary_tree *t, const struct sp_reader *r,
-		    uint32_t id, struct sp_summary_row *row)
-{
-	int rc = node_row_timeline(t, r, id, row);
-
-	if (rc == 0)
-		node_row_throttled(&t->nodes[id], row);
-	return rc;
 }
 
 struct emit_ctx {
@@ -188,16 +163,11 @@ static int own_row(struct emit_ctx *c, uint32_t id, int depth)
 	row->own = true;
 	row->depth = depth;
 	row->num_ranks = nd->n_ranks;
-	row->calls = nd->calls + nd->thr_calls;
-	row->throttled_calls = nd->thr_calls;
-	/* Its own share of counted calls in, its children's out. */
-	row->total_ns = sp_add_wrap(nd->own, nd->thr_ns - nd->thr_moved);
-	row->coverage_ns = row->total_ns;
-	row->total = (double)row->total_ns / SP_NS_PER_S;
-	row->avg = nd->calls ? (double)nd->own / SP_NS_PER_S / (double)nd->calls : NAN;
-	row->throttled_ns = row->throttled_excl_ns = nd->thr_ns - nd->thr_moved;
-	row->throttled_clamped_ns = nd->thr_clamped;
-	row->throttled_split = nd->thr_split;
+	row->calls = nd->calls;
+	row->total_ns = nd->own;
+	row->coverage_ns = nd->own;
+	row->total = (double)nd->own / SP_NS_PER_S;
+	row->avg = nd->calls ? row->total / (double)nd->calls : NAN;
 	return 0;
 }
 

@@ -264,8 +264,7 @@ static void end_rank(struct summary_tree *t, bool lanes)
  */
 static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
 		     const uint32_t *region_of, size_t *rows, int64_t *sums,
-		     const struct summary_tree *cfg, struct summary_tree **ret,
-		     char **ret_msg)
+		     bool spread, struct summary_tree **ret, char **ret_msg)
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
 	struct fold f = { .t = t, .r = r, .s = r->col[SP_COL_START_TIMES],
@@ -280,8 +279,7 @@ static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
 
 	if (!t)
 		return -ENOMEM;
-	t->spread = cfg->spread;
-	t->throttled = cfg->throttled;
+	t->spread = spread;
 	rc = new_node(t, NONE, NONE, &root);
 	if (rc == 0) {
 		nr = reader_rank_rows(r, slot, pos, rows);
@@ -293,8 +291,6 @@ static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
 	}
 	if (rc == 0 && f.lanes)
 		add_coverage(t, f.iv, f.n_iv);
-	if (rc == 0 && t->throttled)
-		rc = summary_tree_throttled(t, r, rows, nr, f.lanes);
 	if (rc == 0)
 		end_rank(t, f.lanes);
 	if (rc == 0 && sums)
@@ -362,11 +358,6 @@ static int merge_rank(struct summary_tree *g, const struct summary_tree *l)
 		if (ln->calls && (gn->calls == ln->calls || ln->dmax > gn->dmax))
 			gn->dmax = ln->dmax;
 		gn->dsum = dsum_add(gn->dsum, ln->dsum);
-		gn->thr_calls += ln->thr_calls;
-		gn->thr_ns = sp_add_wrap(gn->thr_ns, ln->thr_ns);
-		gn->thr_moved = sp_add_wrap(gn->thr_moved, ln->thr_moved);
-		gn->thr_clamped = sp_add_wrap(gn->thr_clamped, ln->thr_clamped);
-		gn->thr_split |= ln->thr_split;
 		if (ln->dur_n)
 			rc = push_part(gn, ln->dur, ln->dur_n);
 	}
@@ -385,7 +376,7 @@ struct tree_work {
 	atomic_size_t next;
 	atomic_size_t failed;      /* lowest failing rank slot, or SIZE_MAX */
 	bool excl;                 /* exclusive times wanted from the walks */
-	const struct summary_tree *cfg; /* the merged tree: spread, throttled */
+	bool spread;
 	uint32_t *region_of;       /* region of each row */
 	atomic_size_t excl_ranks;  /* ranks whose exclusive times are set */
 };
@@ -407,7 +398,7 @@ static void *tree_worker(void *arg)
 			continue;
 		}
 		w->rcs[k] = rows ? rank_tree(w->r, k, w->pos, w->region_of, rows, sums,
-					     w->cfg, &w->trees[k], &w->msgs[k])
+					     w->spread, &w->trees[k], &w->msgs[k])
 				 : -ENOMEM;
 		if (w->rcs[k] == 0 && sums)
 			atomic_fetch_add(&w->excl_ranks, 1);
@@ -421,18 +412,17 @@ static void *tree_worker(void *arg)
 }
 
 int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
-		       bool spread, bool throttled, struct summary_tree **ret)
+		       bool spread, struct summary_tree **ret)
 {
 	struct summary_tree *t = calloc(1, sizeof(*t));
 	struct tree_work w = { r, sel, NULL, NULL, NULL, NULL, 0, SIZE_MAX,
-			       !r->exclusive_done, t, NULL, 0 };
+			       !r->exclusive_done, spread, NULL, 0 };
 	uint32_t root;
 	int n, rc;
 
 	if (!t)
 		return -ENOMEM;
 	t->spread = spread;
-	t->throttled = throttled;
 	rc = new_node(t, NONE, NONE, &root);
 	n = rc < 0 ? rc : reader_region_positions(r, NULL, (uint32_t **)&w.pos);
 	rc = n < 0 ? n : 0;

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal interface between summary.c (ordering, public API),
- * summary-tree.c (folding call stacks into a call-path tree),
- * summary-throttled.c (counted-only calls shared out over the tree) and
+ * summary-tree.c (folding call stacks into a call-path tree) and
  * summary-rows.c (the tree's rows).
  */
 #ifndef SP_SUMMARY_TREE_H
@@ -33,12 +32,6 @@ struct node {
 	size_t dur_n, dur_cap;    /* (merged tree: dur_n counts the parts') */
 	struct dur_slice *parts;  /* merged tree: the ranks' dur, rank order */
 	size_t n_parts, cap_parts;
-	/* Counted-only calls given to this path (summary-throttled.c). */
-	uint64_t thr_calls;
-	int64_t thr_ns;           /* their time */
-	int64_t thr_moved;        /* children's thr_ns taken out of own */
-	int64_t thr_clamped;      /* children's thr_ns that did not fit in own */
-	bool thr_split;           /* shared with other paths on some rank */
 };
 
 struct summary_tree {
@@ -50,7 +43,6 @@ struct summary_tree {
 	struct summary_tree **ranks; /* merged tree: per-rank trees (owned) */
 	size_t n_ranks;
 	bool spread;              /* durations kept: std and percentiles */
-	bool throttled;           /* counted-only calls shared out */
 };
 
 /*
@@ -59,14 +51,7 @@ struct summary_tree {
  * percentiles): memory O(call paths) instead of 8 bytes per call.
  */
 int summary_tree_build(struct sp_reader *r, const struct sp_selection *sel,
-		       bool spread, bool throttled, struct summary_tree **ret);
-/*
- * One rank's tree, just folded from its rows (before its per-rank totals
- * are closed): share out each region's counted-only calls over its nodes
- * in proportion to their timeline calls (SP_SUMMARY_THROTTLED).
- */
-int summary_tree_throttled(struct summary_tree *t, const struct sp_reader *r,
-			   const size_t *rows, size_t n_rows, bool lanes);
+		       bool spread, struct summary_tree **ret);
 /* Can rows of a tree without spread have the averages a tree with spread
  * gives (every node's sum of durations below 2^53 ns)? */
 bool summary_tree_exact(const struct summary_tree *t);

@@ -184,17 +184,17 @@ int sp_summary_build_flags(struct sp_reader *r, const struct sp_selection *sel,
 	struct summary_tree *t = NULL;
 	bool spread = !(flags & SP_SUMMARY_NO_SPREAD) || sort == SP_SORT_STD ||
 		      sort == SP_SORT_P50 || sort == SP_SORT_P95 || sort == SP_SORT_P99;
-	bool drop = !spread, thr = flags & SP_SUMMARY_THROTTLED;
+	bool drop = !spread;
 	int rc;
 
 	if (!s)
 		return -ENOMEM;
-	rc = summary_tree_build(r, sel, spread, thr, &t);
+	rc = summary_tree_build(r, sel, spread, &t);
 	if (rc == 0 && !spread && !summary_tree_exact(t)) {
 		/* Sums too big for exact averages: keep the durations. */
 		summary_tree_destroy(t);
 		t = NULL;
-		rc = summary_tree_build(r, sel, true, thr, &t);
+		rc = summary_tree_build(r, sel, true, &t);
 	}
 	if (rc == 0)
 		rc = summary_tree_rows(t, r, sel, sort, s);

@@ -3,8 +3,7 @@
  * summary's tables (docs/SUMMARY.md): the call-path tree (one row per call
  * path, exclusive time from the reader's "(own)" rows), the flat top 10 by
  * exclusive time and the flat view, drawn with the table module. Times are
- * per-rank means unless --sum. Calls counted but not on the timeline are
- * shared out over their call paths by the reader (summary-counted.c).
+ * per-rank means unless --sum; throttled functions show their true count.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -78,6 +77,95 @@ struct srow {
 	size_t parent;        /* tree: index of the parent row, SIZE_MAX top */
 };
 
+/* Per region: throttled calls over the selected ranks, and its slowest rank. */
+struct region_info {
+	uint64_t hidden_calls;
+	int64_t hidden_ns;
+	unsigned paths;
+	long slowest;
+};
+
+/* ---- per-region facts -------------------------------------------------- */
+
+static struct region_info *region_infos(struct sp_reader *r, const struct sp_selection *sel)
+{
+	size_t nreg = sp_reader_num_regions(r);
+	struct region_info *ri = calloc(nreg ? nreg : 1, sizeof(*ri));
+	double *best = calloc(nreg ? nreg : 1, sizeof(*best));
+
+	if (!ri || !best) {
+		free(ri);
+		free(best);
+		return NULL;
+	}
+	for (size_t i = 0; i < nreg; i++)
+		ri[i].slowest = -1;
+	for (size_t i = 0; i < sp_reader_num_rows(r); i++) {
+		const struct sp_row *row = sp_reader_row(r, i);
+		struct sp_stats st;
+		double t;
+
+		if (row->region >= nreg || !sp_selection_match_rank(sel, row->rank))
+			continue;
+		if (row->throttled_count > 0) {
+			ri[row->region].hidden_calls += (uint64_t)row->throttled_count;
+			ri[row->region].hidden_ns += row->throttled_total_ns > 0 ? row->throttled_total_ns : 0;
+		}
+		if (sp_reader_row_stats(r, i, &st) < 0)
+			continue;
+		t = st.total + (row->throttled_total_ns > 0 ? (double)row->throttled_total_ns / 1e9 : 0);
+		if (ri[row->region].slowest < 0 || t > best[row->region]) {
+			best[row->region] = t;
+			ri[row->region].slowest = row->rank;
+		}
+	}
+	free(best);
+	return ri;
+}
+
+/* '*': calls counted but not all on the timeline, time measured; '~': their
+ * time estimated (sampled or count x mean). */
+static char mark_of(struct sp_reader *r, const struct region_info *ri)
+{
+	const struct sp_meta *timing = sp_reader_metadata_find(r, "throttle_timing");
+
+	if (!ri->hidden_calls)
+		return ' ';
+	if (timing && timing->s && (!strcmp(timing->s, "sampled") || !strcmp(timing->s, "estimate")))
+		return '~';
+	return '*';
+}
+
+/* multi: a marked function is on several call paths, where its rows show
+ * only its timeline calls (where the counted ones nested is not stored). */
+static void legends(struct tbl *t, struct sp_reader *r, bool multi_paths)
+{
+	const struct sp_meta *timing = sp_reader_metadata_find(r, "throttle_timing");
+	const struct sp_meta *calls = sp_reader_metadata_find(r, "throttle_calls");
+	const struct sp_meta *mean = sp_reader_metadata_find(r, "throttle_mean_ns");
+	const struct sp_meta *sample = sp_reader_metadata_find(r, "throttle_sample");
+	char why[160], buf[600];
+	const char *multi = multi_paths
+		? ";\non several call paths: timeline calls only (all: --flat)" : "";
+
+	if (calls && mean)
+		snprintf(why, sizeof why, "auto-throttle: %lld calls, own cost < %.3g us",
+			 (long long)calls->i, (double)mean->i / 1e3);
+	else
+		snprintf(why, sizeof why, "MIN_DURATION, MAX_DEPTH or auto-throttle");
+	snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline\n(%s);\n"
+		 "their time measured exactly%s", why, multi);
+	tbl_legend(t, '*', buf);
+	if (timing && timing->s && !strcmp(timing->s, "sampled") && sample)
+		snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline\n(%s);\n"
+			 "1 in %lld timed at random, total estimated (95 %% interval: inspect)%s",
+			 why, (long long)sample->i, multi);
+	else
+		snprintf(buf, sizeof buf, "calls counted exactly, not all on the timeline\n(%s);\n"
+			 "their time estimated as count x the mean before the throttle%s", why, multi);
+	tbl_legend(t, '~', buf);
+}
+
 /* ---- rows ---------------------------------------------------------------- */
 
 static void fill_common(struct srow *s, double scale, double wall_all)
@@ -89,8 +177,7 @@ static void fill_common(struct srow *s, double scale, double wall_all)
 }
 
 /*
- * Tree rows from the reader's summary (SP_SUMMARY_THROTTLED: counted calls
- * in calls, incl and the "(own)" rows): "(own)" rows become the exclusive
+ * Tree rows from the reader's summary: "(own)" rows become the exclusive
  * time of their parent (a node without one has no kept children: its
  * exclusive time is its inclusive time). scale: 1/ranks for means.
  */
@@ -122,15 +209,18 @@ static struct srow *tree_rows(struct sp_reader *r, const struct sp_summary *s,
 		o->order = k;
 		o->calls = row->calls;
 		o->slowest = ri ? ri[row->region].slowest : -1;
-		o->mark = summary_row_mark(r, row);
+		o->mark = ' ';
 		o->v[SV_RANKS] = row->num_ranks;
 		o->v[SV_TOTAL] = (double)row->total_ns / 1e9;
 		o->v[SV_EXCL] = o->v[SV_TOTAL];
-		/* No tree (a nesting problem): one row per region, all its calls. */
-		if (sp_summary_is_flat(s) && ri && ri[row->region].hidden_calls) {
-			o->mark = summary_mark(r, &ri[row->region]);
-			o->calls += ri[row->region].hidden_calls;
-			o->v[SV_TOTAL] += (double)ri[row->region].hidden_ns / 1e9;
+		/* One call path: the throttled calls belong to it (true count and
+		 * total); on several, where they nested is not stored. */
+		if (ri && ri[row->region].hidden_calls) {
+			o->mark = mark_of(r, &ri[row->region]);
+			if (ri[row->region].paths == 1) {
+				o->calls += ri[row->region].hidden_calls;
+				o->v[SV_TOTAL] += (double)ri[row->region].hidden_ns / 1e9;
+			}
 		}
 		o->v[SV_AVG] = row->avg;
 		o->v[SV_MIN] = row->min;
@@ -183,13 +273,11 @@ static struct srow *flat_rows(struct sp_reader *r, const struct sp_selection *se
 		o->parent = SIZE_MAX;
 		o->calls = st.num_calls + (ri ? ri[ids[i]].hidden_calls : 0);
 		o->slowest = ri ? ri[ids[i]].slowest : -1;
-		o->mark = ri ? summary_mark(r, &ri[ids[i]]) : ' ';
+		o->mark = ri ? mark_of(r, &ri[ids[i]]) : ' ';
 		o->v[SV_RANKS] = st.num_ranks;
 		o->v[SV_CALLS] = (double)o->calls;
 		o->v[SV_TOTAL] = st.total + (ri ? (double)ri[ids[i]].hidden_ns / 1e9 : 0);
-		/* Its counted calls' time in, its children's out (the tree's). */
-		o->v[SV_EXCL] = st.has_exclusive
-			? st.exclusive + (ri ? (double)ri[ids[i]].excl_delta_ns / 1e9 : 0) : NAN;
+		o->v[SV_EXCL] = st.has_exclusive ? st.exclusive : NAN;
 		o->v[SV_AVG] = st.average;
 		o->v[SV_MIN] = st.min;
 		o->v[SV_MAX] = st.max;
@@ -200,9 +288,6 @@ static struct srow *flat_rows(struct sp_reader *r, const struct sp_selection *se
 		o->v[SV_P95] = st.has_percentiles ? st.p95 : NAN;
 		o->v[SV_P99] = st.has_percentiles ? st.p99 : NAN;
 		o->v[SV_IMBALANCE] = st.rank_imbalance > 0 ? st.rank_imbalance : 1.0;
-		if (ri && ri[ids[i]].hidden_calls) /* of the times with counted calls */
-			o->v[SV_IMBALANCE] = ri[ids[i]].imb_n >= 2
-				? ri[ids[i]].imb_max / (ri[ids[i]].imb_sum / ri[ids[i]].imb_n) : 1.0;
 		o->v[SV_START] = st.first_start;
 		fill_common(o, scale, wall_all);
 		k++;
@@ -337,7 +422,7 @@ static void value_cell(struct tbl *t, int col, const struct srow *s, enum sv_key
 /* One table of rows (in display order) with the given columns. */
 static void print_rows(FILE *f, struct sp_reader *r, const struct srow *const *rows, size_t n,
 		       const enum sv_key *cols, int ncols, const struct summary_opts *o,
-		       bool tree, const char *const *headers, bool split)
+		       bool tree, const char *const *headers, bool multi)
 {
 	struct tbl *t = tbl_create(&o->st);
 
@@ -346,7 +431,7 @@ static void print_rows(FILE *f, struct sp_reader *r, const struct srow *const *r
 	for (int k = 0; k < ncols; k++)
 		tbl_column(t, headers && headers[k] ? headers[k] : header(cols[k], o->sum, !tree),
 			   cols[k] == SV_REGION ? TBL_LEFT : TBL_RIGHT, cols[k] == SV_REGION);
-	summary_legends(t, r, split);
+	legends(t, r, multi);
 	for (size_t i = 0; i < n; i++) {
 		if (tbl_row(t, tree ? rows[i]->depth : 0, rows[i]->mark) < 0)
 			break;
@@ -375,10 +460,8 @@ static int print_tree(const struct cli_common *c, FILE *f, struct sp_reader *r,
 	const struct srow **ord;
 	double scale = o->sum ? 1.0 : 1.0 / (run->nranks ? run->nranks : 1);
 	size_t n = 0;
-	unsigned flags = SP_SUMMARY_THROTTLED |
-			 (needs_spread(cols, ncols, o->sort) ? 0 : SP_SUMMARY_NO_SPREAD);
-	int rc = sp_summary_build_flags(r, c->sel, SP_SORT_START, flags, &s);
-	bool split = false;
+	int rc = sp_summary_build_flags(r, c->sel, SP_SORT_START,
+					needs_spread(cols, ncols, o->sort) ? 0 : SP_SUMMARY_NO_SPREAD, &s);
 
 	if (rc < 0) {
 		cli_error(c, "%s: %s", sp_reader_path(r), sp_reader_last_error());
@@ -387,16 +470,20 @@ static int print_tree(const struct cli_common *c, FILE *f, struct sp_reader *r,
 	if (sp_summary_is_flat(s))
 		cli_error(c, "warning: %s; showing one row per region",
 			  sp_reader_nesting_problem(r) ? sp_reader_nesting_problem(r) : "no call tree");
-	for (size_t i = 0; i < sp_summary_count(s); i++)
-		split |= sp_summary_get(s, i)->throttled_split;
-	if (ri)
-		summary_region_deltas(ri, s);
+	bool multi = false;
+
+	for (size_t i = 0; ri && i < sp_summary_count(s); i++) {
+		const struct sp_summary_row *row = sp_summary_get(s, i);
+
+		if (!row->own)
+			ri[row->region].paths++;
+	}
+	for (size_t i = 0; ri && i < sp_reader_num_regions(r); i++)
+		multi |= ri[i].hidden_calls && ri[i].paths > 1;
 	rows = tree_rows(r, s, ri, scale, run->wall * run->nranks, &n);
 	ord = rows ? ordered(rows, n, true, o->sort) : NULL;
 	if (ord)
-		print_rows(f, r, ord, n, cols, ncols, o, true, NULL, split);
-	if (ord)
-		summary_clamp_note(f, s, scale, o->st.ascii);
+		print_rows(f, r, ord, n, cols, ncols, o, true, NULL, multi);
 	free(ord);
 	free(rows);
 	sp_summary_destroy(s);
@@ -446,13 +533,8 @@ int summary_print(const struct cli_common *c, FILE *f, struct sp_reader *r,
 		memcpy(cols, o->flat ? def_flat : def_tree, sizeof def_tree);
 	}
 	summary_run_info(r, c->sel, &run);
-	ri = summary_region_infos(r, c->sel);
+	ri = region_infos(r, c->sel);
 	summary_print_header(f, r, c->sel, &run, o->sum);
-	if (o->flat && ri && summary_flat_deltas(r, c->sel, ri) < 0) {
-		cli_error(c, "%s: %s", sp_reader_path(r), sp_reader_last_error());
-		free(ri);
-		return EXIT_USAGE;
-	}
 	if (o->flat) {
 		double scale = o->sum ? 1.0 : 1.0 / (run.nranks ? run.nranks : 1);
 		size_t n = 0;
@@ -500,7 +582,7 @@ int cli_print_region_table(const struct cli_common *c, FILE *f, struct sp_reader
 	if (columns && (ncols = parse_columns(c, columns, cols, 32)) < 0)
 		return EXIT_USAGE;
 	summary_run_info(r, c->sel, &run);
-	ri = summary_region_infos(r, c->sel);
+	ri = region_infos(r, c->sel);
 	if (title)
 		fprintf(f, "%s\n", title);
 	else

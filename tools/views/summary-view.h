@@ -51,30 +51,4 @@ void summary_print_header(FILE *f, struct sp_reader *r, const struct sp_selectio
 int summary_print_mpi(FILE *f, struct sp_reader *r, const struct sp_selection *sel,
 		      const struct summary_run *run, const struct summary_opts *o);
 
-/* summary-counted.c: calls counted but not on the timeline. */
-struct region_info {
-	uint64_t hidden_calls;   /* counted-only calls, selected ranks */
-	int64_t hidden_ns;       /* their time */
-	int64_t excl_delta_ns;   /* change of its exclusive time by the shares */
-	long slowest;            /* rank with the largest time, -1 unknown */
-	double imb_max, imb_sum; /* per-rank times, counted calls included */
-	unsigned imb_n;
-};
-/** Per region (by id): hidden calls and slowest rank. NULL: no memory. */
-struct region_info *summary_region_infos(struct sp_reader *r, const struct sp_selection *sel);
-/** Add the rows' changes of exclusive time (an SP_SUMMARY_THROTTLED tree). */
-void summary_region_deltas(struct region_info *ri, const struct sp_summary *s);
-/** The same for --flat: builds the tree when some region has hidden calls.
- *  @return 0 or a negative errno. */
-int summary_flat_deltas(struct sp_reader *r, const struct sp_selection *sel,
-			struct region_info *ri);
-/** '*' calls counted, time measured; '~' time estimated; ' ' none. */
-char summary_mark(struct sp_reader *r, const struct region_info *ri);
-/** The same for a tree row: '~' too when its share is split over paths. */
-char summary_row_mark(struct sp_reader *r, const struct sp_summary_row *row);
-/** The legends of '*' and '~' (split: the table has a split row). */
-void summary_legends(struct tbl *t, struct sp_reader *r, bool split);
-/** A line under the tree when some callers' own time was clamped at 0. */
-void summary_clamp_note(FILE *f, const struct sp_summary *s, double scale, bool ascii);
-
 #endif

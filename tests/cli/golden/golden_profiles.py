@@ -8,10 +8,6 @@ text can be checked against numbers computed here (check_golden_values.py).
     mpi.h5      4 ranks, MPI calls (kind from the name: no kinds dataset)
                 with bytes, an imbalanced solve
     hostile.h5  names with ESC, an OSC title sequence, CR and a newline
-    split.h5    2 ranks, a throttled function t called from a and from b
-                (its counted calls shared out by timeline calls, ratios
-                2:1 and 1:3; b's own time on rank 0 too small for its
-                share: clamped), and c throttled on one path
 """
 import numpy as np
 
@@ -75,34 +71,7 @@ def hostile(path):
                 metadata={"start_time_ns": 0, "finalize_time_ns": 100 * MS})
 
 
-def split(path):
-    names = ["main", "a", "b", "t", "c"]
-    US = 1000
-    rows = [
-        (0, 0, [0], [100 * MS]),
-        (1, 0, [10 * MS], [30 * MS]),
-        (2, 0, [40 * MS], [41 * MS]),
-        (3, 0, [11 * MS, 12 * MS, 40 * MS + 100 * US],
-         [11 * MS + US, 12 * MS + US, 40 * MS + 101 * US]),
-        (4, 0, [70 * MS], [70 * MS + 500]),
-        (0, 1, [0], [100 * MS]),
-        (1, 1, [10 * MS], [30 * MS]),
-        (2, 1, [40 * MS], [60 * MS]),
-        (3, 1, [11 * MS, 41 * MS, 42 * MS, 43 * MS],
-         [11 * MS + US] + [m * MS + US for m in (41, 42, 43)]),
-    ]
-    # t: 3000 counted calls on rank 0 (6 ms: 2 ms to b, more than b's own
-    # time there), 400 on rank 1 (400 us); c: 99 on rank 0, one path.
-    thr = {(3, 0): (3000, 6 * MS), (3, 1): (400, 400 * US), (4, 0): (99, 99 * 500)}
-    index = pb.row_columns(len(rows))
-    index["throttled_counts"] = np.array([thr.get(r[:2], (0, 0))[0] for r in rows], dtype=np.uint64)
-    index["throttled_totals"] = np.array([thr.get(r[:2], (0, 0))[1] for r in rows], dtype=np.int64)
-    pb.columnar(path, names, rows, index=index,
-                metadata={"start_time_ns": 0, "finalize_time_ns": 100 * MS})
-
-
 def build_all(directory):
     import os
-    for name, fn in (("tree.h5", tree), ("mpi.h5", mpi), ("hostile.h5", hostile),
-                     ("split.h5", split)):
+    for name, fn in (("tree.h5", tree), ("mpi.h5", mpi), ("hostile.h5", hostile)):
         fn(os.path.join(directory, name))

@@ -36,8 +36,6 @@ CASES = {
     "mpi-sum": ("mpi.h5", ["--sum"], UTF8),
     "mpi-flat-imbalance": ("mpi.h5", ["--flat", "--sort", "imbalance"], UTF8),
     "hostile": ("hostile.h5", [], UTF8),
-    "split-default": ("split.h5", [], UTF8),
-    "split-flat": ("split.h5", ["--flat"], UTF8),
 }
 # The variables that choose glyphs and widths, removed before each case.
 STYLE_VARS = ("LC_ALL", "LC_CTYPE", "LANG", "COLUMNS", "SCOPE_PROFILER_COLUMNS",
