@@ -235,6 +235,7 @@ struct sp_summary_record {
 #define SP_META_THROTTLE_CALLS "throttle_calls"   /* ours: int64 */
 #define SP_META_THROTTLE_MEAN_NS "throttle_mean_ns"/* ours: int64 */
 #define SP_META_THROTTLE_SAMPLE "throttle_sample" /* ours: int64 */
+#define SP_META_THROTTLE_SAMPLE_BIAS_NS "throttle_sample_bias_ns" /* ours: float64 */
 
 /* The process and its batch job (ours): the program's arguments at start
  * (strlist, argv[0] first), the job id of Slurm, PBS, LSF or Flux, which

@@ -319,21 +319,21 @@ void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region, struct sp_fram
 	int saved = errno;
 	struct sp_rec_thread *t = h->t;
 	h->countdown = sp_fn_next_gap(h);
-	int64_t now = sp_ticks();
 	if (SP_UNLIKELY(sp_frame_top_sp(t) <= at.sp))
-		close_abandoned(h, at, now);
+		close_abandoned(h, at, sp_ticks());
 	if (SP_LIKELY(t->depth < SP_STACK_MAX)) {
 		h->stats[region].open++;
 		gate(h, &h->stats[region], region);
-		sp_frame_push(t, (struct sp_frame){
-			.ev = NULL, .start = now, .region = region,
+		struct sp_frame *f = sp_frame_push(t, (struct sp_frame){
+			.ev = NULL, .region = region,
 			.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION | SP_FRAME_SAMPLED,
 			.timed0 = h->timed,
 		}, at);
 		h->timed++;
+		f->start = sp_ticks(); /* last: our own work stays out of the call's time */
 	} else {
 		h->counts[region]--; /* not counted here after all */
-		sp_thread_enter_slow(t, region, now, at); /* counted as dropped */
+		sp_thread_enter_slow(t, region, sp_ticks(), at); /* counted as dropped */
 	}
 	errno = saved;
 }
@@ -341,6 +341,20 @@ void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region, struct sp_fram
 /* Overhead estimate: a counted-only call's cost (measured by the hooks at
  * the first attach) and a timed call's (probed during the run). */
 static double count_call_ns = -1, timed_call_ns = -1;
+/* What a sampled call's duration holds of our own work (ticks): the
+ * duration the sampled path gives an empty function, measured by the hooks
+ * at the first attach; < 0 unknown. */
+static double sample_bias_ticks = -1, sample_bias_ns = -1;
+
+void sp_fn_set_sample_bias_ticks(double ticks)
+{
+	sample_bias_ticks = ticks;
+}
+
+double sp_fn_sample_bias_ns(void)
+{
+	return sample_bias_ns;
+}
 
 void sp_fn_set_count_call_ns(double ns)
 {
@@ -784,12 +798,19 @@ static double estimate_ticks(const struct fn_total *a, double *ret_ci)
 	if (var < 0)
 		var = 0;
 	*ret_ci = a->smp_n > 1 ? 1.96 * n * sqrt(var / m * (1 - m / n)) : -1;
+	/* Each timed call also timed part of our hooks: a constant per call,
+	 * which moves the mean, not the spread. Without it a function of a
+	 * few ns would be estimated at the hooks' cost, many times its own. */
+	if (sample_bias_ticks > 0)
+		mean = mean > sample_bias_ticks ? mean - sample_bias_ticks : 0;
 	return n * mean;
 }
 
 /* Move every thread's counters into the region atomics (ticks -> ns). */
 static void publish_counters(const struct sp_clock_map *cm)
 {
+	if (sample_bias_ticks >= 0)
+		sample_bias_ns = sample_bias_ticks * cm->ns_per_tick;
 	uint32_t nregions = sp_region_count();
 	struct fn_total *tot = calloc(nregions ? nregions : 1, sizeof *tot);
 	if (!tot)

@@ -183,6 +183,12 @@ SP_HIDDEN void sp_fn_finalize(void);
 SP_HIDDEN double sp_fn_timed_call_ns(void);
 SP_HIDDEN double sp_fn_count_call_ns(void);
 SP_HIDDEN void sp_fn_set_count_call_ns(double ns);
+/* Sampled timing: the duration (ticks) the sampled path measures for an
+ * empty function, subtracted from each sampled call's in the estimate of a
+ * throttled function's time (set by the hooks at the first attach); after
+ * sp_fn_finalize, the same in ns (< 0 unknown). */
+SP_HIDDEN void sp_fn_set_sample_bias_ticks(double ticks);
+SP_HIDDEN double sp_fn_sample_bias_ns(void);
 
 /* ---- filters (filter.c) ------------------------------------------------ */
 

@@ -54,6 +54,7 @@ struct sp_run_info {
 	double event_cost_ns;       /* measured cost of one recorded call, <0 unknown */
 	double call_cost_ns;        /* a timed function call, measured during the run, <0 unknown */
 	double count_cost_ns;       /* a counted-only call over empty hooks, <0 unknown */
+	double sample_bias_ns;      /* taken off each sampled call's duration, <0 unknown */
 	int64_t alloc_ns;           /* allocating and faulting in event memory */
 	int64_t startup_ns;         /* launcher exec to the end of the constructor, <0 unknown */
 	/* Auto-throttle settings (throttle_calls 0: off; then none is written). */

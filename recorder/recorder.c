@@ -113,6 +113,7 @@ void sp_run_info_init(struct sp_run_info *run, int rank, int size)
 	run->event_cost_ns = event_cost_ns;
 	run->call_cost_ns = sp_fn_timed_call_ns();
 	run->count_cost_ns = sp_fn_count_call_ns();
+	run->sample_bias_ns = sp_fn_sample_bias_ns();
 	run->alloc_ns = sp_thread_alloc_ns();
 	run->startup_ns = startup_ns;
 	run->start_realtime_s = start_realtime_s;

@@ -120,6 +120,9 @@ def main():
               "in-run costs recorded: start-up %s ns, counted call %s ns, timed call %s ns" % (
                   md.get("profiler_startup_ns"), md.get("profiler_count_cost_ns"),
                   md.get("profiler_call_cost_ns")))
+        bias = float(md.get("throttle_sample_bias_ns", -1))
+        check(0 < bias < 100000,
+              "sampled: the hooks' share of a sampled call was measured (%.1f ns)" % bias)
         ok, got, want, ci = interval_check(f, s, prog, "sampled")
         check(ok and ci > 0, "sampled: the total is inside its stated interval")
 
@@ -131,6 +134,8 @@ def main():
         f, rs = rows(out)
         got = int(rs["spin"]["throttled_totals"])
         check(int(rs["spin"]["throttled_ci95"]) == -1, "estimate: no interval")
+        check("throttle_sample_bias_ns" not in f["metadata"].attrs,
+              "estimate: no sampling, no sampling bias in the metadata")
         if int(rs["spin"]["event_counts"]) == WINDOW:
             # Decided in the 1 us phase: the total is count x the window's
             # mean, whatever the later calls cost.
