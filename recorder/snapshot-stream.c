@@ -15,6 +15,7 @@
 
 #include "nest.h"
 #include "snapshot-internal.h"
+#include "sp-io.h"
 #include "writer.h"
 
 /* Staged events of one row, and its summary so far. */
@@ -30,22 +31,6 @@ struct stage {
  * never more than the row holds (many small rows stay small). */
 enum { STAGE_EVENTS = 65536, STAGE_MIN = 64, STAGE_MAX = 4096 };
 
-static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const char *p = buf;
-	while (len > 0) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
 /*
  * Write a row's block at its place, then fold it into the row's summary:
  * two passes over the (cached) block, blocks combined by Chan's pairwise
@@ -58,9 +43,9 @@ static int flush_stage(struct stage *st, uint64_t row_offset, int fd, uint64_t o
 	if (n == 0)
 		return 0;
 	uint64_t at = (row_offset + st->done) * sizeof(int64_t);
-	int ret = pwrite_all(fd, st->s, n * sizeof(int64_t), off_start + at);
+	int ret = sp_pwrite_full(fd, st->s, n * sizeof(int64_t), off_start + at);
 	if (!ret)
-		ret = pwrite_all(fd, st->e, n * sizeof(int64_t), off_end + at);
+		ret = sp_pwrite_full(fd, st->e, n * sizeof(int64_t), off_end + at);
 	if (ret)
 		return ret;
 	int64_t total = 0;
@@ -90,22 +75,6 @@ static int flush_stage(struct stage *st, uint64_t row_offset, int fd, uint64_t o
 	st->total += total;
 	st->done += n;
 	st->n = 0;
-	return 0;
-}
-
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	char *p = buf;
-	while (len > 0) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
 	return 0;
 }
 
@@ -159,7 +128,7 @@ static int write_thread_column(const struct sp_snapshot *s, const struct sp_snap
 			v[i] = p->last[row->region];
 		for (uint64_t done = 0; !ret && done < row->count; done += BLOCK) {
 			uint64_t m = row->count - done < BLOCK ? row->count - done : BLOCK;
-			ret = pwrite_all(t->fd, v, m * sizeof *v,
+			ret = sp_pwrite_full(t->fd, v, m * sizeof *v,
 					 t->thread + (row->offset + done) * sizeof *v);
 		}
 	}
@@ -259,9 +228,9 @@ static int flush_tmp(struct stage *st, const struct multi *m, uint32_t r)
 {
 	uint32_t n = st->n;
 	uint64_t at = (m->area[r] + st->done) * sizeof(int64_t);
-	int ret = n ? pwrite_all(m->fd, st->s, n * sizeof(int64_t), at) : 0;
+	int ret = n ? sp_pwrite_full(m->fd, st->s, n * sizeof(int64_t), at) : 0;
 	if (!ret && n)
-		ret = pwrite_all(m->fd, st->e, n * sizeof(int64_t), m->nev * sizeof(int64_t) + at);
+		ret = sp_pwrite_full(m->fd, st->e, n * sizeof(int64_t), m->nev * sizeof(int64_t) + at);
 	st->done += n;
 	st->n = 0;
 	return ret;
@@ -279,9 +248,9 @@ enum { SEG_BLOCK = 512 };
 static int seg_fill(struct seg_reader *g, const struct multi *m)
 {
 	uint32_t n = (uint32_t)(g->left < SEG_BLOCK ? g->left : SEG_BLOCK);
-	int ret = pread_all(m->fd, g->s, n * sizeof(int64_t), g->next * sizeof(int64_t));
+	int ret = sp_pread_full(m->fd, g->s, n * sizeof(int64_t), g->next * sizeof(int64_t));
 	if (!ret)
-		ret = pread_all(m->fd, g->e, n * sizeof(int64_t),
+		ret = sp_pread_full(m->fd, g->e, n * sizeof(int64_t),
 				   (m->nev + g->next) * sizeof(int64_t));
 	g->at = 0;
 	g->len = n;
@@ -354,7 +323,7 @@ static int merge_row(const struct multi *m, uint32_t r, const struct sp_snap_row
 			h[0] = h[--nh];
 		heap_down(h, nh, 0);
 		if (!ret && (++st->n == st->cap || !nh)) {
-			ret = pwrite_all(t->fd, tid, st->n * sizeof *tid,
+			ret = sp_pwrite_full(t->fd, tid, st->n * sizeof *tid,
 					 t->thread + (row->offset + st->done) * sizeof *tid);
 			if (!ret)
 				ret = flush_stage(st, row->offset, t->fd, t->start, t->end);

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sp-io.h"
+
 #define ALIGN8(n) (((n) + 7u) & ~(uint64_t)7u)
 #define MAX_SEQ (1ull << 40)
 
@@ -468,22 +470,6 @@ int sp_spill_index(int fd, struct sp_spill_data *ret_data)
 	return ret;
 }
 
-static int pread_all(int fd, void *buf, size_t n, uint64_t off)
-{
-	char *p = buf;
-	while (n > 0) {
-		ssize_t r = pread(fd, p, n, (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO; /* shorter than its index said */
-		p += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
-}
-
 int sp_spill_read_events(int fd, const struct sp_spill_tdata *t, uint64_t first, size_t n,
 			 struct sp_spill_event *out)
 {
@@ -497,7 +483,7 @@ int sp_spill_read_events(int fd, const struct sp_spill_tdata *t, uint64_t first,
 		uint64_t hi = sp->first_seq + sp->n < last ? sp->first_seq + sp->n : last;
 		if (lo >= hi)
 			continue;
-		int ret = pread_all(fd, out + (lo - first), (size_t)(hi - lo) * ev,
+		int ret = sp_pread_full(fd, out + (lo - first), (size_t)(hi - lo) * ev,
 				    sp->off + (lo - sp->first_seq) * ev);
 		if (ret)
 			return ret;

@@ -31,6 +31,7 @@
 #include "log.h"
 #include "sp-spill.h"
 #include "spill-internal.h"
+#include "sp-io.h"
 #include "sp-safe-file.h"
 #include "spill-read.h"
 #include "thread-internal.h"
@@ -179,22 +180,6 @@ static int our_fd(void)
 	return again;
 }
 
-static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
-{
-	const char *p = buf;
-	while (n) {
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 static size_t append(char *buf, size_t n, size_t cap, const char *s)
 {
 	while (*s && n < cap)
@@ -277,11 +262,11 @@ int sp_spill_put_rec(uint32_t type, uint32_t thread, const void *a, size_t na, c
 	struct sp_spill_rec h = { SP_SPILL_REC_MAGIC, type, (uint32_t)(na + nb), thread };
 	uint64_t off = ret ? 0 : atomic_fetch_add(&file_end, ALIGN8(sizeof h + na + nb));
 	if (!ret && na)
-		ret = pwrite_all(fd, a, na, off + sizeof h);
+		ret = sp_pwrite_full(fd, a, na, off + sizeof h);
 	if (!ret && nb)
-		ret = pwrite_all(fd, b, nb, off + sizeof h + na);
+		ret = sp_pwrite_full(fd, b, nb, off + sizeof h + na);
 	if (!ret)
-		ret = pwrite_all(fd, &h, sizeof h, off);
+		ret = sp_pwrite_full(fd, &h, sizeof h, off);
 	if (ret)
 		stop(-ret);
 	errno = e;
@@ -396,7 +381,7 @@ int sp_spill_open(const char *output, bool at_cap)
 	atomic_store(&reopened, 0);
 	atomic_store(&tallied, 0);
 	sp_spill_modules_reset();
-	int ret = pwrite_all(fd, &h, sizeof h, 0);
+	int ret = sp_pwrite_full(fd, &h, sizeof h, 0);
 	if (ret < 0) {
 		warn(": could not write the spill file: ", -ret,
 		     "; calls past the memory cap (SCOPE_PROFILER_MAX_MEMORY) are dropped and counted");
