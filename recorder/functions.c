@@ -265,6 +265,21 @@ struct sp_fn_entry *sp_fn_cache_fill(struct sp_fn_thread *h, uintptr_t addr)
 static void gate(struct sp_fn_thread *h, struct sp_fn_stats *st, uint32_t region);
 static void close_abandoned(struct sp_fn_thread *h, struct sp_frame_at at, int64_t now);
 
+/*
+ * One part of a probe (a hook's work from its timestamp to its end). A
+ * hook's own work is well under a microsecond; a part longer than 2^16
+ * ticks (22 us of a 3 GHz TSC, 65 us of ns ticks) was preempted or
+ * interrupted, and counts as that much: on an oversubscribed node one
+ * descheduled probe would otherwise carry milliseconds into the mean and
+ * the overhead estimate (seen: 15x the measured overhead on 8 ranks).
+ */
+#define PROBE_PART_MAX (1 << 16)
+static inline int64_t probe_part(int64_t since)
+{
+	int64_t d = sp_ticks() - since;
+	return d < PROBE_PART_MAX ? d : PROBE_PART_MAX;
+}
+
 /* ---- sampled timing ------------------------------------------------------ */
 
 /* A per-thread seed: the clock, the thread and the process, mixed. */
@@ -525,7 +540,7 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region, struct sp_fr
 			.flags = SP_FRAME_UNTIMED | SP_FRAME_FUNCTION | probe, .timed0 = timed0,
 		}, at);
 		if (probe)
-			h->probe_ticks += sp_ticks() - now;
+			h->probe_ticks += probe_part(now);
 		return;
 	}
 	if (SP_UNLIKELY(t->pos == t->end)) {
@@ -544,7 +559,7 @@ static void enter_filtered(struct sp_fn_thread *h, uint32_t region, struct sp_fr
 	t->stack[d].flags = SP_FRAME_FUNCTION | probe;
 	t->stack[d].timed0 = timed0;
 	if (probe)
-		h->probe_ticks += sp_ticks() - now;
+		h->probe_ticks += probe_part(now);
 }
 
 /*
@@ -621,7 +636,7 @@ void sp_fn_exit_filtered(struct sp_fn_thread *h, uint32_t region, uintptr_t sp)
 		struct sp_frame *f = &t->stack[--t->depth];
 		close_frame(h, f, now);
 		if (SP_UNLIKELY(f->flags & SP_FRAME_PROBE)) {
-			h->probe_ticks += sp_ticks() - now;
+			h->probe_ticks += probe_part(now);
 			h->probe_n++;
 		}
 		return;
