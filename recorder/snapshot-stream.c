@@ -407,13 +407,17 @@ static int stream_events(struct sp_snapshot *s, struct sp_snapshot_plan *p,
 int sp_snapshot_stream(struct sp_snapshot *s, struct sp_snapshot_plan *p,
 		       const struct sp_writer_times *t)
 {
-	if ((s->threads_with_events > 1) != (t->thread != SP_RAW_ABSENT))
-		return -EINVAL; /* a thread column exactly when several threads recorded */
-	struct multi mu;
-	int ret = multi_init(&mu, s, p, t);
+	struct multi mu = { .fd = -1 };
+	int ret = (s->threads_with_events > 1) != (t->thread != SP_RAW_ABSENT)
+			  ? -EINVAL /* a thread column exactly when several threads recorded */
+			  : multi_init(&mu, s, p, t);
 	if (ret) {
 		multi_free(&mu);
-		return ret; /* -ENOTSUP: the plan is left to fill */
+		if (ret == -ENOTSUP)
+			return ret; /* the plan is left to fill */
+		sp_snapshot_plan_free(p); /* consumed, as on every other error */
+		sp_snapshot_free(s);
+		return ret;
 	}
 	size_t n = s->nevents ? s->nevents : 1;
 	uint32_t rows = s->nrows ? s->nrows : 1;
