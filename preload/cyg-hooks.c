@@ -181,6 +181,8 @@ static __attribute__((noinline)) void enter_slow(void *fn, struct sp_frame_at at
 static __attribute__((noinline)) void exit_slow(void *fn, uintptr_t sp)
 {
 	struct sp_fn_thread *h = sp_fn_tls;
+	if (h->t->busy)
+		return;
 	struct sp_fn_entry *e = sp_fn_cache_fill(h, (uintptr_t)fn);
 	if (!e || e->region == SP_NO_REGION)
 		return;
@@ -196,21 +198,27 @@ static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread
 								struct sp_rec_thread *t, void *fn,
 								uintptr_t sp)
 {
-	if (SP_UNLIKELY(t->busy))
-		return;
 	const struct sp_fn_entry *e = &h->cache[sp_fn_slot((uintptr_t)fn)];
 	if (SP_UNLIKELY(e->addr != (uintptr_t)fn))
-		return enter_slow(fn, HOOK_AT(sp));
+		return enter_slow(fn, HOOK_AT(sp)); /* tests busy itself */
 	uint32_t region = e->region;
 	if (SP_LIKELY(e->gate)) {
-		/* Throttled, counted only: no timestamp, no frame. */
+		/* Throttled, counted only: no timestamp, no frame. Counted also
+		 * while the thread is inside the profiler (busy): it is a real
+		 * call, and the count is all this path touches. */
 		h->counts[region]++;
 		if (SP_LIKELY(--h->countdown))
 			return;
+		if (SP_UNLIKELY(t->busy)) {
+			h->countdown = 1; /* the next call is timed instead */
+			return;
+		}
 		if (sp_patch_enabled)
 			return patch_enter(h, region, HOOK_AT(sp));
 		return sp_fn_enter_sampled(h, region, HOOK_AT(sp));
 	}
+	if (SP_UNLIKELY(t->busy))
+		return;
 	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return; /* filtered out */
 	if (SP_UNLIKELY(sp_fn_mode)) {
@@ -237,17 +245,22 @@ static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread 
 							       struct sp_rec_thread *t, void *fn,
 							       uintptr_t sp)
 {
-	if (SP_UNLIKELY(t->busy))
-		return;
 	const struct sp_fn_entry *e = &h->cache[sp_fn_slot((uintptr_t)fn)];
 	if (SP_UNLIKELY(e->addr != (uintptr_t)fn))
-		return exit_slow(fn, sp);
+		return exit_slow(fn, sp); /* tests busy itself */
 	if (SP_LIKELY(e->gate)) {
 		/* A counted-only call: no frame of this function is open. */
-		if (SP_UNLIKELY(e->gate > 1) && !--h->countdown)
+		if (SP_UNLIKELY(e->gate > 1) && !--h->countdown) {
+			if (SP_UNLIKELY(t->busy)) {
+				h->countdown = 1;
+				return;
+			}
 			return patch_exit(h, __builtin_return_address(0));
+		}
 		return;
 	}
+	if (SP_UNLIKELY(t->busy))
+		return;
 	uint32_t region = e->region;
 	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return;

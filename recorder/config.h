@@ -27,6 +27,7 @@ struct sp_config {
 	int64_t max_depth;       /* MAX_DEPTH: 0 = unlimited */
 	int64_t throttle_calls;  /* THROTTLE_CALLS: 0 = off */
 	int64_t throttle_mean_ns;/* THROTTLE_MEAN */
+	int64_t throttle_early;  /* THROTTLE_EARLY: calls of the early decision, 0 = off */
 	char *finalize;          /* FINALIZE: auto | serial */
 	char *throttle_timing;   /* THROTTLE_TIMING: sampled | exact | estimate */
 	int64_t throttle_sample; /* THROTTLE_SAMPLE: 1 in K throttled calls timed */
@@ -41,6 +42,18 @@ struct sp_config {
 	char *debug;             /* DEBUG: domains of debug lines ("1"/"all": every one) */
 	char *test_clock_skew;   /* TEST_CLOCK_SKEW: OFFSET_NS,DRIFT_PPM (test only) */
 };
+
+/*
+ * The auto-throttle's early decision (docs/HOOKS.md): a function whose
+ * first THROTTLE_EARLY calls of a window have a mean own cost below
+ * THROTTLE_MEAN / SP_THROTTLE_EARLY_MEAN_DIV is throttled then. Returns the
+ * calls, 0 when there is none (off, or not shorter than the window).
+ */
+enum { SP_THROTTLE_EARLY_MEAN_DIV = 100 };
+static inline uint64_t sp_throttle_early_calls(int64_t early, int64_t throttle_calls)
+{
+	return early > 0 && early < throttle_calls ? (uint64_t)early : 0;
+}
 
 /* The process-wide configuration, valid after sp_config_load(). */
 SP_HIDDEN extern struct sp_config sp_config;

@@ -118,6 +118,9 @@ SP_HIDDEN extern int64_t sp_fn_min_ticks;   /* MIN_DURATION in ticks */
 SP_HIDDEN extern int64_t sp_fn_max_depth;   /* MAX_DEPTH, 0 = unlimited */
 SP_HIDDEN extern uint64_t sp_fn_thr_calls;  /* THROTTLE_CALLS */
 SP_HIDDEN extern int64_t sp_fn_thr_ticks;   /* THROTTLE_MEAN in ticks */
+/* The early decision (sp_throttle_early_calls, config.h): calls, ticks. */
+SP_HIDDEN extern uint64_t sp_fn_thr_early_calls;
+SP_HIDDEN extern int64_t sp_fn_thr_early_ticks;
 SP_HIDDEN extern int64_t sp_fn_timed_cost;  /* profiler cost of one timed call, ticks */
 
 SP_HIDDEN extern __thread struct sp_fn_thread *sp_fn_tls

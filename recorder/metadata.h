@@ -59,6 +59,7 @@ struct sp_run_info {
 	int64_t startup_ns;         /* launcher exec to the end of the constructor, <0 unknown */
 	/* Auto-throttle settings (throttle_calls 0: off; then none is written). */
 	int64_t throttle_calls, throttle_mean_ns, throttle_sample;
+	int64_t throttle_early_calls; /* the early decision's calls, 0 none */
 	const char *throttle_timing; /* sampled | exact | estimate */
 };
 /* Called once at recording start, before the program can chdir(): its

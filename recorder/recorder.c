@@ -122,6 +122,8 @@ void sp_run_info_init(struct sp_run_info *run, int rank, int size)
 	run->label = sp_config.label && *sp_config.label ? sp_config.label : NULL;
 	run->throttle_calls = sp_config.functions ? sp_config.throttle_calls : 0;
 	run->throttle_mean_ns = sp_config.throttle_mean_ns;
+	run->throttle_early_calls =
+		(int64_t)sp_throttle_early_calls(sp_config.throttle_early, run->throttle_calls);
 	run->throttle_sample = sp_config.throttle_sample;
 	run->throttle_timing = sp_config.throttle_timing ? sp_config.throttle_timing : "sampled";
 }

@@ -62,9 +62,9 @@ def main():
     goal("throttled fn over empty hook, THROTTLE_TIMING=estimate",
          val(hook("scope_profiler_throttled_estimate"), "over_empty_hooks"), 3, "ns",
          "counted only; total = count x mean before the throttle")
-    goal("throttled fn over empty hook (default: sampled 1 in 64)",
+    goal("throttled fn over empty hook (default: sampled 1 in 256)",
          val(hook("scope_profiler_default"), "over_empty_hooks"), 3, "ns",
-         "counted; 1 in 64 calls timed at random")
+         "counted; 1 in 256 calls timed at random")
     goal("throttled fn over empty hook, THROTTLE_TIMING=exact",
          val(hook("scope_profiler_throttled"), "over_empty_hooks"), 3,
          "ns", "floor: 2 timestamps (exact total time) + frame, %.1f ns over empty hooks; "

@@ -71,7 +71,7 @@ START_TEST(test_defaults)
 	ck_assert_str_eq(sp_config.fork, "none");
 	ck_assert_str_eq(sp_config.throttle_timing, "sampled");
 	ck_assert_int_eq(sp_config.compression, 0);
-	ck_assert_int_eq(sp_config.throttle_sample, 64);
+	ck_assert_int_eq(sp_config.throttle_sample, 256);
 }
 END_TEST
 
@@ -127,11 +127,11 @@ START_TEST(test_integer_ranges)
 	ck_assert_int_eq(load_capturing(err, sizeof err), 4);
 	ck_assert_int_eq(sp_config.compression, 0);
 	ck_assert_int_eq(sp_config.callsites, 0);
-	ck_assert_int_eq(sp_config.throttle_sample, 64);
+	ck_assert_int_eq(sp_config.throttle_sample, 256);
 	ck_assert_int_eq(sp_config.max_depth, 0);
 	ck_assert_ptr_nonnull(strstr(err, "SCOPE_PROFILER_COMPRESSION must be 0-9, using 0\n"));
 	ck_assert_ptr_nonnull(strstr(err, "SCOPE_PROFILER_CALLSITES must be 0-8, using 0\n"));
-	ck_assert_ptr_nonnull(strstr(err, "SCOPE_PROFILER_THROTTLE_SAMPLE must be >= 1, using 64\n"));
+	ck_assert_ptr_nonnull(strstr(err, "SCOPE_PROFILER_THROTTLE_SAMPLE must be >= 1, using 256\n"));
 	ck_assert_ptr_nonnull(strstr(err, "ignoring SCOPE_PROFILER_MAX_DEPTH=-3 (invalid value), using 0\n"));
 }
 END_TEST

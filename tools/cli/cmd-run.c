@@ -79,7 +79,7 @@ static const char help[] =
 	"  --throttle-timing T   throttled calls: sampled, exact or estimate\n"
 	"                        (default: sampled)\n"
 	"  --throttle-sample K   sampled timing: 1 in K throttled calls is timed\n"
-	"                        (default: 64)\n"
+	"                        (default: 256)\n"
 	"  --patch               rewrite the hooks of throttled functions to NOPs\n"
 	"  --max-memory SIZE     event memory per process, e.g. 64K, 256M, 1G\n"
 	"                        (default: 1G)\n"

@@ -175,6 +175,7 @@ static void explain_throttle(struct sp_reader *r)
 	const struct sp_meta *calls = sp_reader_metadata_find(r, "throttle_calls");
 	const struct sp_meta *mean = sp_reader_metadata_find(r, "throttle_mean_ns");
 	const struct sp_meta *sample = sp_reader_metadata_find(r, "throttle_sample");
+	const struct sp_meta *early = sp_reader_metadata_find(r, "throttle_early_calls");
 	const char *t = timing && timing->s ? timing->s : "";
 
 	printf("  (throttled: counted exactly, not on the timeline");
@@ -182,12 +183,15 @@ static void explain_throttle(struct sp_reader *r)
 		printf(";\n   auto-throttle after a window of %lld calls with a mean own cost under\n"
 		       "   %.3g us, decided once per function for the whole process",
 		       (long long)calls->i, (double)mean->i / 1e3);
+	if (calls && mean && early && early->i > 0)
+		printf(";\n   or after the window's first %lld calls with a mean under %.3g us",
+		       (long long)early->i, (double)mean->i / 1e5);
 	printf(";\n   also calls under MIN_DURATION or deeper than MAX_DEPTH, timed exactly.\n");
 	if (strcmp(t, "sampled") == 0)
 		printf("   throttle_timing=sampled: 1 in %lld throttled calls timed at random\n"
 		       "   (\"timed\"); the total is count x their mean, unbiased, with its 95 %%\n"
 		       "   interval; \"-\": no call timed yet)\n",
-		       sample ? (long long)sample->i : 64LL);
+		       sample ? (long long)sample->i : 256LL);
 	else if (strcmp(t, "estimate") == 0)
 		printf("   throttle_timing=estimate: a throttled function's total is its count x\n"
 		       "   the mean of its calls before the throttle, not a measured sum)\n");

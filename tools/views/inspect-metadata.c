@@ -32,7 +32,8 @@ static const char *const parallel_keys[] = {
 static const char *const profiler_keys[] = {
 	"profiler_event_cost_ns", "profiler_call_cost_ns", "profiler_count_cost_ns",
 	"profiler_alloc_ns", "profiler_startup_ns", "profiler_finalize_ns", "mpi_merge_ns", "dropped_events",
-	"throttle_timing", "throttle_calls", "throttle_mean_ns", "throttle_sample", NULL,
+	"throttle_timing", "throttle_calls", "throttle_mean_ns", "throttle_early_calls", "throttle_sample",
+	NULL,
 };
 
 enum section { S_RUN, S_SYSTEM, S_PARALLEL, S_SLURM, S_ENV, S_PROFILER, S_OTHER,

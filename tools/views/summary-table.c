@@ -144,11 +144,16 @@ static void legends(struct tbl *t, struct sp_reader *r, bool multi_paths)
 	const struct sp_meta *calls = sp_reader_metadata_find(r, "throttle_calls");
 	const struct sp_meta *mean = sp_reader_metadata_find(r, "throttle_mean_ns");
 	const struct sp_meta *sample = sp_reader_metadata_find(r, "throttle_sample");
+	const struct sp_meta *early = sp_reader_metadata_find(r, "throttle_early_calls");
 	char why[160], buf[600];
 	const char *multi = multi_paths
 		? ";\non several call paths: timeline calls only (all: --flat)" : "";
 
-	if (calls && mean)
+	if (calls && mean && early && early->i > 0)
+		snprintf(why, sizeof why, "auto-throttle: %lld calls, own cost < %.3g us,\n"
+			 "or %lld calls < %.3g us", (long long)calls->i, (double)mean->i / 1e3,
+			 (long long)early->i, (double)mean->i / 1e5);
+	else if (calls && mean)
 		snprintf(why, sizeof why, "auto-throttle: %lld calls, own cost < %.3g us",
 			 (long long)calls->i, (double)mean->i / 1e3);
 	else

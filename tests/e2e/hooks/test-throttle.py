@@ -23,7 +23,9 @@ CLI = os.path.join(BUILD, "tools", "scope-profiler")
 LIB = os.path.join(BUILD, "preload", "libscope-profiler.so")
 PROG = os.path.join(SRC, "tests", "e2e", "hooks", "throttle-prog.c")
 FAILS = []
-N_PHASE, N_THREAD, WINDOW = 40000, 100000, 1000
+N_PHASE, N_THREAD, WINDOW, SAMPLE = 40000, 100000, 1000, 256
+# The early decision (THROTTLE_EARLY): its first calls under a hundredth of the mean.
+EARLY, EARLY_NS = 100, 10000 / 100
 # The program keeps its own durations of the first FIRST calls: a window
 # preempted on a loaded machine can push the decision to a later window.
 FIRST = 4000
@@ -94,9 +96,10 @@ def main():
         mode = md.get("throttle_timing")
         check((mode.decode() if isinstance(mode, bytes) else mode) == "sampled"
               and int(md["throttle_calls"]) == 1000 and int(md["throttle_mean_ns"]) == 10000
-              and int(md["throttle_sample"]) == 64,
-              "defaults recorded: timing %r, calls %s, mean %s ns, sample %s" % (
-                  mode, md.get("throttle_calls"), md.get("throttle_mean_ns"), md.get("throttle_sample")))
+              and int(md["throttle_sample"]) == SAMPLE and int(md["throttle_early_calls"]) == EARLY,
+              "defaults recorded: timing %r, calls %s (early %s), mean %s ns, sample %s" % (
+                  mode, md.get("throttle_calls"), md.get("throttle_early_calls"),
+                  md.get("throttle_mean_ns"), md.get("throttle_sample")))
         s = rs["spin"]
         n = int(s["event_counts"])
         # Throttled after its first window, or a later one when a window was
@@ -105,10 +108,11 @@ def main():
               "spin: %d events (whole windows) + %d throttled == %d calls" % (
                   n, s["throttled_counts"], N_PHASE))
         later = N_PHASE - n
-        p = 1 / 64
+        p = 1 / SAMPLE
         sd = (later * p * (1 - p)) ** 0.5
         check(abs(int(s["throttled_timed_counts"]) - later * p) <= 5 * sd,
-              "spin: %d calls timed, ~%d expected (1 in 64)" % (s["throttled_timed_counts"], later * p))
+              "spin: %d calls timed, ~%d expected (1 in %d)" % (s["throttled_timed_counts"], later * p,
+                                                                 SAMPLE))
         end_window = int(f["events/end_times"][int(s["event_offsets"]) + n - 1])
         since = int(s["throttled_since"])
         check(end_window - 1000 <= since <= int(md["finalize_time_ns"]),
@@ -169,9 +173,22 @@ def main():
         tids = set(int(t) for t in f["events/thread_ids"][off:off + n]) if "thread_ids" in f["events"] else {0}
         # Thread 0's deciding window (the first, or a later one if it was
         # preempted past the mean), and no window of the other threads.
-        check(n % WINDOW == 0 and len(tids) == 1 and n + int(leaf["throttled_counts"]) == 4 * N_THREAD,
-              "threads: leaf %d events (whole windows, %d thread(s)) + %d throttled == %d" % (
-                  n, len(tids), leaf["throttled_counts"], 4 * N_THREAD))
+        check((n == EARLY or n % WINDOW == 0) and len(tids) == 1
+              and n + int(leaf["throttled_counts"]) == 4 * N_THREAD,
+              "threads: leaf %d events (the early part or whole windows, %d thread(s)) + %d "
+              "throttled == %d" % (n, len(tids), leaf["throttled_counts"], 4 * N_THREAD))
+        # The early decision, from the first calls' durations in the file: a
+        # tiny leaf is throttled after EARLY calls unless those were slow
+        # (a loaded machine); 5 % either side of the bound is not judged.
+        d = (f["events/end_times"][off:off + EARLY] - f["events/start_times"][off:off + EARLY])
+        first_mean = float(d.mean())
+        check(first_mean > 1.05 * EARLY_NS or n == EARLY,
+              "threads: leaf's first %d calls averaged %.0f ns (< %.0f ns): decided early, %d events"
+              % (EARLY, first_mean, EARLY_NS, n))
+        check(first_mean < 0.95 * EARLY_NS or n != EARLY,
+              "threads: an early decision only under %.0f ns (first mean %.0f ns)" % (EARLY_NS, first_mean))
+        # spin (1 us a call) is far above the early bound: its first window
+        # is whole (checked above: events are whole windows).
         check(int(rs["worker"]["event_counts"]) == 4, "threads: 4 worker events")
         table = run([CLI, "summary", out])
         # The launcher's start-up handshake is not passed on to the program.
@@ -190,7 +207,7 @@ def main():
         leaf_rows = [l.split() for l in table.splitlines()
                      if l.lstrip("│├└─|`- ").startswith("leaf ")]
         check(any(r[-8:-7] == [str(4 * N_THREAD)] and "~" in r for r in leaf_rows)
-              and "1 in 64 timed at random" in table,
+              and "1 in %d timed at random" % SAMPLE in table,
               "summary marks leaf with its true count and explains the mark:\n" + table)
     if FAILS:
         print("%d check(s) failed" % len(FAILS))
