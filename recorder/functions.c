@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "functions.h"
+#include "log.h"
 
 #include <errno.h>
 #include <math.h>
@@ -934,8 +935,11 @@ void sp_fn_finalize(void)
 	sp_clock_map_now(&cm);
 	publish_counters(&cm);
 	publish_probes(&cm);
+	int64_t t0 = sp_monotonic_ns();
 	resolve_all();
 	sp_sym_close_all();
+	sp_log(SP_LOG_DEBUG, "functions", "names and sources resolved in %.3f ms",
+	       (double)(sp_monotonic_ns() - t0) / 1e6);
 	pthread_mutex_unlock(&fn_lock);
 	errno = saved;
 }

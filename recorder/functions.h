@@ -227,6 +227,11 @@ SP_HIDDEN int sp_sym_resolve(int module, uintptr_t addr, bool want_source,
  * and line = the line-table entry of pc. Same rules as sp_sym_resolve. */
 SP_HIDDEN int sp_sym_resolve_pc(int module, uintptr_t pc, struct sp_symbol *ret_sym);
 SP_HIDDEN void sp_sym_free(struct sp_symbol *sym);
+/* Test: every address where a symbol of the module starts, named by the
+ * index sp_sym_resolve uses and by libdwfl's own lookup; prints the first
+ * disagreements. Returns how many disagree (-ENOENT: no such module) and
+ * the addresses the index answered for. */
+SP_HIDDEN int sp_sym_check_index(int module, size_t *ret_checked);
 /* Demangle (C++) and tidy a raw symbol name: compiler clone suffixes
  * (".constprop.0", ".isra.0", ".part.0", ".cold") are removed and a function
  * template's leading return type is dropped. Returns a malloc'd string. */

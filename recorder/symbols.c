@@ -29,6 +29,16 @@ struct subprogram {
 	Dwarf_Off off;
 };
 
+/* A symbol of the module's table, for the by-address index. */
+struct fsym {
+	GElf_Addr value;      /* as dwfl_module_getsym_info gives it (bias applied) */
+	GElf_Addr end_before; /* the highest value + size of the entries before */
+	GElf_Xword size;
+	uint32_t index;       /* in the table: the order libdwfl searches */
+	uint8_t bind;         /* libdwfl's preference: global 3, weak 2, local 1 */
+	bool code;            /* a function (STT_FUNC, STT_GNU_IFUNC) */
+};
+
 struct module {
 	char *path;
 	uintptr_t bias;       /* link_map l_addr */
@@ -38,6 +48,9 @@ struct module {
 	bool stale;           /* not the file that ran (sp_sym_module_check): never opened */
 	struct subprogram *subs; /* sorted by pc, built on the first lookup */
 	size_t nsubs, capsubs;
+	struct fsym *syms;    /* sorted by value, built on the first name lookup */
+	size_t nsyms;
+	bool syms_indexed;
 };
 
 static struct module *modules;
@@ -142,6 +155,9 @@ int sp_sym_module_check(int module, const void *build_id, size_t n)
 		m->dwfl = NULL;
 		m->mod = NULL;
 		m->stale = true;
+		free(m->syms);
+		m->syms = NULL;
+		m->nsyms = 0;
 		return -ESTALE;
 	}
 	return 0;
@@ -404,14 +420,162 @@ static void find_source(struct module *m, Dwarf_Addr addr, struct sp_symbol *sym
 	}
 }
 
+/* ---- symbol names by address -------------------------------------------- */
+
+static int binding_value(const GElf_Sym *s)
+{
+	switch (GELF_ST_BIND(s->st_info)) {
+	case STB_GLOBAL: return 3;
+	case STB_WEAK: return 2;
+	case STB_LOCAL: return 1;
+	default: return 0;
+	}
+}
+
+static int cmp_fsym(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Whether section shndx of elf is loaded (SHF_ALLOC): libdwfl's address
+ * lookup skips the others (linker warnings, .gnu.warning.*), whose symbols
+ * it reports with shndx -1 once it has the debug file. Absolute and other
+ * reserved indexes count as loaded. */
+static bool in_memory(Elf *elf, GElf_Word shndx)
+{
+	if (shndx == (GElf_Word)-1)
+		return false;
+	if (!elf || shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+		return true;
+	GElf_Shdr shdr;
+	Elf_Scn *scn = elf_getscn(elf, shndx);
+	return !scn || !gelf_getshdr(scn, &shdr) || (shdr.sh_flags & SHF_ALLOC);
+}
+
+/* The module's symbols that libdwfl's address lookup considers (named,
+ * defined, not a section, file or TLS symbol, in a loaded section), sorted
+ * by value. */
+static void index_symbols(struct module *m)
+{
+	m->syms_indexed = true;
+	int n = dwfl_module_getsymtab(m->mod);
+	if (n <= 1)
+		return;
+	struct fsym *v = malloc((size_t)n * sizeof *v);
+	if (!v)
+		return;
+	size_t k = 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		GElf_Word shndx;
+		Elf *elf = NULL;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &value, &shndx, &elf, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
+		    type == STT_FILE || type == STT_TLS || !in_memory(elf, shndx))
+			continue;
+		v[k++] = (struct fsym){ .value = value, .size = sym.st_size, .index = (uint32_t)i,
+					.bind = (uint8_t)binding_value(&sym),
+					.code = type == STT_FUNC || type == STT_GNU_IFUNC };
+	}
+	qsort(v, k, sizeof *v, cmp_fsym);
+	GElf_Addr end = 0;
+	for (size_t i = 0; i < k; i++) {
+		v[i].end_before = end;
+		if (v[i].value + v[i].size > end)
+			end = v[i].value + v[i].size;
+	}
+	m->syms = v;
+	m->nsyms = k;
+}
+
+/*
+ * The name libdwfl's dwfl_module_addrinfo gives a function's own address,
+ * found by binary search: libdwfl reads the whole symbol table for every
+ * lookup (a C++ program's tens of thousands of symbols, times each of its
+ * functions, was most of the finalize's symbol time). Its choice among the
+ * sized symbols that start at the address: the highest binding (global,
+ * weak, local), then the smallest size, then the first in table order
+ * (libdwfl 0.188's rules; test-functions checks them against libdwfl on
+ * libc's and libstdc++'s aliases). NULL when that rule is not certain to
+ * be libdwfl's (no sized symbol starts there, an earlier symbol covers the
+ * address, or the choice is not a function): the caller asks libdwfl.
+ */
+static const char *indexed_name(struct module *m, Dwarf_Addr addr, bool any_type)
+{
+	if (!m->syms_indexed)
+		index_symbols(m);
+	size_t lo = 0, hi = m->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].value < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == m->nsyms || m->syms[lo].value != addr || m->syms[lo].end_before > addr)
+		return NULL;
+	const struct fsym *best = NULL;
+	for (size_t i = lo; i < m->nsyms && m->syms[i].value == addr; i++) {
+		if (m->syms[i].size == 0)
+			continue;
+		if (!best || m->syms[i].bind > best->bind ||
+		    (m->syms[i].bind == best->bind && m->syms[i].size < best->size))
+			best = &m->syms[i]; /* ties: the first (entries sort by index) */
+	}
+	if (!best || (!best->code && !any_type))
+		return NULL;
+	GElf_Sym sym;
+	GElf_Addr value;
+	GElf_Word shndx;
+	return dwfl_module_getsym_info(m->mod, (int)best->index, &sym, &value, &shndx, NULL, NULL);
+}
+
+int sp_sym_check_index(int module, size_t *ret_checked)
+{
+	struct module *m = module >= 0 && module < nmodules ? &modules[module] : NULL;
+	if (!m || !module_open(m))
+		return -ENOENT;
+	if (!m->syms_indexed)
+		index_symbols(m);
+	int wrong = 0;
+	size_t checked = 0; /* every type: the size and order rules show on data aliases */
+	for (size_t i = 0; i < m->nsyms; i++) {
+		if (i && m->syms[i].value == m->syms[i - 1].value)
+			continue;
+		const char *mine = indexed_name(m, m->syms[i].value, true);
+		GElf_Off off;
+		GElf_Sym esym;
+		const char *theirs = dwfl_module_addrinfo(m->mod, m->syms[i].value, &off, &esym, NULL,
+							  NULL, NULL);
+		if (!mine)
+			continue; /* the caller would ask libdwfl */
+		checked++;
+		if (!theirs || strcmp(mine, theirs) != 0) {
+			if (wrong++ < 5)
+				fprintf(stderr, "symbol index: %#" PRIx64 " %s, libdwfl %s\n",
+					(uint64_t)m->syms[i].value, mine, theirs ? theirs : "(none)");
+		}
+	}
+	*ret_checked = checked;
+	return wrong;
+}
+
 int sp_sym_resolve(int module, uintptr_t addr, bool want_source, struct sp_symbol *ret_sym)
 {
 	struct sp_symbol sym = { .name = NULL, .file = NULL, .line = -1 };
 	Dwfl_Module *mod = module >= 0 && module < nmodules ? module_open(&modules[module]) : NULL;
 	if (mod) {
-		GElf_Off off;
-		GElf_Sym esym;
-		const char *raw = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL, NULL);
+		const char *raw = indexed_name(&modules[module], addr, false);
+		if (!raw) {
+			GElf_Off off;
+			GElf_Sym esym;
+			raw = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL, NULL);
+		}
 		if (raw && *raw)
 			sym.name = sp_sym_demangle(raw);
 		if (want_source)
@@ -504,5 +668,9 @@ void sp_sym_close_all(void)
 		modules[i].subs = NULL;
 		modules[i].nsubs = modules[i].capsubs = 0;
 		modules[i].indexed = false;
+		free(modules[i].syms);
+		modules[i].syms = NULL;
+		modules[i].nsyms = 0;
+		modules[i].syms_indexed = false;
 	}
 }

@@ -5,7 +5,9 @@
  * filters' re.match semantics, and the filtered enter/exit paths (throttle,
  * min-duration, max-depth, longjmp-style unwinding) with exact counts.
  */
+#include <dlfcn.h>
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +87,34 @@ START_TEST(test_resolve_static_function)
 	ck_assert_str_eq(sym.name, "unknown+0x1234");
 	sp_sym_free(&sym);
 	sp_sym_close_all();
+}
+END_TEST
+
+/*
+ * The by-address symbol index names every address where a symbol starts as
+ * libdwfl's own lookup does: this test program (local and global
+ * functions), libc (weak and global aliases at one address, .dynsym only)
+ * and libstdc++ (C1/C2 constructor aliases, weak template instances).
+ */
+START_TEST(test_symbol_index_matches_libdwfl)
+{
+	void *cxx = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+	const uintptr_t in[] = {
+		(uintptr_t)fn_alpha, (uintptr_t)&printf,
+		cxx ? (uintptr_t)dlsym(cxx, "__cxa_demangle") : 0,
+	};
+	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+		if (!in[i])
+			continue;
+		int m = sp_sym_module_of(in[i]);
+		ck_assert_int_ge(m, 0);
+		size_t checked = 0;
+		ck_assert_int_eq(sp_sym_check_index(m, &checked), 0);
+		ck_assert_uint_gt(checked, i == 0 ? 5 : 500);
+	}
+	sp_sym_close_all();
+	if (cxx)
+		dlclose(cxx);
 }
 END_TEST
 
@@ -264,6 +294,7 @@ static Suite *functions_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_resolve_static_function);
+	tcase_add_test(tc, test_symbol_index_matches_libdwfl);
 	tcase_add_test(tc, test_demangle);
 	tcase_add_test(tc, test_filter_re_match);
 	tcase_add_test(tc, test_exclude_gets_no_region);
