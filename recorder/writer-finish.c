@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nest.h"
 #include "writer-internal.h"
 
 struct index_cols {
@@ -242,9 +243,104 @@ static int rank_exclusive(struct sp_writer *w, const struct index_cols *c, const
 	return ret;
 }
 
+/* The next call of a row: (start, row) order, so a row's calls with one
+ * start come out in its entry order. */
+struct merge_heap {
+	uint32_t *row;                 /* rows with calls left, a binary heap */
+	size_t n;
+	const int64_t *start;
+	const uint64_t *offset;
+	uint64_t *at;                  /* per row: its next call */
+};
+
+static bool heap_less(const struct merge_heap *h, uint32_t a, uint32_t b)
+{
+	int64_t sa = h->start[h->offset[a] + h->at[a]], sb = h->start[h->offset[b] + h->at[b]];
+	return sa != sb ? sa < sb : a < b;
+}
+
+static void heap_down(struct merge_heap *h, size_t i)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			return;
+		if (c + 1 < h->n && heap_less(h, h->row[c + 1], h->row[c]))
+			c++;
+		if (!heap_less(h, h->row[c], h->row[i]))
+			return;
+		uint32_t t = h->row[i];
+		h->row[i] = h->row[c];
+		h->row[c] = t;
+		i = c;
+	}
+}
+
+/*
+ * One lane: the rows' calls merged in start order (each row is in entry
+ * order, which is start order on one thread) into nest.c's streaming rule,
+ * which gives the sort below's result (the unit test nest compares them)
+ * without sorting every call: O(calls x log rows). Returns 1 when a row
+ * was not in start order (the caller sorts instead).
+ */
+int sp_writer_exclusive_rows_merged(size_t nrows, const uint64_t *offset, const uint64_t *count,
+				    const uint32_t *pos, const int64_t *start, const int64_t *end,
+				    int64_t *out)
+{
+	struct merge_heap h = { .start = start, .offset = offset };
+	struct sp_nest nest = { 0 };
+	h.row = malloc((nrows + 1) * sizeof *h.row);
+	h.at = calloc(nrows + 1, sizeof *h.at);
+	int ret = h.row && h.at ? sp_nest_init(&nest, (uint32_t)nrows, pos) : -ENOMEM;
+	for (size_t k = 0; !ret && k < nrows; k++)
+		if (count[k])
+			h.row[h.n++] = (uint32_t)k;
+	for (size_t i = h.n; !ret && i-- > 0;)
+		heap_down(&h, i);
+	while (!ret && h.n && !nest.broken && !nest.disorder) {
+		uint32_t k = h.row[0];
+		uint64_t i = offset[k] + h.at[k];
+		ret = sp_nest_add(&nest, start[i], end[i], k);
+		if (++h.at[k] == count[k])
+			h.row[0] = h.row[--h.n];
+		heap_down(&h, 0);
+	}
+	if (!ret)
+		ret = sp_nest_lane_end(&nest);
+	if (!ret && nest.disorder)
+		ret = 1;
+	for (size_t k = 0; !ret && k < nrows; k++)
+		out[k] = nest.broken ? -1 : nest.excl[k];
+	sp_nest_free(&nest);
+	free(h.row);
+	free(h.at);
+	return ret;
+}
+
 int sp_writer_exclusive_rows(size_t nrows, const uint64_t *offset, const uint64_t *count,
 			     const uint32_t *pos, const int64_t *start, const int64_t *end,
 			     const uint32_t *lane, int64_t *out)
+{
+	bool one_lane = true, seen = false;
+	uint32_t first = 0;
+	for (size_t k = 0; lane && one_lane && k < nrows; k++)
+		for (uint64_t j = 0; one_lane && j < count[k]; j++) {
+			if (!seen)
+				first = lane[offset[k] + j];
+			seen = true;
+			one_lane = lane[offset[k] + j] == first;
+		}
+	if (one_lane && nrows) {
+		int r = sp_writer_exclusive_rows_merged(nrows, offset, count, pos, start, end, out);
+		if (r <= 0)
+			return r;
+	}
+	return sp_writer_exclusive_rows_sorted(nrows, offset, count, pos, start, end, lane, out);
+}
+
+int sp_writer_exclusive_rows_sorted(size_t nrows, const uint64_t *offset, const uint64_t *count,
+				    const uint32_t *pos, const int64_t *start, const int64_t *end,
+				    const uint32_t *lane, int64_t *out)
 {
 	struct rank_events ev = { 0 };
 	bool packed = true; /* rows back to back from 0: the times as they are */

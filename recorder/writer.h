@@ -156,6 +156,19 @@ SP_HIDDEN int sp_writer_exclusive_rows(size_t nrows, const uint64_t *offset,
 				       const uint64_t *count, const uint32_t *pos,
 				       const int64_t *start, const int64_t *end,
 				       const uint32_t *lane, int64_t *out);
+/* One lane's rows merged in start order through nest.c (the path above
+ * when every call is on one lane); returns 1, out unset, when a row is not
+ * in start order. */
+SP_HIDDEN int sp_writer_exclusive_rows_merged(size_t nrows, const uint64_t *offset,
+					      const uint64_t *count, const uint32_t *pos,
+					      const int64_t *start, const int64_t *end, int64_t *out);
+/* The same by sorting every call (the rule's definition; the path above
+ * takes it when there are several lanes or a row is out of start order,
+ * and the unit test nest checks the merge against it). */
+SP_HIDDEN int sp_writer_exclusive_rows_sorted(size_t nrows, const uint64_t *offset,
+					      const uint64_t *count, const uint32_t *pos,
+					      const int64_t *start, const int64_t *end,
+					      const uint32_t *lane, int64_t *out);
 
 /*
  * The regions' positions as the reader orders them: by key (a region's

@@ -7,6 +7,7 @@
  * the same exclusive ns per row, and -1 everywhere when they do not nest.
  */
 #include <check.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,67 @@ START_TEST(test_random_trees)
 }
 END_TEST
 
+/* One lane (an MPI rank's usual case): sp_writer_exclusive_rows merges the
+ * rows in start order into nest.c instead of sorting every call; the same
+ * exclusive ns as the sort, also when a row is out of start order (it
+ * sorts then) and when the calls do not nest. */
+static void one_lane_check(const uint32_t *pos, const char *what, unsigned round, bool in_order)
+{
+	static int64_t start[MAXEV], end[MAXEV];
+	uint64_t offset[ROWS], count[ROWS] = { 0 };
+	for (size_t i = 0; i < ncalls; i++)
+		count[calls[i].row]++;
+	for (uint32_t r = 0, at = 0; r < ROWS; r++) {
+		offset[r] = at;
+		at += (uint32_t)count[r];
+	}
+	uint64_t fill[ROWS];
+	memcpy(fill, offset, sizeof fill);
+	for (size_t i = 0; i < ncalls; i++) {
+		uint64_t at = fill[calls[i].row]++;
+		start[at] = calls[i].s;
+		end[at] = calls[i].e;
+	}
+	int64_t merged[ROWS], sorted[ROWS], direct[ROWS];
+	ck_assert_int_eq(sp_writer_exclusive_rows(ROWS, offset, count, pos, start, end, NULL, merged), 0);
+	/* Rows in start order: the merge itself answers (1: it gave up). */
+	int m = sp_writer_exclusive_rows_merged(ROWS, offset, count, pos, start, end, direct);
+	ck_assert_int_eq(m, in_order ? 0 : m);
+	for (uint32_t r = 0; m == 0 && r < ROWS; r++)
+		ck_assert_int_eq(direct[r], merged[r]);
+	ck_assert_int_eq(sp_writer_exclusive_rows_sorted(ROWS, offset, count, pos, start, end, NULL,
+							 sorted), 0);
+	for (uint32_t r = 0; r < ROWS; r++)
+		ck_assert_msg(merged[r] == sorted[r], "%s round %u row %u: merged %lld, sorted %lld",
+			      what, round, r, (long long)merged[r], (long long)sorted[r]);
+}
+
+START_TEST(test_one_lane_merge)
+{
+	for (unsigned round = 0; round < 300; round++) {
+		seed = round * 104729u + 3;
+		ncalls = 0;
+		int64_t t = rnd(5);
+		unsigned roots = 1 + rnd(40);
+		for (unsigned k = 0; k < roots; k++) {
+			tree(&t, 0, 0);
+			t += rnd(2);
+		}
+		uint32_t pos[ROWS];
+		for (uint32_t r = 0; r < ROWS; r++)
+			pos[r] = (r * 5 + round) % ROWS;
+		one_lane_check(pos, "nested", round, true);
+		if (ncalls > 3) { /* a row out of start order: two calls swapped */
+			size_t a = rnd((unsigned)ncalls), b = rnd((unsigned)ncalls);
+			struct call x = calls[a];
+			calls[a] = calls[b];
+			calls[b] = x;
+			one_lane_check(pos, "swapped", round, false);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_not_nested)
 {
 	/* The second call starts inside the first and ends after it. */
@@ -146,6 +208,7 @@ int main(void)
 	Suite *s = suite_create("nest");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_random_trees);
+	tcase_add_test(tc, test_one_lane_merge);
 	tcase_add_test(tc, test_not_nested);
 	tcase_add_test(tc, test_out_of_order_is_refused);
 	suite_add_tcase(s, tc);
