@@ -327,6 +327,10 @@ static void add_subprogram(struct module *m, Dwarf_Die *die)
 {
 	Dwarf_Addr pc, end;
 	ptrdiff_t it;
+	/* Declarations (a class's members, most of them) have neither: the
+	 * abbreviation says so without reading the DIE's values. */
+	if (!dwarf_hasattr(die, DW_AT_low_pc) && !dwarf_hasattr(die, DW_AT_ranges))
+		return;
 	if (dwarf_lowpc(die, &pc) != 0) {
 		Dwarf_Addr base;
 		if ((it = dwarf_ranges(die, 0, &base, &pc, &end)) <= 0)
@@ -343,15 +347,39 @@ static void add_subprogram(struct module *m, Dwarf_Die *die)
 	m->subs[m->nsubs++] = (struct subprogram){ .pc = pc, .off = dwarf_dieoffset(die) };
 }
 
-/* Every DIE below `die` and its siblings (namespaces, classes, functions:
- * lambdas and local classes live inside functions). */
+/* Whether a DIE's children can hold a function's own (out-of-line) DIE.
+ * Not an inlined call's (its parameters, blocks and further inlined calls:
+ * the out-of-line copy has its own DIE elsewhere), a call site's, a
+ * variable's or a parameter's: at -O2 those are most of a C++ unit's DIEs. */
+static bool may_hold_functions(int tag)
+{
+	switch (tag) {
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_call_site:
+	case DW_TAG_GNU_call_site:
+	case DW_TAG_formal_parameter:
+	case DW_TAG_variable:
+	case DW_TAG_template_type_parameter:
+	case DW_TAG_template_value_parameter:
+	case DW_TAG_enumeration_type:
+	case DW_TAG_subroutine_type:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* Every DIE below `die` and its siblings that can be a function
+ * (namespaces, classes, functions: lambdas and local classes live inside
+ * functions). */
 static void walk_dies(struct module *m, Dwarf_Die *die)
 {
 	do {
-		if (dwarf_tag(die) == DW_TAG_subprogram)
+		int tag = dwarf_tag(die);
+		if (tag == DW_TAG_subprogram)
 			add_subprogram(m, die);
 		Dwarf_Die child;
-		if (dwarf_haschildren(die) > 0 && dwarf_child(die, &child) == 0)
+		if (may_hold_functions(tag) && dwarf_haschildren(die) > 0 && dwarf_child(die, &child) == 0)
 			walk_dies(m, &child);
 	} while (dwarf_siblingof(die, die) == 0);
 }
