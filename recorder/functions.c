@@ -69,6 +69,10 @@ struct fn_map {
 
 static struct fn_map *_Atomic fn_map;
 static struct fn_info *retired_list; /* replaced entries, guarded by fn_lock */
+/* The lowest and highest address in the table (fn_lock): an unloaded
+ * range outside them (an MPI library's components at its finalize) has
+ * nothing to forget. */
+static uintptr_t fn_lo = UINTPTR_MAX, fn_hi;
 static pthread_mutex_t fn_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sp_fn_thread *thread_list; /* guarded by fn_lock */
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
@@ -187,6 +191,8 @@ static struct fn_info *fn_lookup_or_insert(uintptr_t addr)
 		fi->module = sp_sym_module_of(addr);
 		fi->region = decide_region(addr, fi->module, false);
 		map_put(m, fi);
+		fn_lo = addr < fn_lo ? addr : fn_lo;
+		fn_hi = addr > fn_hi ? addr : fn_hi;
 	}
 	pthread_mutex_unlock(&fn_lock);
 	return fi;
@@ -209,12 +215,14 @@ void sp_fn_forget_range(uintptr_t lo, uintptr_t hi)
 	int saved = errno;
 	pthread_mutex_lock(&fn_lock);
 	struct fn_map *m = atomic_load_explicit(&fn_map, memory_order_relaxed);
+	if (hi <= fn_lo || lo > fn_hi)
+		m = NULL; /* no entry, so no cache slot, lies in the range */
 	for (size_t i = 0; m && i <= m->mask; i++) {
 		struct fn_info *fi = atomic_load_explicit(&m->slots[i], memory_order_relaxed);
 		if (fi && fi->addr >= lo && fi->addr < hi)
 			atomic_store_explicit(&fi->stale, 1, memory_order_release);
 	}
-	for (struct sp_fn_thread *h = thread_list; h; h = h->next)
+	for (struct sp_fn_thread *h = m ? thread_list : NULL; h; h = h->next)
 		for (uint32_t k = 0; k < SP_FN_CACHE_SIZE; k++) {
 			uintptr_t a = __atomic_load_n(&h->cache[k].addr, __ATOMIC_RELAXED);
 			if (a >= lo && a < hi)
