@@ -2,9 +2,10 @@
 /*
  * The -finstrument-functions hooks, exported from libscope-profiler.so
  * (anonymous version node, so they win over glibc's empty ones). Steady
- * state per call: one relaxed flag load, one TLS load, one cache probe, one
- * timestamp, one event store. Names are resolved at finalize (see
- * recorder/functions.c for the one exception, filters).
+ * state per call: one TLS load, one cache probe, then for a throttled
+ * function an increment and a countdown, for a recorded one the recording
+ * flag, one timestamp and one event store. Names are resolved at finalize
+ * (see recorder/functions.c for the one exception, filters).
  */
 #include "calib-probe.h"
 #include "functions.h"
@@ -152,8 +153,15 @@ static __attribute__((noinline)) void patch_exit(struct sp_fn_thread *h, void *r
 
 static void calibrate_count_cost(void);
 
+static inline bool recording(void)
+{
+	return atomic_load_explicit(&sp_recording, memory_order_relaxed);
+}
+
 static __attribute__((noinline)) void enter_slow(void *fn, struct sp_frame_at at)
 {
+	if (!recording())
+		return;
 	struct sp_fn_thread *h = sp_fn_tls;
 	if (!h) {
 		static atomic_int calibrated;
@@ -181,7 +189,7 @@ static __attribute__((noinline)) void enter_slow(void *fn, struct sp_frame_at at
 static __attribute__((noinline)) void exit_slow(void *fn, uintptr_t sp)
 {
 	struct sp_fn_thread *h = sp_fn_tls;
-	if (h->t->busy)
+	if (!recording() || h->t->busy)
 		return;
 	struct sp_fn_entry *e = sp_fn_cache_fill(h, (uintptr_t)fn);
 	if (!e || e->region == SP_NO_REGION)
@@ -204,12 +212,14 @@ static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread
 	uint32_t region = e->region;
 	if (SP_LIKELY(e->gate)) {
 		/* Throttled, counted only: no timestamp, no frame. Counted also
-		 * while the thread is inside the profiler (busy): it is a real
-		 * call, and the count is all this path touches. */
+		 * while the thread is inside the profiler (busy) and once
+		 * recording stopped (the counters are published at finalize; a
+		 * thread's state is never freed): it is a real call, and the
+		 * count is all this path touches. Anything more checks both. */
 		h->counts[region]++;
 		if (SP_LIKELY(--h->countdown))
 			return;
-		if (SP_UNLIKELY(t->busy)) {
+		if (SP_UNLIKELY(t->busy || !recording())) {
 			h->countdown = 1; /* the next call is timed instead */
 			return;
 		}
@@ -217,7 +227,7 @@ static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread
 			return patch_enter(h, region, HOOK_AT(sp));
 		return sp_fn_enter_sampled(h, region, HOOK_AT(sp));
 	}
-	if (SP_UNLIKELY(t->busy))
+	if (SP_UNLIKELY(t->busy || !recording()))
 		return;
 	if (SP_UNLIKELY(region == SP_NO_REGION))
 		return; /* filtered out */
@@ -251,7 +261,7 @@ static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread 
 	if (SP_LIKELY(e->gate)) {
 		/* A counted-only call: no frame of this function is open. */
 		if (SP_UNLIKELY(e->gate > 1) && !--h->countdown) {
-			if (SP_UNLIKELY(t->busy)) {
+			if (SP_UNLIKELY(t->busy || !recording())) {
 				h->countdown = 1;
 				return;
 			}
@@ -259,7 +269,7 @@ static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread 
 		}
 		return;
 	}
-	if (SP_UNLIKELY(t->busy))
+	if (SP_UNLIKELY(t->busy || !recording()))
 		return;
 	uint32_t region = e->region;
 	if (SP_UNLIKELY(region == SP_NO_REGION))
@@ -279,10 +289,8 @@ SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
 	uintptr_t sp = HOOK_SP();
-	if (SP_UNLIKELY(!atomic_load_explicit(&sp_recording, memory_order_relaxed)))
-		return;
 	__asm__("" : "+r"(sp)); /* one register for it, not recomputed (which costs a saved one) */
-	struct sp_fn_thread *h = sp_fn_tls;
+	struct sp_fn_thread *h = sp_fn_tls; /* recording or not: see enter_hook */
 	if (SP_UNLIKELY(!h))
 		return enter_slow(fn, HOOK_AT(sp));
 	enter_hook(h, sp_tls, fn, sp); /* sp_tls == h->t, one load shorter */
@@ -292,8 +300,6 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
 	uintptr_t sp = HOOK_SP();
-	if (SP_UNLIKELY(!atomic_load_explicit(&sp_recording, memory_order_relaxed)))
-		return;
 	struct sp_fn_thread *h = sp_fn_tls;
 	if (SP_UNLIKELY(!h))
 		return;
