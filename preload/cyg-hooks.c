@@ -293,7 +293,7 @@ SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	struct sp_fn_thread *h = sp_fn_tls; /* recording or not: see enter_hook */
 	if (SP_UNLIKELY(!h))
 		return enter_slow(fn, HOOK_AT(sp));
-	enter_hook(h, sp_tls, fn, sp); /* sp_tls == h->t, one load shorter */
+	enter_hook(h, h->t, fn, sp); /* h->t: one load, where the TLS would take two */
 }
 
 SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
@@ -303,7 +303,7 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 	struct sp_fn_thread *h = sp_fn_tls;
 	if (SP_UNLIKELY(!h))
 		return;
-	exit_hook(h, sp_tls, fn, sp);
+	exit_hook(h, h->t, fn, sp);
 }
 
 /*
