@@ -253,6 +253,54 @@ SP_EXPORT sighandler_t signal(int signo, sighandler_t handler)
 	return old.sa_handler;
 }
 
+/* The other ways glibc offers to set a handler (each calls its sigaction
+ * internally, past ours), with glibc's semantics: BSD's is signal(); System
+ * V's is one-shot (the handler resets to the default when it runs), not
+ * blocked while it runs and not restarting; sigset() (System V) also
+ * unblocks the signal, and SIG_HOLD blocks it instead. */
+SP_EXPORT sighandler_t bsd_signal(int signo, sighandler_t handler)
+{
+	return signal(signo, handler);
+}
+
+SP_EXPORT sighandler_t sysv_signal(int signo, sighandler_t handler)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	if (intercept(signo, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+SP_EXPORT __attribute__((alias("sysv_signal"))) sighandler_t __sysv_signal(int signo,
+									  sighandler_t handler);
+
+SP_EXPORT sighandler_t sigset(int signo, sighandler_t handler)
+{
+	sigset_t one, was;
+	struct sigaction sa, old;
+	if (signo <= 0 || signo >= NSIG) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	sigemptyset(&one);
+	sigaddset(&one, signo);
+	if (handler == SIG_HOLD) {
+		if (intercept(signo, NULL, &old) < 0 || sigprocmask(SIG_BLOCK, &one, &was) < 0)
+			return SIG_ERR;
+		return sigismember(&was, signo) ? SIG_HOLD : old.sa_handler;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	if (intercept(signo, &sa, &old) < 0 || sigprocmask(SIG_UNBLOCK, &one, &was) < 0)
+		return SIG_ERR;
+	return sigismember(&was, signo) ? SIG_HOLD : old.sa_handler;
+}
+
 /* A process that ends here never runs the destructor that writes its file:
  * Open MPI's abort on a fatal MPI error (MPI_ERRORS_ARE_FATAL), an
  * application handler that calls _exit(). What was recorded goes to the

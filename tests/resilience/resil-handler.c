@@ -7,6 +7,8 @@
  *   exit:    calls _exit(3) (installed with sigaction, SA_SIGINFO)
  *   reraise: puts back SIG_DFL and raises again (installed with signal())
  *   return:  returns; the program does K more "iter" calls and exits 0
+ *   sigset:  re-raises, installed with sigset() (System V)
+ *   sysv:    calls _exit(3), installed with sysv_signal() (one-shot)
  * or, with _exit, there is no signal: the program calls _exit(5);
  * with vfork, no handler of its own: a vfork child fails to exec and calls
  * _exit(127) (sharing the parent's memory), then the SIGTERM ends the
@@ -31,6 +33,12 @@ static void on_term_exit(int signo, siginfo_t *info, void *uctx)
 	(void)signo;
 	(void)info;
 	(void)uctx;
+	_exit(3);
+}
+
+static void on_term_exit_plain(int signo)
+{
+	(void)signo;
 	_exit(3);
 }
 
@@ -71,6 +79,15 @@ int main(int argc, char **argv)
 			return 2;
 	} else if (strcmp(how, "return") == 0) {
 		if (signal(SIGTERM, on_term_return) == SIG_ERR)
+			return 2;
+	} else if (strcmp(how, "sigset") == 0) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* what is tested */
+		if (sigset(SIGTERM, on_term_reraise) == SIG_ERR)
+			return 2;
+#pragma GCC diagnostic pop
+	} else if (strcmp(how, "sysv") == 0) {
+		if (sysv_signal(SIGTERM, on_term_exit_plain) == SIG_ERR)
 			return 2;
 	}
 	/* The application reads back its own handler, not the profiler's. */

@@ -31,10 +31,13 @@ serial() {  # MODE EXPECTED_STATUS
 # first, with the signal, and the spill file has every call.
 serial exit 3
 serial reraise 143
+# The same through glibc's other installers (their sigaction is internal).
+serial sigset 143
+serial sysv 3
 # A vfork child that _exits (exec failed) shares the parent's memory: it
 # must not mark the parent's dump as done.
 serial vfork 143
-for m in exit reraise vfork; do
+for m in exit reraise sigset sysv vfork; do
   [ ! -e $m/out.h5 ] || { echo "FAIL: $m: HDF5 written from a signal handler"; exit 1; }
   "$cli" recover $m/out.h5.spill.pid* -o $m/rec.h5 > /dev/null
   $py "$check" $m/rec.h5 "{'outer': 1, 'iter': $K}" partial=1 signal=15
