@@ -227,10 +227,10 @@ static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread
 			return patch_enter(h, region, HOOK_AT(sp));
 		return sp_fn_enter_sampled(h, region, HOOK_AT(sp));
 	}
+	if (SP_UNLIKELY(region == SP_NO_REGION))
+		return; /* filtered out: nothing to touch either */
 	if (SP_UNLIKELY(t->busy || !recording()))
 		return;
-	if (SP_UNLIKELY(region == SP_NO_REGION))
-		return; /* filtered out */
 	if (SP_UNLIKELY(sp_fn_mode)) {
 		struct sp_fn_stats *st = &h->stats[region];
 		if (sp_fn_mode == SP_FN_THROTTLE && st->throttled && t->depth < SP_STACK_MAX &&
@@ -269,10 +269,10 @@ static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread 
 		}
 		return;
 	}
-	if (SP_UNLIKELY(t->busy || !recording()))
-		return;
 	uint32_t region = e->region;
 	if (SP_UNLIKELY(region == SP_NO_REGION))
+		return;
+	if (SP_UNLIKELY(t->busy || !recording()))
 		return;
 	if (SP_UNLIKELY(sp_fn_mode)) {
 		if (sp_fn_mode == SP_FN_THROTTLE && pop_throttled(h, t, region))
