@@ -191,6 +191,11 @@ int percentiles3_set(const struct dur_set *ds, size_t n, int64_t mn,
  * also the squared deviations from mean. false without memory. */
 bool percentiles3_hist(const struct dur_set *ds, size_t n, int64_t mn,
 		       int64_t mx, double mean, double *m2, double ret[3]);
+/* percentiles3_set with the squared deviations from mean (summed in the
+ * values' order) into *ret_m2, from the same counting pass when there is
+ * one. 0 or -ENOMEM. */
+int percentiles3_m2(const struct dur_set *ds, size_t n, int64_t mn,
+		    int64_t mx, double mean, double *ret_m2, double ret[3]);
 /* The same by selection in v (reordered). */
 void percentiles3_select(int64_t *v, size_t n, double ret[3]);
 /* The n values of ds in a new array, or NULL. */

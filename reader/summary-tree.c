@@ -101,14 +101,6 @@ static int push_dur(struct node *nd, int64_t dur)
 	return 0;
 }
 
-/*
- * Sums of durations saturate at DSUM_EXACT: below it every partial sum of
- * the (non-negative) durations is an exact double, so the mean summed in
- * doubles call by call (node_row with spread) equals dsum / calls, and a
- * tree without spread gives the same averages.
- */
-#define DSUM_EXACT ((uint64_t)1 << 53)
-
 static uint64_t dsum_add(uint64_t a, uint64_t b)
 {
 	return a >= DSUM_EXACT || b >= DSUM_EXACT - a ? DSUM_EXACT : a + b;
