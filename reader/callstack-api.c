@@ -87,7 +87,7 @@ int sp_call_stack_walk(const struct sp_reader *r, uint32_t rank, int64_t lane,
 		       void *data)
 {
 	struct walk_ctx w = { r, rank, fn, data };
-	struct call_visitor v = { &w, walk_open, walk_close };
+	struct call_visitor v = { &w, walk_open, walk_close, NULL };
 	size_t *rows, n;
 	int rc = selected_rank_rows(r, rank, sel, &rows, &n);
 

@@ -228,10 +228,14 @@ int reader_region_positions(const struct sp_reader *r,
  */
 /* open NULL: close is not called either; data is an int64_t[] of per-row
  * exclusive ns sums that the walk adds to (exclusive_from_rows). */
+struct walk;
 struct call_visitor {
 	void *data;
 	int (*open)(void *data, uint64_t ev, uint32_t row, size_t depth);
 	void (*close)(void *data, uint64_t ev, uint32_t row, int64_t excl);
+	/* NULL, or the merge of one lane with open and close inlined
+	 * (walk_merge of callstack-walk.h over walk_step with them). */
+	int (*merge)(struct walk *c);
 };
 int visit_rows(const struct sp_reader *r, uint32_t rank, const size_t *rows,
 	       size_t n_rows, const struct call_visitor *visit);

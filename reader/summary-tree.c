@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callstack-walk.h"
 #include "sp-array.h"
 #include "sp-format.h"
 #include "sp-map.h"
@@ -55,7 +56,7 @@ static int new_node(struct summary_tree *t, uint32_t parent, uint32_t region,
 static int child_lookup(struct summary_tree *t, uint32_t parent,
 			uint32_t region, uint64_t key, uint32_t *ret);
 
-static int child_of(struct summary_tree *t, uint32_t parent, uint32_t region,
+static inline int child_of(struct summary_tree *t, uint32_t parent, uint32_t region,
 		    uint32_t *ret)
 {
 	uint64_t key = (((uint64_t)parent << 32) | region) + 1;
@@ -106,7 +107,7 @@ static uint64_t dsum_add(uint64_t a, uint64_t b)
 	return a >= DSUM_EXACT || b >= DSUM_EXACT - a ? DSUM_EXACT : a + b;
 }
 
-static int account(struct summary_tree *t, uint32_t node, bool outer,
+static inline int account(struct summary_tree *t, uint32_t node, bool outer,
 		   int64_t s, int64_t e, uint32_t rank_mark)
 {
 	struct node *nd = &t->nodes[node];
@@ -190,7 +191,7 @@ struct fold {
 				    * the rows themselves are cache misses) */
 };
 
-static int fold_open(void *data, uint64_t ev, uint32_t row, size_t depth)
+static SP_ALWAYS_INLINE int fold_open(void *data, uint64_t ev, uint32_t row, size_t depth)
 {
 	struct fold *f = data;
 	struct summary_tree *t = f->t;
@@ -218,7 +219,7 @@ static int fold_open(void *data, uint64_t ev, uint32_t row, size_t depth)
 	return account(t, node, outer, f->s[ev], f->e[ev], f->rank_mark);
 }
 
-static void fold_close(void *data, uint64_t ev, uint32_t row, int64_t excl)
+static inline void fold_close(void *data, uint64_t ev, uint32_t row, int64_t excl)
 {
 	struct fold *f = data;
 	struct node *nd = &f->t->nodes[f->stack[--f->n_stack]];
@@ -226,6 +227,18 @@ static void fold_close(void *data, uint64_t ev, uint32_t row, int64_t excl)
 	nd->own = sp_add_wrap(nd->own, excl);
 	if (f->row_excl)
 		f->row_excl[row] = sp_add_wrap(f->row_excl[row], excl);
+}
+
+/* The walk's merge with fold_open and fold_close inlined (callstack-walk.h). */
+static inline int fold_emit(struct walk *c, struct sp_call_stack *cs, size_t *at,
+			    uint64_t ev, uint32_t row, int64_t s, int64_t e)
+{
+	return walk_step(c, ev, row, s, e, fold_open, fold_close, c->visit->data);
+}
+
+static int fold_merge(struct walk *c)
+{
+	return walk_merge(c, NULL, NULL, fold_emit);
 }
 
 /* Per-rank totals into coverage (without lanes) and imbalance. */
@@ -264,7 +277,7 @@ static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
 			  .lanes = r->col[SP_COL_THREAD_IDS] != NULL,
 			  .rank_mark = (uint32_t)slot + 1, .row_excl = sums,
 			  .region_of = region_of };
-	struct call_visitor v = { &f, fold_open, fold_close };
+	struct call_visitor v = { &f, fold_open, fold_close, fold_merge };
 	uint32_t root;
 	size_t nr = 0;
 	int rc;
