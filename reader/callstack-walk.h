@@ -73,19 +73,27 @@ static SP_ALWAYS_INLINE bool head_less(const struct walk *c, const uint64_t *nex
 	return a.run < b.run;
 }
 
-/* Put x at heap[i] and move it down to its place (the hole moves, x is
- * written once). */
+/*
+ * Put x at heap[i] and move it down to its place (the hole moves, x is
+ * written once). heap[n] is a sentinel (start INT64_MAX: timestamps stay
+ * below SP_TIME_LIMIT) so every node has two children to choose from, and
+ * the choice is a flag, not a branch: which child is smaller is a coin
+ * toss the branch predictor loses, once per level.
+ */
 static SP_ALWAYS_INLINE void sift_down(const struct walk *c, const uint64_t *next,
 				       struct walk_head *heap, size_t n, size_t i,
 				       struct walk_head x)
 {
 	for (;;) {
-		size_t l = 2 * i + 1, m = l;
+		size_t l = 2 * i + 1, m;
+		bool right;
 
 		if (l >= n)
 			break;
-		if (l + 1 < n && head_less(c, next, heap[l + 1], heap[l]))
-			m = l + 1;
+		right = heap[l + 1].s < heap[l].s;
+		if (__builtin_expect(heap[l + 1].s == heap[l].s, 0))
+			right = l + 1 < n && head_less(c, next, heap[l + 1], heap[l]);
+		m = l + right;
 		if (!head_less(c, next, heap[m], x))
 			break;
 		heap[i] = heap[m];
@@ -164,7 +172,7 @@ static SP_ALWAYS_INLINE int walk_merge(struct walk *c, struct sp_call_stack *cs,
 						   uint32_t row, int64_t s,
 						   int64_t e))
 {
-	struct walk_head *heap = malloc((c->n_runs + 1) * sizeof(*heap));
+	struct walk_head *heap = malloc((c->n_runs + 2) * sizeof(*heap));
 	uint64_t *next = malloc((c->n_runs + 1) * sizeof(*next));
 	size_t n = 0;
 	int rc = 0;
@@ -180,6 +188,7 @@ static SP_ALWAYS_INLINE int walk_merge(struct walk *c, struct sp_call_stack *cs,
 		next[k] = run_at(&c->runs[k], 0);
 		heap[n++] = (struct walk_head){ c->s[next[k]], k };
 	}
+	heap[n] = (struct walk_head){ INT64_MAX, SIZE_MAX };
 	for (size_t i = n; i-- > 0;)
 		sift_down(c, next, heap, n, i, heap[i]);
 	while (n > 0 && rc == 0) {
@@ -189,8 +198,10 @@ static SP_ALWAYS_INLINE int walk_merge(struct walk *c, struct sp_call_stack *cs,
 
 		rc = emit(c, cs, at, ev, u->row, heap[0].s, c->e[ev]);
 		if (++u->pos == u->n) {
-			n--;
-			sift_down(c, next, heap, n, 0, heap[n]);
+			struct walk_head last = heap[--n];
+
+			heap[n] = (struct walk_head){ INT64_MAX, SIZE_MAX };
+			sift_down(c, next, heap, n, 0, last);
 			continue;
 		}
 		ev = run_at(u, u->pos);
