@@ -289,6 +289,7 @@ struct binner {
 	size_t li;            /* lane being binned, +1 (0: none yet) */
 	struct agg a;
 	int64_t *last;        /* start of the last call per depth row */
+	int32_t guess_seen;   /* try_guess: deepest call so far */
 };
 
 static int lane_end(struct binner *b)
@@ -352,6 +353,69 @@ static int bin_call(void *data, const struct sp_call *c)
 }
 
 /*
+ * The previous rank's lane when it was its only one: ranks of one run nest
+ * alike, so the next rank is binned in one walk with that depth taken on
+ * trust (try_guess), and the first walk is needed only when it was wrong.
+ */
+struct lane_guess {
+	bool valid;
+	int32_t max;
+};
+
+/* bin_call for a walk on a guessed depth: one lane of exactly that depth,
+ * whose id and calls are taken as they come (else NOT_IN_ORDER). */
+static int guess_call(void *data, const struct sp_call *c)
+{
+	struct binner *b = data;
+	struct lane_scan *ls = (struct lane_scan *)&b->sc->v[0];
+
+	if (b->li == 0)
+		ls->lane = c->lane;
+	else if (c->lane != ls->lane)
+		return NOT_IN_ORDER;
+	if (c->depth < 0 || c->depth > ls->max)
+		return NOT_IN_ORDER;
+	if (c->depth > b->guess_seen)
+		b->guess_seen = c->depth;
+	ls->calls++;
+	return bin_call(data, c);
+}
+
+/*
+ * One walk binning the rank as one lane of depth g->max. Right when the
+ * rank has one lane and its deepest call is that deep: the first walk of
+ * add_rank_walk would have found exactly that lane, so the bins are the
+ * same. 0 when it was right, else nothing is added (1).
+ */
+static int try_guess(struct timeline *t, size_t *cap, const struct sp_reader *r,
+		     uint32_t rank, const struct sp_selection *sel, double width,
+		     const struct lane_guess *g)
+{
+	size_t lanes0 = t->n_lanes, bars0 = t->n_bars;
+	double bin_seconds = t->bin_seconds;
+	struct lane_scan ls = { 0, g->max, 0 };
+	struct scan sc = { &ls, 1, 1 };
+	struct binner b = { t, cap, rank, width, &sc, 0, { 0 }, NULL, -1 };
+	int rc = sp_call_stack_walk(r, rank, INT64_MIN, sel, guess_call, &b);
+
+	if (rc == 0 && (b.li != 1 || b.guess_seen != g->max))
+		rc = 1;
+	if (rc == 0) {
+		t->lanes[lanes0].calls = ls.calls;
+		rc = lane_end(&b);
+		if (rc == 0)
+			t->n_calls += ls.calls;
+		return rc;
+	}
+	free(b.a.bins);
+	free(b.last);
+	t->n_lanes = lanes0;
+	t->n_bars = bars0;
+	t->bin_seconds = bin_seconds;
+	return rc == -ENOMEM ? rc : 1;
+}
+
+/*
  * Aggregated lanes of one rank straight from two walks over its calls
  * (sp_call_stack_walk): the first finds each lane's depth (the bins'
  * size), the second bins the calls, every depth row at once. The calls
@@ -362,13 +426,19 @@ static int bin_call(void *data, const struct sp_call *c)
  * shape or a lane is too deep; -SP_E_NESTING, -ENOENT as the walk.
  */
 static int add_rank_walk(struct timeline *t, size_t *cap, const struct sp_reader *r,
-			 uint32_t rank, const struct sp_selection *sel, double width)
+			 uint32_t rank, const struct sp_selection *sel, double width,
+			 struct lane_guess *g)
 {
 	size_t lanes0 = t->n_lanes, bars0 = t->n_bars;
 	double bin_seconds = t->bin_seconds;
 	struct scan sc = { 0 };
-	struct binner b = { t, cap, rank, width, &sc, 0, { 0 }, NULL };
-	int rc = sp_call_stack_walk(r, rank, INT64_MIN, sel, scan_call, &sc);
+	struct binner b = { t, cap, rank, width, &sc, 0, { 0 }, NULL, -1 };
+	int rc = g->valid ? try_guess(t, cap, r, rank, sel, width, g) : 1;
+
+	if (rc <= 0)
+		return rc;
+	g->valid = false;
+	rc = sp_call_stack_walk(r, rank, INT64_MIN, sel, scan_call, &sc);
 
 	for (size_t i = 0; rc == 0 && i < sc.n; i++)
 		if ((size_t)sc.v[i].max + 1 > AGG_LANE_BINS / 50)
@@ -384,6 +454,8 @@ static int add_rank_walk(struct timeline *t, size_t *cap, const struct sp_reader
 	}
 	for (size_t i = 0; rc == 0 && i < sc.n; i++)
 		t->n_calls += sc.v[i].calls;
+	if (rc == 0 && sc.n == 1)
+		*g = (struct lane_guess){ true, sc.v[0].max };
 	free(sc.v);
 	if (rc != 0) { /* undo: the caller redoes the rank */
 		t->n_lanes = lanes0;
@@ -535,7 +607,7 @@ static struct tl_call *sort_stack_calls(const struct tl_call *c, size_t n)
 }
 
 static int build_rank(struct timeline *t, size_t *cap, const struct chart_file *cf,
-		      uint32_t rank, const struct chart_opts *o)
+		      uint32_t rank, const struct chart_opts *o, struct lane_guess *g)
 {
 	struct tl_call *calls = NULL;
 	size_t n = 0;
@@ -543,7 +615,7 @@ static int build_rank(struct timeline *t, size_t *cap, const struct chart_file *
 	int rc;
 
 	if (t->aggregated) {
-		rc = add_rank_walk(t, cap, cf->r, rank, o->sel, o->width);
+		rc = add_rank_walk(t, cap, cf->r, rank, o->sel, o->width, g);
 		if (rc == 0 || rc == -ENOMEM)
 			return rc;
 		if (rc == -ENOENT)
@@ -584,6 +656,7 @@ int timeline_build(const struct chart_file *cf, const uint32_t *want,
 		   size_t n_want, const struct chart_opts *o, struct timeline *ret)
 {
 	struct timeline t = { 0 };
+	struct lane_guess guess = { false, 0 };
 	size_t nr = sp_reader_num_ranks(cf->r) + sp_reader_num_rows(cf->r) + 1;
 	uint32_t *ranks = malloc(nr * sizeof(*ranks));
 	size_t cap = 0;
@@ -598,7 +671,7 @@ int timeline_build(const struct chart_file *cf, const uint32_t *want,
 	time_range(cf->r, &t.t0_ns, &t.t1_ns);
 	t.aggregated = count_calls(cf->r, ranks, t.ranks_drawn, o->sel) > o->max_bars;
 	for (size_t i = 0; i < t.ranks_drawn && rc == 0; i++)
-		rc = build_rank(&t, &cap, cf, ranks[i], o);
+		rc = build_rank(&t, &cap, cf, ranks[i], o, &guess);
 	free(ranks);
 	if (rc < 0) {
 		timeline_free(&t);
