@@ -61,7 +61,8 @@ struct walk_ctx {
 	void *data;
 };
 
-static SP_ALWAYS_INLINE int walk_open(void *data, uint64_t ev, uint32_t row, size_t depth)
+static SP_ALWAYS_INLINE int walk_open(void *data, uint64_t ev, uint32_t row, size_t depth,
+				      uint32_t parent_tag, uint32_t *ret_tag)
 {
 	const struct walk_ctx *w = data;
 	const struct sp_reader *r = w->r;
@@ -78,7 +79,8 @@ static SP_ALWAYS_INLINE int walk_open(void *data, uint64_t ev, uint32_t row, siz
 	return w->fn(w->data, &c);
 }
 
-static inline void walk_close(void *data, uint64_t ev, uint32_t row, int64_t excl)
+static inline void walk_close(void *data, uint64_t ev, uint32_t row, int64_t excl,
+			      uint32_t tag)
 {
 }
 

@@ -26,9 +26,10 @@ struct walk_run {
 	uint32_t row;
 };
 
-/* An open call of the streaming walk, with its end (and its doubled end,
- * half a tick late when zero-length) at hand. */
-struct walk_call { uint64_t ev; int64_t e, e2, excl; uint32_t row; };
+/* An open call of the streaming walk: its doubled end (half a tick late
+ * when zero-length; the end is e2 >> 1), its exclusive ns so far and the
+ * visitor's tag for it (the summary's tree node). */
+struct walk_call { uint64_t ev; int64_t e2, excl; uint32_t row, tag; };
 
 struct walk {
 	const struct sp_reader *r;
@@ -112,31 +113,38 @@ int walk_nesting_error(const struct sp_reader *r, uint32_t rank,
 /* Close the open calls above keep, innermost first. */
 static SP_ALWAYS_INLINE void walk_close_to(struct walk *c, size_t keep,
 					   void (*close)(void *data, uint64_t ev,
-							 uint32_t row, int64_t excl),
+							 uint32_t row, int64_t excl,
+							 uint32_t tag),
 					   void *data)
 {
 	while (c->n_open > keep) {
 		struct walk_call *o = &c->open[--c->n_open];
 
-		close(data, o->ev, o->row, o->excl);
+		close(data, o->ev, o->row, o->excl, o->tag);
 	}
 }
 
 /*
  * Call ev of row, [s, e], is next in start order: close what ended, nest
- * it under the innermost open call (which must contain it) and open it.
+ * it under the innermost open call (which must contain it) and open it,
+ * with that call's tag (0 at depth 0); open gives the new call's tag.
  * Doubled timestamps: a zero-length call ends half a tick late.
  */
 static SP_ALWAYS_INLINE int walk_step(struct walk *c, uint64_t ev, uint32_t row,
 				      int64_t s, int64_t e,
 				      int (*open)(void *data, uint64_t ev,
-						  uint32_t row, size_t depth),
+						  uint32_t row, size_t depth,
+						  uint32_t parent_tag,
+						  uint32_t *ret_tag),
 				      void (*close)(void *data, uint64_t ev,
-						    uint32_t row, int64_t excl),
+						    uint32_t row, int64_t excl,
+						    uint32_t tag),
 				      void *data)
 {
 	int64_t s2 = 2 * s, d = e - s;
 	size_t top = c->n_open;
+	uint32_t tag = 0, parent_tag = 0;
+	struct walk_call *o;
 	int rc;
 
 	while (top > 0 && c->open[top - 1].e2 <= s2)
@@ -146,16 +154,22 @@ static SP_ALWAYS_INLINE int walk_step(struct walk *c, uint64_t ev, uint32_t row,
 	if (top) {
 		struct walk_call *p = &c->open[top - 1];
 
-		if (e > p->e)
+		if (e > p->e2 >> 1)
 			return walk_nesting_error(c->r, c->rank, ev, row, p->ev, p->row);
 		p->excl -= d;
+		parent_tag = p->tag;
 	}
 	if ((rc = SP_ARRAY_RESERVE(c->open, c->cap_open, c->n_open + 1, 64)) < 0)
 		return rc;
-	rc = open(data, ev, row, top);
+	rc = open(data, ev, row, top, parent_tag, &tag);
 	if (rc < 0)
 		return rc;
-	c->open[c->n_open++] = (struct walk_call){ ev, e, 2 * e + (e == s), d, row };
+	o = &c->open[c->n_open++];
+	o->ev = ev;
+	o->e2 = 2 * e + (e == s);
+	o->excl = d;
+	o->row = row;
+	o->tag = tag;
 	return 0;
 }
 

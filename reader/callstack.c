@@ -139,14 +139,17 @@ static int nesting_error(const struct sp_reader *r, const struct sp_call_stack *
  * data (inline: the indirect calls were a fifth of the exclusive-time
  * pass).
  */
-static inline int any_open(void *data, uint64_t ev, uint32_t row, size_t depth)
+static inline int any_open(void *data, uint64_t ev, uint32_t row, size_t depth,
+			   uint32_t parent_tag, uint32_t *ret_tag)
 {
 	const struct walk *c = data;
 
-	return c->visit->open ? c->visit->open(c->visit->data, ev, row, depth) : 0;
+	return c->visit->open ? c->visit->open(c->visit->data, ev, row, depth,
+					       parent_tag, ret_tag) : 0;
 }
 
-static inline void any_close(void *data, uint64_t ev, uint32_t row, int64_t excl)
+static inline void any_close(void *data, uint64_t ev, uint32_t row, int64_t excl,
+			     uint32_t tag)
 {
 	const struct walk *c = data;
 
@@ -156,7 +159,7 @@ static inline void any_close(void *data, uint64_t ev, uint32_t row, int64_t excl
 		row_excl[row] = sp_add_wrap(row_excl[row], excl);
 		return;
 	}
-	c->visit->close(c->visit->data, ev, row, excl);
+	c->visit->close(c->visit->data, ev, row, excl, tag);
 }
 
 static inline void stream_close(struct walk *c, size_t keep)

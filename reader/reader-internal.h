@@ -231,8 +231,12 @@ int reader_region_positions(const struct sp_reader *r,
 struct walk;
 struct call_visitor {
 	void *data;
-	int (*open)(void *data, uint64_t ev, uint32_t row, size_t depth);
-	void (*close)(void *data, uint64_t ev, uint32_t row, int64_t excl);
+	/* parent_tag: the innermost open call's tag (0 at depth 0); *ret_tag
+	 * the new call's, handed back to close (the summary's tree node). */
+	int (*open)(void *data, uint64_t ev, uint32_t row, size_t depth,
+		    uint32_t parent_tag, uint32_t *ret_tag);
+	void (*close)(void *data, uint64_t ev, uint32_t row, int64_t excl,
+		      uint32_t tag);
 	/* NULL, or the merge of one lane with open and close inlined
 	 * (walk_merge of callstack-walk.h over walk_step with them). */
 	int (*merge)(struct walk *c);

@@ -107,7 +107,7 @@ static uint64_t dsum_add(uint64_t a, uint64_t b)
 	return a >= DSUM_EXACT || b >= DSUM_EXACT - a ? DSUM_EXACT : a + b;
 }
 
-static inline int account(struct summary_tree *t, uint32_t node, bool outer,
+static SP_ALWAYS_INLINE int account(struct summary_tree *t, uint32_t node, bool outer,
 		   int64_t s, int64_t e, uint32_t rank_mark)
 {
 	struct node *nd = &t->nodes[node];
@@ -181,8 +181,6 @@ struct fold {
 	const struct sp_reader *r;
 	const int64_t *s, *e;
 	uint32_t rank_mark;
-	uint32_t *stack;          /* node of each open call */
-	size_t n_stack, cap_stack;
 	struct ival *iv;          /* outermost intervals (lanes only) */
 	size_t n_iv, cap_iv;
 	bool lanes;
@@ -191,12 +189,14 @@ struct fold {
 				    * the rows themselves are cache misses) */
 };
 
-static SP_ALWAYS_INLINE int fold_open(void *data, uint64_t ev, uint32_t row, size_t depth)
+/* The walk keeps each open call's node as its tag (pnode: the parent's,
+ * the root at depth 0). */
+static SP_ALWAYS_INLINE int fold_open(void *data, uint64_t ev, uint32_t row,
+				      size_t depth, uint32_t pnode, uint32_t *ret_node)
 {
 	struct fold *f = data;
 	struct summary_tree *t = f->t;
 	uint32_t region = f->region_of[row], node;
-	uint32_t pnode = depth ? f->stack[depth - 1] : 0;
 	bool outer = depth == 0 || t->nodes[pnode].region != region;
 	int rc;
 
@@ -208,9 +208,7 @@ static SP_ALWAYS_INLINE int fold_open(void *data, uint64_t ev, uint32_t row, siz
 		node = pnode;
 		t->nodes[node].recursive = true;
 	}
-	if (SP_ARRAY_RESERVE(f->stack, f->cap_stack, f->n_stack + 1, 64) < 0)
-		return -ENOMEM;
-	f->stack[f->n_stack++] = node;
+	*ret_node = node;
 	if (outer && f->lanes) {
 		if (SP_ARRAY_RESERVE(f->iv, f->cap_iv, f->n_iv + 1, 256) < 0)
 			return -ENOMEM;
@@ -219,10 +217,11 @@ static SP_ALWAYS_INLINE int fold_open(void *data, uint64_t ev, uint32_t row, siz
 	return account(t, node, outer, f->s[ev], f->e[ev], f->rank_mark);
 }
 
-static inline void fold_close(void *data, uint64_t ev, uint32_t row, int64_t excl)
+static inline void fold_close(void *data, uint64_t ev, uint32_t row, int64_t excl,
+			      uint32_t node)
 {
 	struct fold *f = data;
-	struct node *nd = &f->t->nodes[f->stack[--f->n_stack]];
+	struct node *nd = &f->t->nodes[node];
 
 	nd->own = sp_add_wrap(nd->own, excl);
 	if (f->row_excl)
@@ -300,7 +299,6 @@ static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
 		end_rank(t, f.lanes);
 	if (rc == 0 && sums)
 		exclusive_from_sums(r, rows, nr, sums);
-	free(f.stack);
 	free(f.iv);
 	if (rc < 0) {
 		summary_tree_destroy(t);
