@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "callstack-walk.h"
 #include "reader-internal.h"
 
 /* The rank's rows of the selected regions (free *ret_rows). 0 or -errno. */
@@ -60,7 +61,8 @@ struct walk_ctx {
 	void *data;
 };
 
-static int walk_open(void *data, uint64_t ev, uint32_t row, size_t depth)
+static SP_ALWAYS_INLINE int walk_open(void *data, uint64_t ev, uint32_t row, size_t depth,
+				      uint32_t parent_tag, uint32_t *ret_tag)
 {
 	const struct walk_ctx *w = data;
 	const struct sp_reader *r = w->r;
@@ -77,8 +79,21 @@ static int walk_open(void *data, uint64_t ev, uint32_t row, size_t depth)
 	return w->fn(w->data, &c);
 }
 
-static void walk_close(void *data, uint64_t ev, uint32_t row, int64_t excl)
+static inline void walk_close(void *data, uint64_t ev, uint32_t row, int64_t excl,
+			      uint32_t tag)
 {
+}
+
+/* The walk's merge with walk_open and walk_close inlined (callstack-walk.h). */
+static inline int walk_emit(struct walk *c, struct sp_call_stack *cs, size_t *at,
+			    uint64_t ev, uint32_t row, int64_t s, int64_t e)
+{
+	return walk_step(c, ev, row, s, e, walk_open, walk_close, c->visit->data);
+}
+
+static int walk_merge_lane(struct walk *c)
+{
+	return walk_merge(c, NULL, NULL, walk_emit);
 }
 
 int sp_call_stack_walk(const struct sp_reader *r, uint32_t rank, int64_t lane,
@@ -87,7 +102,7 @@ int sp_call_stack_walk(const struct sp_reader *r, uint32_t rank, int64_t lane,
 		       void *data)
 {
 	struct walk_ctx w = { r, rank, fn, data };
-	struct call_visitor v = { &w, walk_open, walk_close };
+	struct call_visitor v = { &w, walk_open, walk_close, walk_merge_lane };
 	size_t *rows, n;
 	int rc = selected_rank_rows(r, rank, sel, &rows, &n);
 

@@ -12,48 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callstack-walk.h"
 #include "reader-internal.h"
 #include "sp-array.h"
 #include "sp-map.h"
 
-struct run {
-	uint64_t base;      /* contiguous events base..base+n */
-	uint64_t *idx;      /* or these events */
-	uint64_t *own;      /* buffer to free (idx may point into it) */
-	uint64_t *lanes;    /* events grouped by lane (stable), owned */
-	size_t n_lanes_ev, lane_pos;
-	size_t n, pos;
-	uint32_t row;
-};
-
-struct head {
-	int64_t s, e;  /* cached timestamps of the run's next event */
-	size_t run;
-};
-
-/* An open call of the streaming walk, with its end (and its doubled end,
- * half a tick late when zero-length) at hand. */
-struct open_call { uint64_t ev; int64_t e, e2, excl; uint32_t row; };
-
-struct ctx {
-	const struct sp_reader *r;
-	const int64_t *s, *e;
-	struct run *runs;
-	size_t n_runs;
-	uint32_t rank;
-	/* Streaming mode (no call arrays): only the open calls are kept. */
-	const struct call_visitor *visit;
-	struct open_call *open;
-	size_t n_open, cap_open;
-};
-
-static inline uint64_t run_at(const struct run *u, size_t j)
-{
-	return u->idx ? u->idx[j] : u->base + j;
-}
-
 /* start asc, end desc, then input order (a < b). */
-static inline bool before(const struct ctx *c, uint64_t a, uint64_t b,
+static inline bool before(const struct walk *c, uint64_t a, uint64_t b,
 			  bool input_a_first)
 {
 	if (c->s[a] != c->s[b])
@@ -65,7 +30,7 @@ static inline bool before(const struct ctx *c, uint64_t a, uint64_t b,
 
 static int cmp_events(const void *pa, const void *pb, void *arg)
 {
-	const struct ctx *c = arg;
+	const struct walk *c = arg;
 	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
 
 	if (a == b)
@@ -80,10 +45,10 @@ static int cmp_events(const void *pa, const void *pb, void *arg)
  * those groups are sorted, so a run costs linear time, not a sort of all
  * its events; the whole run is sorted only when its starts go backwards.
  */
-static int sort_runs(struct ctx *c)
+static int sort_runs(struct walk *c)
 {
 	for (size_t k = 0; k < c->n_runs; k++) {
-		struct run *u = &c->runs[k];
+		struct walk_run *u = &c->runs[k];
 		/* A whole row in file order: the basics checked it. */
 		bool sorted = true, entry = true, whole = !u->idx &&
 			u->n == c->r->rows[u->row].count;
@@ -123,38 +88,11 @@ static int sort_runs(struct ctx *c)
 	return 0;
 }
 
-static inline bool head_less(const struct head *a, const struct head *b)
-{
-	if (a->s != b->s)
-		return a->s < b->s;
-	if (a->e != b->e)
-		return a->e > b->e;
-	return a->run < b->run;
-}
-
-static void sift_down(struct head *heap, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-
-		if (l < n && head_less(&heap[l], &heap[m]))
-			m = l;
-		if (l + 1 < n && head_less(&heap[l + 1], &heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		struct head t = heap[i];
-		heap[i] = heap[m];
-		heap[m] = t;
-		i = m;
-	}
-}
-
-static inline int stream_step(struct ctx *c, uint64_t ev, uint32_t row,
+static inline int stream_step(struct walk *c, uint64_t ev, uint32_t row,
 			      int64_t s, int64_t e);
 
 /* Take event ev of row: into cs at *at, or into the streaming step. */
-static inline int merge_emit(struct ctx *c, struct sp_call_stack *cs,
+static inline int merge_emit(struct walk *c, struct sp_call_stack *cs,
 			     size_t *at, uint64_t ev, uint32_t row, int64_t s,
 			     int64_t e)
 {
@@ -166,54 +104,15 @@ static inline int merge_emit(struct ctx *c, struct sp_call_stack *cs,
 	return 0;
 }
 
-/*
- * Merge the sorted runs: into cs->ev / cs->row starting at *at, or (when
- * c->visit is set) straight into the streaming nesting step.
- */
-static int merge_runs(struct ctx *c, struct sp_call_stack *cs, size_t *at)
+/* Merge the sorted runs into cs->ev / cs->row starting at *at, or (when
+ * c->visit is set) straight into the streaming nesting step. */
+static int merge_runs(struct walk *c, struct sp_call_stack *cs, size_t *at)
 {
-	struct head *heap = malloc((c->n_runs + 1) * sizeof(*heap));
-	size_t n = 0;
-	int rc = 0;
-
-	if (!heap)
-		return -ENOMEM;
-	for (size_t k = 0; k < c->n_runs; k++) {
-		if (c->runs[k].n == 0)
-			continue;
-		uint64_t ev = run_at(&c->runs[k], 0);
-		heap[n++] = (struct head){ c->s[ev], c->e[ev], k };
-	}
-	for (size_t i = n; i-- > 0;)
-		sift_down(heap, n, i);
-	while (n > 0 && rc == 0) {
-		struct run *u = &c->runs[heap[0].run];
-		uint64_t ev = run_at(u, u->pos);
-
-		rc = merge_emit(c, cs, at, ev, u->row, heap[0].s, heap[0].e);
-		if (++u->pos == u->n) {
-			heap[0] = heap[--n];
-		} else {
-			ev = run_at(u, u->pos);
-			/* Hundreds of rows are read side by side: fetch each
-			 * row's next lines ahead (the loads below were a third
-			 * of the merge, waiting on memory). */
-			if (!u->idx && (ev & 7) == 0 && u->pos + 16 < u->n) {
-				__builtin_prefetch(c->s + ev + 16);
-				__builtin_prefetch(c->e + ev + 16);
-			}
-			heap[0].s = c->s[ev];
-			heap[0].e = c->e[ev];
-		}
-		sift_down(heap, n, 0);
-	}
-	free(heap);
-	return rc;
+	return walk_merge(c, cs, at, merge_emit);
 }
 
-static int nesting_error_ev(const struct sp_reader *r, uint32_t rank,
-			    uint64_t ec, uint32_t row_c, uint64_t ep,
-			    uint32_t row_p)
+int walk_nesting_error(const struct sp_reader *r, uint32_t rank,
+		       uint64_t ec, uint32_t row_c, uint64_t ep, uint32_t row_p)
 {
 	const struct sp_row *rc = &r->rows[row_c], *rp = &r->rows[row_p];
 	const int64_t *s = r->col[SP_COL_START_TIMES], *e = r->col[SP_COL_END_TIMES];
@@ -230,62 +129,48 @@ static int nesting_error_ev(const struct sp_reader *r, uint32_t rank,
 static int nesting_error(const struct sp_reader *r, const struct sp_call_stack *cs,
 			 size_t child, size_t parent)
 {
-	return nesting_error_ev(r, cs->rank, cs->ev[child], cs->row[child],
+	return walk_nesting_error(r, cs->rank, cs->ev[child], cs->row[child],
 				cs->ev[parent], cs->row[parent]);
 }
 
 /*
- * Streaming nesting step: only the open calls are kept. A visitor without
- * an open callback only sums exclusive ns per row into its data (inline:
- * the indirect calls were a fifth of the exclusive-time pass).
+ * The generic visitor's callbacks for walk_step (data is the walk): a
+ * visitor without an open callback only sums exclusive ns per row into its
+ * data (inline: the indirect calls were a fifth of the exclusive-time
+ * pass).
  */
-static inline void stream_close(struct ctx *c, size_t keep)
+static inline int any_open(void *data, uint64_t ev, uint32_t row, size_t depth,
+			   uint32_t parent_tag, uint32_t *ret_tag)
 {
+	const struct walk *c = data;
+
+	return c->visit->open ? c->visit->open(c->visit->data, ev, row, depth,
+					       parent_tag, ret_tag) : 0;
+}
+
+static inline void any_close(void *data, uint64_t ev, uint32_t row, int64_t excl,
+			     uint32_t tag)
+{
+	const struct walk *c = data;
+
 	if (!c->visit->open) {
 		int64_t *row_excl = c->visit->data;
 
-		while (c->n_open > keep) {
-			struct open_call *o = &c->open[--c->n_open];
-
-			row_excl[o->row] = sp_add_wrap(row_excl[o->row], o->excl);
-		}
+		row_excl[row] = sp_add_wrap(row_excl[row], excl);
 		return;
 	}
-	while (c->n_open > keep) {
-		struct open_call *o = &c->open[--c->n_open];
-
-		c->visit->close(c->visit->data, o->ev, o->row, o->excl);
-	}
+	c->visit->close(c->visit->data, ev, row, excl, tag);
 }
 
-/* Call ev of row, [s, e], is next in start order: close what ended, nest. */
-static inline int stream_step(struct ctx *c, uint64_t ev, uint32_t row,
+static inline void stream_close(struct walk *c, size_t keep)
+{
+	walk_close_to(c, keep, any_close, c);
+}
+
+static inline int stream_step(struct walk *c, uint64_t ev, uint32_t row,
 			      int64_t s, int64_t e)
 {
-	int64_t s2 = 2 * s, d = e - s;
-	size_t top = c->n_open;
-	int rc;
-
-	while (top > 0 && c->open[top - 1].e2 <= s2)
-		top--;
-	if (top < c->n_open)
-		stream_close(c, top);
-	if (top) {
-		struct open_call *p = &c->open[top - 1];
-
-		if (e > p->e)
-			return nesting_error_ev(c->r, c->rank, ev, row, p->ev, p->row);
-		p->excl -= d;
-	}
-	if ((rc = SP_ARRAY_RESERVE(c->open, c->cap_open, c->n_open + 1, 64)) < 0)
-		return rc;
-	if (c->visit->open) {
-		rc = c->visit->open(c->visit->data, ev, row, top);
-		if (rc < 0)
-			return rc;
-	}
-	c->open[c->n_open++] = (struct open_call){ ev, e, 2 * e + (e == s), d, row };
-	return 0;
+	return walk_step(c, ev, row, s, e, any_open, any_close, c);
 }
 
 /* Depth, parent and exclusive time of calls [from, to) (one lane). */
@@ -454,7 +339,7 @@ static size_t lane_index(const int64_t *ids, size_t n, int64_t v)
  * by lane (O(events log lanes)), or a sort of the row when it has fewer
  * events than the rank has lanes; not O(lanes x events).
  */
-static int init_runs(struct ctx *c, const size_t *rows, size_t n_rows,
+static int init_runs(struct walk *c, const size_t *rows, size_t n_rows,
 		     const int64_t *lane_ids, size_t n_lanes)
 {
 	const int64_t *t = c->r->col[SP_COL_THREAD_IDS];
@@ -464,7 +349,7 @@ static int init_runs(struct ctx *c, const size_t *rows, size_t n_rows,
 		return -ENOMEM;
 	for (size_t i = 0; i < n_rows; i++) {
 		const struct sp_row *row = &c->r->rows[rows[i]];
-		struct run *u = &c->runs[i];
+		struct walk_run *u = &c->runs[i];
 
 		memset(u, 0, sizeof(*u));
 		u->row = (uint32_t)rows[i];
@@ -499,12 +384,12 @@ static int init_runs(struct ctx *c, const size_t *rows, size_t n_rows,
 }
 
 /* Point each run at its events of the lane (lanes visited ascending). */
-static void lane_runs(struct ctx *c, bool lanes, int64_t lane)
+static void lane_runs(struct walk *c, bool lanes, int64_t lane)
 {
 	const int64_t *t = c->r->col[SP_COL_THREAD_IDS];
 
 	for (size_t i = 0; i < c->n_runs; i++) {
-		struct run *u = &c->runs[i];
+		struct walk_run *u = &c->runs[i];
 
 		free(u->own);
 		u->own = NULL;
@@ -524,7 +409,7 @@ static void lane_runs(struct ctx *c, bool lanes, int64_t lane)
 	}
 }
 
-static void free_runs(struct ctx *c)
+static void free_runs(struct walk *c)
 {
 	for (size_t i = 0; i < c->n_runs; i++) {
 		free(c->runs[i].own);
@@ -533,7 +418,7 @@ static void free_runs(struct ctx *c)
 	}
 }
 
-static int build_lanes(struct ctx *c, struct sp_call_stack *cs,
+static int build_lanes(struct walk *c, struct sp_call_stack *cs,
 		       const size_t *rows, size_t n_rows, const int64_t *lanes,
 		       size_t n_lanes, int64_t only)
 {
@@ -550,7 +435,9 @@ static int build_lanes(struct ctx *c, struct sp_call_stack *cs,
 			continue;
 		lane_runs(c, lanes != NULL, lanes ? lanes[l] : -1);
 		rc = sort_runs(c);
-		if (rc == 0)
+		if (rc == 0 && c->visit && c->visit->merge)
+			rc = c->visit->merge(c);
+		else if (rc == 0)
 			rc = merge_runs(c, cs, &at);
 		for (size_t i = from; rc == 0 && cs && cs->lane && i < at; i++)
 			cs->lane[i] = lanes[l];
@@ -573,7 +460,7 @@ struct sp_call_stack *call_stack_from_rows(const struct sp_reader *r,
 					   int *ret_err)
 {
 	bool lanes = r->col[SP_COL_THREAD_IDS] != NULL;
-	struct ctx c = { r, r->col[SP_COL_START_TIMES], r->col[SP_COL_END_TIMES],
+	struct walk c = { r, r->col[SP_COL_START_TIMES], r->col[SP_COL_END_TIMES],
 			 NULL, 0, rank, NULL, NULL, 0, 0 };
 	struct sp_call_stack *cs = NULL;
 	int64_t *lane_ids = NULL;
@@ -615,7 +502,7 @@ int visit_rows_lane(const struct sp_reader *r, uint32_t rank, int64_t only,
 		    const struct call_visitor *visit)
 {
 	bool lanes = r->col[SP_COL_THREAD_IDS] != NULL;
-	struct ctx c = { r, r->col[SP_COL_START_TIMES], r->col[SP_COL_END_TIMES],
+	struct walk c = { r, r->col[SP_COL_START_TIMES], r->col[SP_COL_END_TIMES],
 			 NULL, 0, rank, visit, NULL, 0, 0 };
 	int64_t *lane_ids = NULL;
 	size_t total = 0, n_lanes = 0;
@@ -639,7 +526,7 @@ int visit_rows_lane(const struct sp_reader *r, uint32_t rank, int64_t only,
 int exclusive_from_rows(const struct sp_reader *r, uint32_t rank,
 			const size_t *rows, size_t n_rows, int64_t *row_excl)
 {
-	struct call_visitor v = { row_excl, NULL, NULL };
+	struct call_visitor v = { row_excl, NULL, NULL, NULL };
 
 	return visit_rows(r, rank, rows, n_rows, &v);
 }

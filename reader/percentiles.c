@@ -307,32 +307,94 @@ static bool refine_ranks(const struct dur_set *ds, struct want_range *wr,
 }
 
 /*
+ * First-pass buckets. When the range fits in nb buckets they are the exact
+ * values (shift 0); else linear buckets of 2^shift values would put a
+ * region's millions of tiny calls into one bucket whenever a few long calls
+ * stretch the range, and every wanted rank would need a refining pass. So
+ * the buckets are log-linear instead: offsets x = v - mn below 2S are exact,
+ * above it each power of two splits into S buckets of 2^sh values
+ * (sh = floor(log2 x) - sbits, S = 2^sbits): bucket sh * S + (x >> sh).
+ * Every bucket is an aligned power-of-two range, as refine_ranks wants.
+ */
+struct buckets {
+	uint64_t mn;
+	unsigned shift;       /* linear buckets (log-linear: sbits = 0) */
+	unsigned sbits;       /* log-linear buckets of 2^sbits per octave */
+	size_t nb;
+};
+
+static inline size_t bucket_of(const struct buckets *bk, int64_t v)
+{
+	uint64_t x = (uint64_t)v - bk->mn;
+	unsigned top, sh;
+
+	if (bk->sbits == 0)
+		return (size_t)(x >> bk->shift);
+	top = 63 - (unsigned)__builtin_clzll(x | 1);
+	sh = top > bk->sbits ? top - bk->sbits : 0;
+	return ((size_t)sh << bk->sbits) + (size_t)(x >> sh);
+}
+
+/* Values of bucket b: [lo, lo + 2^bits). */
+static void bucket_range(const struct buckets *bk, size_t b, uint64_t *lo,
+			 unsigned *bits)
+{
+	size_t S = (size_t)1 << bk->sbits, sh;
+
+	if (bk->sbits == 0) {
+		*lo = bk->mn + ((uint64_t)b << bk->shift);
+		*bits = bk->shift;
+		return;
+	}
+	sh = b < 2 * S ? 0 : b / S - 1;
+	*lo = bk->mn + ((uint64_t)(b - (sh << bk->sbits)) << sh);
+	*bits = (unsigned)sh;
+}
+
+/* Linear buckets when the range fits in as many as the values want (up to
+ * 64K), else log-linear ones of as many per octave (S, up to 2048). */
+static void buckets_plan(struct buckets *bk, size_t n, int64_t mn, int64_t mx)
+{
+	uint64_t range = (uint64_t)mx - (uint64_t)mn, nb = 64;
+	unsigned sbits = 2;
+
+	while (nb < n && nb < 65536)
+		nb *= 2;
+	bk->mn = (uint64_t)mn;
+	bk->shift = 0;
+	bk->sbits = 0;
+	if (range < nb) {
+		bk->nb = (size_t)range + 1;
+		return;
+	}
+	while (((size_t)1 << (sbits + 5)) <= nb && sbits < 11)
+		sbits++;
+	bk->sbits = sbits;
+	bk->nb = bucket_of(bk, mx) + 1;
+}
+
+/*
  * The six order statistics behind p50/p95/p99 (rank k and k + 1 of each)
- * from one counting pass over the n values of ds (min mn, max mx): values
- * are bucketed by (v - mn) >> shift into at most 64K buckets; when the
- * range fits (shift 0) the buckets are the exact values, else a second
- * pass gathers only the few buckets holding a wanted rank and sorts those.
- * Same values as selection, so the same doubles. With m2 set, the counting
- * pass also sums the squared deviations from mean (in value order).
+ * from one counting pass over the n values of ds (min mn, max mx), in the
+ * buckets of buckets_plan: a wanted rank in a one-value bucket is known,
+ * the others are narrowed by refine_ranks. Same values as selection, so
+ * the same doubles. With m2 set, the counting pass also sums the squared
+ * deviations from mean (in value order).
  */
 bool percentiles3_hist(const struct dur_set *ds, size_t n, int64_t mn,
 		       int64_t mx, double mean, double *m2,
 			      double ret[3])
 {
-	uint64_t range = (uint64_t)mx - (uint64_t)mn, nb = 64;
-	size_t want[6], off[6];
+	struct buckets bk;
+	size_t want[6], off[6], b_of[6];
 	int64_t val[6];
-	uint32_t bucket_of[6];
-	unsigned shift = 0;
 	uint32_t *hist;
 	double sq = 0;
+	struct want_range wr[6];
+	bool all_exact = true;
 
-	while (nb < n && nb < 65536)
-		nb *= 2;
-	while ((range >> shift) >= nb)
-		shift++;
-	nb = (range >> shift) + 1;
-	hist = calloc(nb, sizeof(*hist));
+	buckets_plan(&bk, n, mn, mx);
+	hist = calloc(bk.nb, sizeof(*hist));
 	if (!hist || n > UINT32_MAX) {
 		free(hist);
 		return false;
@@ -342,13 +404,11 @@ bool percentiles3_hist(const struct dur_set *ds, size_t n, int64_t mn,
 			double dev = (double)d - mean;
 
 			sq += dev * dev;
-			hist[((uint64_t)d - (uint64_t)mn) >> shift]++;
+			hist[bucket_of(&bk, d)]++;
 		})
 		*m2 = sq;
 	} else {
-		DUR_FOR_EACH(ds, d, {
-			hist[((uint64_t)d - (uint64_t)mn) >> shift]++;
-		})
+		DUR_FOR_EACH(ds, d, { hist[bucket_of(&bk, d)]++; })
 	}
 	for (int i = 0; i < 3; i++) {
 		double virt = (double)(n - 1) * pct_q[i];
@@ -366,25 +426,23 @@ bool percentiles3_hist(const struct dur_set *ds, size_t n, int64_t mn,
 		for (int w = 0; w < 6; w++) {
 			while (below + hist[b] <= want[w])
 				below += hist[b++];
-			bucket_of[w] = (uint32_t)b;
+			b_of[w] = b;
 			off[w] = want[w] - below;
 		}
 	}
-	if (shift == 0) {
-		for (int w = 0; w < 6; w++)
-			val[w] = (int64_t)((uint64_t)mn + bucket_of[w]);
-	} else {
-		struct want_range wr[6];
+	for (int w = 0; w < 6; w++) {
+		uint64_t lo;
+		unsigned bits;
 
-		for (int w = 0; w < 6; w++)
-			wr[w] = (struct want_range){
-				(uint64_t)mn + ((uint64_t)bucket_of[w] << shift),
-				shift, hist[bucket_of[w]], off[w], false };
-		if (!refine_ranks(ds, wr, val)) {
-			free(hist);
-			return false;
-		}
+		bucket_range(&bk, b_of[w], &lo, &bits);
+		wr[w] = (struct want_range){ lo, bits, hist[b_of[w]], off[w], bits == 0 };
+		if (bits == 0)
+			val[w] = (int64_t)lo;
+		all_exact &= bits == 0;
 	}
+	free(hist);
+	if (!all_exact && !refine_ranks(ds, wr, val))
+		return false;
 	for (int i = 0; i < 3; i++) {
 		double virt = (double)(n - 1) * pct_q[i];
 		double t = virt - floor(virt);
@@ -395,7 +453,6 @@ bool percentiles3_hist(const struct dur_set *ds, size_t n, int64_t mn,
 			t = 0;
 		ret[i] = lerp(a, b, t);
 	}
-	free(hist);
 	return true;
 }
 
@@ -424,6 +481,25 @@ int percentiles3_set(const struct dur_set *ds, size_t n, int64_t mn,
 	percentiles3_select(pool, n, ret);
 	free(pool);
 	return 0;
+}
+
+int percentiles3_m2(const struct dur_set *ds, size_t n, int64_t mn,
+		    int64_t mx, double mean, double *ret_m2, double ret[3])
+{
+	double m2 = 0;
+
+	if (n >= 256 && percentiles3_hist(ds, n, mn, mx, mean, &m2, ret)) {
+		*ret_m2 = m2;
+		return 0;
+	}
+	m2 = 0; /* a histogram given up half way may have set it */
+	DUR_FOR_EACH(ds, d, {
+		double dev = (double)d - mean;
+
+		m2 += dev * dev;
+	})
+	*ret_m2 = m2;
+	return percentiles3_set(ds, n, mn, mx, ret);
 }
 
 double sp_percentile_ns(int64_t *ns, size_t n, double percent)

@@ -191,6 +191,11 @@ int percentiles3_set(const struct dur_set *ds, size_t n, int64_t mn,
  * also the squared deviations from mean. false without memory. */
 bool percentiles3_hist(const struct dur_set *ds, size_t n, int64_t mn,
 		       int64_t mx, double mean, double *m2, double ret[3]);
+/* percentiles3_set with the squared deviations from mean (summed in the
+ * values' order) into *ret_m2, from the same counting pass when there is
+ * one. 0 or -ENOMEM. */
+int percentiles3_m2(const struct dur_set *ds, size_t n, int64_t mn,
+		    int64_t mx, double mean, double *ret_m2, double ret[3]);
 /* The same by selection in v (reordered). */
 void percentiles3_select(int64_t *v, size_t n, double ret[3]);
 /* The n values of ds in a new array, or NULL. */
@@ -223,10 +228,18 @@ int reader_region_positions(const struct sp_reader *r,
  */
 /* open NULL: close is not called either; data is an int64_t[] of per-row
  * exclusive ns sums that the walk adds to (exclusive_from_rows). */
+struct walk;
 struct call_visitor {
 	void *data;
-	int (*open)(void *data, uint64_t ev, uint32_t row, size_t depth);
-	void (*close)(void *data, uint64_t ev, uint32_t row, int64_t excl);
+	/* parent_tag: the innermost open call's tag (0 at depth 0); *ret_tag
+	 * the new call's, handed back to close (the summary's tree node). */
+	int (*open)(void *data, uint64_t ev, uint32_t row, size_t depth,
+		    uint32_t parent_tag, uint32_t *ret_tag);
+	void (*close)(void *data, uint64_t ev, uint32_t row, int64_t excl,
+		      uint32_t tag);
+	/* NULL, or the merge of one lane with open and close inlined
+	 * (walk_merge of callstack-walk.h over walk_step with them). */
+	int (*merge)(struct walk *c);
 };
 int visit_rows(const struct sp_reader *r, uint32_t rank, const size_t *rows,
 	       size_t n_rows, const struct call_visitor *visit);

@@ -398,6 +398,20 @@ int sp_reader_region_stats(struct sp_reader *reader, uint32_t region,
 			   const struct sp_selection *selection,
 			   struct sp_stats *ret);
 
+/** Flags of sp_reader_region_stats_flags() and sp_reader_row_stats_flags(). */
+enum sp_stats_flags {
+	/**
+	 * Leave out std and the percentiles (NAN, has_percentiles false):
+	 * the rest comes from per-row sums, without a pass over the events.
+	 */
+	SP_STATS_NO_SPREAD = 1u << 0,
+};
+
+/** sp_reader_region_stats() with flags (enum sp_stats_flags); 0 is the same call. */
+int sp_reader_region_stats_flags(struct sp_reader *reader, uint32_t region,
+				 const struct sp_selection *selection,
+				 unsigned flags, struct sp_stats *ret);
+
 /**
  * As sp_reader_region_stats(), with total, exclusive, average, std and the
  * rank imbalance in the Python reader's floating-point arithmetic, bit for
@@ -418,6 +432,9 @@ const char *sp_reader_nesting_problem(struct sp_reader *reader);
 /** Statistics of one (region, rank) row. @return 0, -ENOENT or -ENOMEM. */
 int sp_reader_row_stats(struct sp_reader *reader, size_t row,
 			struct sp_stats *ret);
+/** sp_reader_row_stats() with flags (enum sp_stats_flags). */
+int sp_reader_row_stats_flags(struct sp_reader *reader, size_t row,
+			      unsigned flags, struct sp_stats *ret);
 
 /**
  * Linear-interpolation percentile (numpy default) of the seconds values

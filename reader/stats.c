@@ -242,9 +242,16 @@ static void imbalance_of_rows(struct sp_reader *r, const size_t *rows,
 					 ? (st->rank_imbalance - 1) * 100 : 0.0;
 }
 
+/* Without spread (SP_STATS_NO_SPREAD): std and percentiles NAN. */
+static void no_spread(struct sp_stats *st)
+{
+	st->std = st->p50 = st->p95 = st->p99 = NAN;
+	st->has_percentiles = false;
+}
+
 /* rows: ascending rank order. */
 static int stats_of_rows(struct sp_reader *r, const size_t *rows, size_t n,
-			 struct sp_stats *ret)
+			 bool spread, struct sp_stats *ret)
 {
 	struct sp_stats st = { 0 };
 	const struct row_basic *bf = NULL, *bl = NULL;
@@ -288,13 +295,17 @@ static int stats_of_rows(struct sp_reader *r, const size_t *rows, size_t n,
 		st.last = (double)bl->last / SP_NS_PER_S;
 		st.first_start = (double)bf->first_start / SP_NS_PER_S;
 		st.last_end = (double)bl->last_end / SP_NS_PER_S;
-		if (events) {
+		if (!spread) {
+			no_spread(&st);
+		} else if (events) {
 			rc = spread_of_rows(r, rows, n, mn, mx, &st);
 			if (rc < 0)
 				return rc;
 		} else {
 			spread_from_aggregates(r, rows, n, &st);
 		}
+	} else if (!spread) {
+		no_spread(&st);
 	}
 	imbalance_of_rows(r, rows, n, &st);
 	rc = exclusive_of_rows(r, rows, n, &st);
@@ -307,6 +318,14 @@ static int stats_of_rows(struct sp_reader *r, const size_t *rows, size_t n,
 int sp_reader_region_stats(struct sp_reader *r, uint32_t region,
 			   const struct sp_selection *sel, struct sp_stats *ret)
 {
+	return sp_reader_region_stats_flags(r, region, sel, 0, ret);
+}
+
+int sp_reader_region_stats_flags(struct sp_reader *r, uint32_t region,
+				 const struct sp_selection *sel, unsigned flags,
+				 struct sp_stats *ret)
+{
+	bool spread = !(flags & SP_STATS_NO_SPREAD);
 	size_t *rows, n = 0;
 	bool all;
 	int rc;
@@ -339,11 +358,14 @@ int sp_reader_region_stats(struct sp_reader *r, uint32_t region,
 	}
 	if (all && r->region_stats_done[region]) {
 		*ret = r->region_stats[region];
+		if (!spread)
+			no_spread(ret);
 		free(rows);
 		return 0;
 	}
-	rc = stats_of_rows(r, rows, n, ret);
-	if (rc == 0 && all) {
+	/* Only statistics with spread are kept for later calls. */
+	rc = stats_of_rows(r, rows, n, spread, ret);
+	if (rc == 0 && all && spread) {
 		r->region_stats[region] = *ret;
 		r->region_stats_done[region] = true;
 	}
@@ -353,9 +375,15 @@ int sp_reader_region_stats(struct sp_reader *r, uint32_t region,
 
 int sp_reader_row_stats(struct sp_reader *r, size_t row, struct sp_stats *ret)
 {
+	return sp_reader_row_stats_flags(r, row, 0, ret);
+}
+
+int sp_reader_row_stats_flags(struct sp_reader *r, size_t row, unsigned flags,
+			      struct sp_stats *ret)
+{
 	if (row >= r->n_rows)
 		return -ENOENT;
-	return stats_of_rows(r, &row, 1, ret);
+	return stats_of_rows(r, &row, 1, !(flags & SP_STATS_NO_SPREAD), ret);
 }
 
 /* ---- region order and time origins -------------------------------------- */

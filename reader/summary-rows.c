@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,24 +63,27 @@ static int node_row(struct summary_tree *t, const struct sp_reader *r,
 		node_row_tail(nd, row);
 		return 0;
 	}
-	/* The ranks' durations in rank order, as one pooled array. */
-	for (size_t i = 0; i < ds.n_slices; i++) {
-		const int64_t *d = ds.slice[i].e;
+	/* The ranks' durations in rank order, as one pooled array. The
+	 * exact sum gives the mean those doubles sum to and the node's
+	 * extremes are known: one pass less over the durations. */
+	if (nd->dsum < DSUM_EXACT) {
+		mean = (double)nd->dsum;
+		mn = nd->dmin;
+		mx = nd->dmax;
+	} else {
+		for (size_t i = 0; i < ds.n_slices; i++) {
+			const int64_t *d = ds.slice[i].e;
 
-		for (uint64_t k = 0; k < ds.slice[i].hi; k++) {
-			mean += (double)d[k];
-			mn = d[k] < mn ? d[k] : mn;
-			mx = d[k] > mx ? d[k] : mx;
+			for (uint64_t k = 0; k < ds.slice[i].hi; k++) {
+				mean += (double)d[k];
+				mn = d[k] < mn ? d[k] : mn;
+				mx = d[k] > mx ? d[k] : mx;
+			}
 		}
 	}
 	mean /= (double)nd->dur_n;
-	for (size_t i = 0; i < ds.n_slices; i++) {
-		const int64_t *d = ds.slice[i].e;
-
-		for (uint64_t k = 0; k < ds.slice[i].hi; k++)
-			m2 += ((double)d[k] - mean) * ((double)d[k] - mean);
-	}
-	rc = percentiles3_set(&ds, nd->dur_n, mn, mx, p);
+	/* The squared deviations come out of the percentiles' counting pass. */
+	rc = percentiles3_m2(&ds, nd->dur_n, mn, mx, mean, &m2, p);
 	if (rc < 0)
 		return rc;
 	row->total = (double)nd->total_outer / SP_NS_PER_S;
@@ -234,6 +238,31 @@ static int emit(struct emit_ctx *c)
 	return rc;
 }
 
+/* Node rows are independent (each reads its own durations): threads take
+ * the nodes one at a time from a shared counter, as the ranks' trees are
+ * built (the nodes' sizes differ by orders of magnitude). */
+struct rows_work {
+	struct summary_tree *t;
+	const struct sp_reader *r;
+	struct sp_summary_row *rows;
+	atomic_size_t next;
+	atomic_int rc;
+};
+
+static void *rows_worker(void *arg)
+{
+	struct rows_work *w = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&w->next, 1)) < w->t->n) {
+		int rc = node_row(w->t, w->r, (uint32_t)i, &w->rows[i]);
+
+		if (rc < 0)
+			atomic_store(&w->rc, rc);
+	}
+	return NULL;
+}
+
 int summary_tree_rows(struct summary_tree *t, struct sp_reader *r,
 		      const struct sp_selection *sel, enum sp_sort_key sort,
 		      struct sp_summary *s)
@@ -251,11 +280,14 @@ int summary_tree_rows(struct summary_tree *t, struct sp_reader *r,
 		return -ENOMEM;
 	}
 	c.kept[0] = true;
-	rc = 0;
-	for (uint32_t i = 1; rc == 0 && i < t->n; i++) {
-		rc = node_row(t, r, i, &c.rows[i]);
-		c.kept[i] = sp_selection_match_name(sel, r->names[t->nodes[i].region]);
+	{
+		struct rows_work w = { t, r, c.rows, 1, 0 };
+
+		reader_parallel(r, t->n - 1, rows_worker, &w);
+		rc = atomic_load(&w.rc);
 	}
+	for (uint32_t i = 1; rc == 0 && i < t->n; i++)
+		c.kept[i] = sp_selection_match_name(sel, r->names[t->nodes[i].region]);
 	if (rc == 0)
 		rc = emit(&c);
 	for (size_t i = first; rc == 0 && i < sp_summary_count(s); i++) {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callstack-walk.h"
 #include "sp-array.h"
 #include "sp-format.h"
 #include "sp-map.h"
@@ -55,7 +56,7 @@ static int new_node(struct summary_tree *t, uint32_t parent, uint32_t region,
 static int child_lookup(struct summary_tree *t, uint32_t parent,
 			uint32_t region, uint64_t key, uint32_t *ret);
 
-static int child_of(struct summary_tree *t, uint32_t parent, uint32_t region,
+static inline int child_of(struct summary_tree *t, uint32_t parent, uint32_t region,
 		    uint32_t *ret)
 {
 	uint64_t key = (((uint64_t)parent << 32) | region) + 1;
@@ -101,20 +102,12 @@ static int push_dur(struct node *nd, int64_t dur)
 	return 0;
 }
 
-/*
- * Sums of durations saturate at DSUM_EXACT: below it every partial sum of
- * the (non-negative) durations is an exact double, so the mean summed in
- * doubles call by call (node_row with spread) equals dsum / calls, and a
- * tree without spread gives the same averages.
- */
-#define DSUM_EXACT ((uint64_t)1 << 53)
-
 static uint64_t dsum_add(uint64_t a, uint64_t b)
 {
 	return a >= DSUM_EXACT || b >= DSUM_EXACT - a ? DSUM_EXACT : a + b;
 }
 
-static int account(struct summary_tree *t, uint32_t node, bool outer,
+static SP_ALWAYS_INLINE int account(struct summary_tree *t, uint32_t node, bool outer,
 		   int64_t s, int64_t e, uint32_t rank_mark)
 {
 	struct node *nd = &t->nodes[node];
@@ -188,8 +181,6 @@ struct fold {
 	const struct sp_reader *r;
 	const int64_t *s, *e;
 	uint32_t rank_mark;
-	uint32_t *stack;          /* node of each open call */
-	size_t n_stack, cap_stack;
 	struct ival *iv;          /* outermost intervals (lanes only) */
 	size_t n_iv, cap_iv;
 	bool lanes;
@@ -198,12 +189,14 @@ struct fold {
 				    * the rows themselves are cache misses) */
 };
 
-static int fold_open(void *data, uint64_t ev, uint32_t row, size_t depth)
+/* The walk keeps each open call's node as its tag (pnode: the parent's,
+ * the root at depth 0). */
+static SP_ALWAYS_INLINE int fold_open(void *data, uint64_t ev, uint32_t row,
+				      size_t depth, uint32_t pnode, uint32_t *ret_node)
 {
 	struct fold *f = data;
 	struct summary_tree *t = f->t;
 	uint32_t region = f->region_of[row], node;
-	uint32_t pnode = depth ? f->stack[depth - 1] : 0;
 	bool outer = depth == 0 || t->nodes[pnode].region != region;
 	int rc;
 
@@ -215,9 +208,7 @@ static int fold_open(void *data, uint64_t ev, uint32_t row, size_t depth)
 		node = pnode;
 		t->nodes[node].recursive = true;
 	}
-	if (SP_ARRAY_RESERVE(f->stack, f->cap_stack, f->n_stack + 1, 64) < 0)
-		return -ENOMEM;
-	f->stack[f->n_stack++] = node;
+	*ret_node = node;
 	if (outer && f->lanes) {
 		if (SP_ARRAY_RESERVE(f->iv, f->cap_iv, f->n_iv + 1, 256) < 0)
 			return -ENOMEM;
@@ -226,14 +217,27 @@ static int fold_open(void *data, uint64_t ev, uint32_t row, size_t depth)
 	return account(t, node, outer, f->s[ev], f->e[ev], f->rank_mark);
 }
 
-static void fold_close(void *data, uint64_t ev, uint32_t row, int64_t excl)
+static inline void fold_close(void *data, uint64_t ev, uint32_t row, int64_t excl,
+			      uint32_t node)
 {
 	struct fold *f = data;
-	struct node *nd = &f->t->nodes[f->stack[--f->n_stack]];
+	struct node *nd = &f->t->nodes[node];
 
 	nd->own = sp_add_wrap(nd->own, excl);
 	if (f->row_excl)
 		f->row_excl[row] = sp_add_wrap(f->row_excl[row], excl);
+}
+
+/* The walk's merge with fold_open and fold_close inlined (callstack-walk.h). */
+static inline int fold_emit(struct walk *c, struct sp_call_stack *cs, size_t *at,
+			    uint64_t ev, uint32_t row, int64_t s, int64_t e)
+{
+	return walk_step(c, ev, row, s, e, fold_open, fold_close, c->visit->data);
+}
+
+static int fold_merge(struct walk *c)
+{
+	return walk_merge(c, NULL, NULL, fold_emit);
 }
 
 /* Per-rank totals into coverage (without lanes) and imbalance. */
@@ -272,7 +276,7 @@ static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
 			  .lanes = r->col[SP_COL_THREAD_IDS] != NULL,
 			  .rank_mark = (uint32_t)slot + 1, .row_excl = sums,
 			  .region_of = region_of };
-	struct call_visitor v = { &f, fold_open, fold_close };
+	struct call_visitor v = { &f, fold_open, fold_close, fold_merge };
 	uint32_t root;
 	size_t nr = 0;
 	int rc;
@@ -295,7 +299,6 @@ static int rank_tree(struct sp_reader *r, size_t slot, const uint32_t *pos,
 		end_rank(t, f.lanes);
 	if (rc == 0 && sums)
 		exclusive_from_sums(r, rows, nr, sums);
-	free(f.stack);
 	free(f.iv);
 	if (rc < 0) {
 		summary_tree_destroy(t);

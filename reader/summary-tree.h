@@ -34,6 +34,15 @@ struct node {
 	size_t n_parts, cap_parts;
 };
 
+/*
+ * Sums of durations saturate at DSUM_EXACT: below it every partial sum of
+ * the (non-negative) durations is an exact double, so the mean summed in
+ * doubles call by call equals dsum / calls (node_row takes it so, without
+ * a pass over the durations), and a tree without spread gives the same
+ * averages.
+ */
+#define DSUM_EXACT ((uint64_t)1 << 53)
+
 struct summary_tree {
 	struct node *nodes;
 	size_t n, cap;

@@ -5,6 +5,7 @@
  * edge cases and summary-table rows, on schema-1 files written here.
  */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,42 @@ START_TEST(case3_two_ranks)
 	ck_assert_str_eq(sp_reader_region_name(r, ids[1]), "solve");
 	free(ids);
 	ck_assert_uint_eq(sp_reader_num_events(r), 6);
+	sp_reader_destroy(r);
+}
+END_TEST
+
+/* Without spread: the same sums, std and percentiles NAN; the full
+ * statistics asked afterwards still have them (no spread-less cache). */
+START_TEST(case3_stats_no_spread)
+{
+	struct sp_reader *r = two_ranks();
+	uint32_t solve = (uint32_t)sp_reader_region_find(r, "solve");
+	long row = sp_reader_row_find(r, solve, 1);
+	struct sp_stats ns, full, rns, rfull;
+
+	ck_assert_int_eq(sp_reader_region_stats_flags(r, solve, NULL, SP_STATS_NO_SPREAD, &ns), 0);
+	ck_assert_uint_eq(ns.num_calls, 4);
+	ck_assert_double_eq_tol(ns.total, 13, TOL);
+	ck_assert_double_eq_tol(ns.average, 3.25, TOL);
+	ck_assert_double_eq_tol(ns.rank_imbalance, 8 / 6.5, TOL);
+	ck_assert(isnan(ns.std) && isnan(ns.p50) && isnan(ns.p95) && isnan(ns.p99));
+	ck_assert(!ns.has_percentiles);
+	ck_assert_int_eq(sp_reader_region_stats(r, solve, NULL, &full), 0);
+	ck_assert(full.has_percentiles);
+	ck_assert_double_eq_tol(full.p50, 3.5, TOL);
+	ck_assert_double_eq_tol(full.std, 0.82915619758885, 1e-12);
+	ck_assert(full.total == ns.total && full.exclusive == ns.exclusive &&
+		  full.min == ns.min && full.max == ns.max);
+	/* Cached full statistics, asked without spread: still without. */
+	ck_assert_int_eq(sp_reader_region_stats_flags(r, solve, NULL, SP_STATS_NO_SPREAD, &ns), 0);
+	ck_assert(isnan(ns.std) && isnan(ns.p99) && ns.total == full.total);
+	ck_assert_int_ge(row, 0);
+	ck_assert_int_eq(sp_reader_row_stats_flags(r, (size_t)row, SP_STATS_NO_SPREAD, &rns), 0);
+	ck_assert_int_eq(sp_reader_row_stats(r, (size_t)row, &rfull), 0);
+	ck_assert_double_eq_tol(rns.total, 8, TOL);
+	ck_assert(rns.total == rfull.total && rns.average == rfull.average);
+	ck_assert(isnan(rns.p50) && !isnan(rfull.p50));
+	ck_assert_int_eq(sp_reader_row_stats_flags(r, 99, SP_STATS_NO_SPREAD, &rns), -ENOENT);
 	sp_reader_destroy(r);
 }
 END_TEST
@@ -567,6 +604,7 @@ static Suite *analysis_suite(void)
 	tcase_add_test(tc, case1_region_stats);
 	tcase_add_test(tc, case2_empty_region);
 	tcase_add_test(tc, case3_two_ranks);
+	tcase_add_test(tc, case3_stats_no_spread);
 	tcase_add_test(tc, case3_sorted_rows);
 	tcase_add_test(tc, case4_origins);
 	tcase_add_test(tc, case5_call_stack);

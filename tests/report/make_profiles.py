@@ -10,6 +10,8 @@ many.h5      schema 1, 3 ranks, 1 s: main, 45 functions and 15 MPI functions
              (every 4th region; rank r spends 2+r ms in each), a region
              20 % imbalanced (80 ms), one 50 % imbalanced but under 1 % of
              the run, and a 140-character C++ name
+depths.h5    schema 1, 5 ranks nested 2, 2, 3, 1, 1 deep (the one-walk
+             binning of the aggregated Gantt trusts the previous rank's depth)
 big.h5       schema 2, 4 ranks, N events in total (only with --big N)
 """
 import sys
@@ -73,6 +75,24 @@ def big(path, total):
     return ranks * (1 + 2 * per)
 
 
+DEPTHS = [2, 2, 3, 1, 1]
+
+
+def depths(path):
+    """Rank r nested DEPTHS[r] deep: a (1 call, or 4 side by side when 1
+    deep) > b (4 calls) > c (4 calls)."""
+    regions = {}
+    for r, depth in enumerate(DEPTHS):
+        s = [BASE + (5 + 20 * k) * MS for k in range(4)]
+        if depth == 1:
+            regions[r] = {"a": (s, [x + 10 * MS for x in s])}
+            continue
+        regions[r] = {"a": ([BASE], [BASE + 100 * MS]), "b": (s, [x + 10 * MS for x in s])}
+        if depth == 3:
+            regions[r]["c"] = ([x + MS for x in s], [x + 5 * MS for x in s])
+    B.schema1(path, regions, {"mpi_size": len(DEPTHS)})
+
+
 MANY_MPI = ["MPI_Send", "MPI_Recv", "MPI_Allreduce", "MPI_Bcast", "MPI_Barrier", "MPI_Isend",
             "MPI_Irecv", "MPI_Wait", "MPI_Waitall", "MPI_Reduce", "MPI_Gather", "MPI_Scatter",
             "MPI_Alltoall", "MPI_Allgather", "MPI_Sendrecv"]
@@ -114,6 +134,7 @@ def main():
     for n in (1, 2, 4):
         scale(out / f"scale_{n}.h5", n)
     many(out / "many.h5")
+    depths(out / "depths.h5")
     if "--big" in sys.argv:
         n = big(out / "big.h5", int(sys.argv[sys.argv.index("--big") + 1]))
         print(f"big.h5: {n} events")

@@ -168,6 +168,25 @@ def test_threads(work, prof):
     check(got == [("0", "0", 3), ("0", "1", 2)], f"thread lanes {got}")
 
 
+def test_depths(work, prof):
+    """Aggregated per pixel (--max-bars 1), each rank's lane has as many
+    rows as its calls nest deep, whether or not the previous rank's depth
+    (trusted by the one-walk binning) was right, and covers all its calls."""
+    sys.path.insert(0, HERE)
+    import make_profiles as M
+    d = os.path.join(work, "depths")
+    run("plot", "gantt", f"{prof}/depths.h5", "-o", d, "--max-bars", "1")
+    s = parse_svg_file(os.path.join(d, "gantt_plot.svg"))
+    got = [(l.attrs["data-rank"], l.attrs["data-rows"]) for l in lanes(s)]
+    want = [(str(r), str(depth)) for r, depth in enumerate(M.DEPTHS)]
+    check(got == want, f"depths: aggregated lanes (rank, rows) {got}, want {want}")
+    calls = [sum(int(b.attrs["data-calls"]) for b in bars(l)) for l in lanes(s)]
+    want_calls = [4 if depth == 1 else 1 + 4 * (depth - 1) for depth in M.DEPTHS]
+    check(calls == want_calls, f"depths: calls per lane {calls}, want {want_calls}")
+    check("aggregated per pixel" in "".join(n.text for n in s.iter("text")), "depths: not aggregated")
+    print(f"depths: lanes {got}, calls {calls}")
+
+
 def points(svg):
     out = {}
     for p in svg.find_all("circle", class_="point"):
@@ -410,7 +429,7 @@ def main():
                           "--big", "1000000"], capture_output=True, text=True, check=True).stdout
     n_events = int(re.search(r"big.h5: (\d+) events", out).group(1))
     for t in (test_plot_known, test_filters, test_threads, test_scaling, test_data, test_errors,
-              test_report, test_many):
+              test_report, test_many, test_depths):
         t(work, prof)
     test_big(work, prof, n_events)
     test_report_big(work, prof)

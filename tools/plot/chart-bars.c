@@ -110,7 +110,7 @@ static int collect(const struct chart_file *files, size_t n, enum dur_metric m,
 		for (int k = 0; k < nr; k++) {
 			struct sp_stats st;
 
-			if (sp_reader_region_stats(files[i].r, ids[k], o->sel, &st) < 0) {
+			if (sp_reader_region_stats_flags(files[i].r, ids[k], o->sel, SP_STATS_NO_SPREAD, &st) < 0) {
 				nr = -ENOMEM;
 				break;
 			}
@@ -266,7 +266,7 @@ static int region_points(struct imbalance *im, size_t *cap, const struct chart_f
 
 		if (row < 0 || !sp_selection_match_rank(o->sel, ranks[k]))
 			continue;
-		if (sp_reader_row_stats(cf->r, (size_t)row, &st) < 0)
+		if (sp_reader_row_stats_flags(cf->r, (size_t)row, SP_STATS_NO_SPREAD, &st) < 0)
 			return -ENOMEM;
 		if (!(st.total > 0))
 			continue;
@@ -299,7 +299,7 @@ int imbalance_build(const struct chart_file *files, size_t n,
 		for (int k = 0; rc == 0 && k < nr; k++) {
 			struct sp_stats st;
 
-			rc = sp_reader_region_stats(files[i].r, ids[k], o->sel, &st);
+			rc = sp_reader_region_stats_flags(files[i].r, ids[k], o->sel, SP_STATS_NO_SPREAD, &st);
 			if (rc == 0 && st.num_calls > 0)
 				t[keep++] = (struct reg_total){ ids[k], st.total };
 		}

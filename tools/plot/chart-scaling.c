@@ -80,7 +80,7 @@ static double region_mean(struct sp_reader *r, const char *name,
 	int id = sp_reader_region_find(r, name);
 	struct sp_stats st;
 
-	if (id < 0 || sp_reader_region_stats(r, (uint32_t)id, sel, &st) < 0 ||
+	if (id < 0 || sp_reader_region_stats_flags(r, (uint32_t)id, sel, SP_STATS_NO_SPREAD, &st) < 0 ||
 	    st.num_calls == 0)
 		return NAN;
 	return st.average;

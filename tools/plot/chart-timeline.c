@@ -10,20 +10,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "charts.h"
+#include "chart-timeline.h"
 #include "sp-array.h"
 #include "svg.h"
-
-struct tl_call {
-	int64_t thread;
-	int32_t depth;
-	uint32_t region;
-	int64_t s, e;
-};
 
 static int cmp_call(const void *pa, const void *pb)
 {
@@ -108,289 +100,12 @@ static int calls_from_rows(const struct sp_reader *r, uint32_t rank,
 	return 0;
 }
 
-static int push_bar(struct timeline *t, size_t *cap, struct tl_bar b)
+int timeline_push_bar(struct timeline *t, size_t *cap, struct tl_bar b)
 {
 	if (SP_ARRAY_RESERVE(t->bars, *cap, t->n_bars + 1, 1024) < 0)
 		return -ENOMEM;
 	t->bars[t->n_bars++] = b;
 	return 0;
-}
-
-/* Per-pixel aggregation state of one lane row. */
-struct bin {
-	uint32_t best, cur;
-	double best_cov, cur_cov;
-	uint64_t calls;
-};
-
-#define NONE UINT32_MAX
-
-static void bin_add(struct bin *b, uint32_t region, double cov, bool first)
-{
-	if (first)
-		b->calls++;
-	if (b->cur == region) {
-		b->cur_cov += cov;
-	} else {
-		b->cur = region;
-		b->cur_cov = cov;
-	}
-	if (b->best == NONE || b->cur_cov > b->best_cov) {
-		b->best = b->cur;
-		b->best_cov = b->cur_cov;
-	}
-}
-
-/* Merge runs of pixels won by the same region into bars. */
-static int emit_bins(struct timeline *t, size_t *cap, const struct bin *bins,
-		     size_t w, int32_t depth, double bin_ns)
-{
-	for (size_t b = 0; b < w; b++) {
-		size_t end = b;
-		uint64_t calls;
-		int rc;
-
-		if (bins[b].best == NONE)
-			continue;
-		calls = bins[b].calls;
-		while (end + 1 < w && bins[end + 1].best == bins[b].best)
-			calls += bins[++end].calls;
-		rc = push_bar(t, cap, (struct tl_bar){
-			.region = bins[b].best, .depth = depth,
-			.start_ns = t->t0_ns + (int64_t)llround((double)b * bin_ns),
-			.end_ns = t->t0_ns + (int64_t)llround((double)(end + 1) * bin_ns),
-			.calls = calls });
-		if (rc < 0)
-			return rc;
-		b = end;
-	}
-	return 0;
-}
-
-/*
- * Aggregate the calls (sorted by depth, start) of one lane per pixel. The
- * bins of all lanes together stay below AGG_CELLS (wider bins for many
- * deep lanes), which bounds the size of the drawing.
- */
-#define AGG_CELLS 100000
-
-/* The per-pixel bins of one lane, every depth row at once. */
-struct agg {
-	size_t w;
-	double bin_ns;
-	struct bin *bins;   /* rows x w */
-};
-
-/* Most bins of one lane (rows x pixels) aggregated in one go; beyond it
- * (a hostile depth), calls are sorted by depth and binned row by row. */
-#define AGG_LANE_BINS ((size_t)1 << 22)
-
-static int agg_init(struct timeline *t, struct agg *a, int32_t rows,
-		    size_t n_rows_at_once, double width)
-{
-	size_t w = width >= 1 ? (size_t)width : 1;
-	size_t per_lane = AGG_CELLS / (t->ranks_drawn ? t->ranks_drawn : 1) / (size_t)rows;
-
-	if (per_lane < w)
-		w = per_lane > 50 ? per_lane : 50;
-	a->w = w;
-	a->bin_ns = (double)(t->t1_ns - t->t0_ns) / (double)w;
-	a->bins = malloc(w * n_rows_at_once * sizeof(*a->bins));
-	if (!a->bins)
-		return -ENOMEM;
-	if (!(a->bin_ns > 0))
-		a->bin_ns = 1;
-	if (a->bin_ns / 1e9 > t->bin_seconds)
-		t->bin_seconds = a->bin_ns / 1e9;
-	for (size_t b = 0; b < w * n_rows_at_once; b++)
-		a->bins[b] = (struct bin){ NONE, NONE, 0, 0, 0 };
-	return 0;
-}
-
-/* Add one call to the bins of its row (row: index of the row's bins). */
-static void agg_call(const struct timeline *t, struct agg *a, size_t row,
-		     uint32_t region, int64_t cs, int64_t ce)
-{
-	struct bin *bins = a->bins + row * a->w;
-	double s = (double)(cs - t->t0_ns), e = (double)(ce - t->t0_ns);
-	size_t b0 = s <= 0 ? 0 : (size_t)(s / a->bin_ns);
-	size_t b1 = e <= 0 ? 0 : (size_t)(e / a->bin_ns);
-
-	b0 = b0 < a->w ? b0 : a->w - 1;
-	b1 = b1 < a->w ? b1 : a->w - 1;
-	for (size_t b = b0; b <= b1; b++) {
-		double lo = fmax(s, (double)b * a->bin_ns);
-		double hi = fmin(e, (double)(b + 1) * a->bin_ns);
-
-		bin_add(&bins[b], region, hi > lo ? hi - lo : 0, b == b0);
-	}
-}
-
-static int aggregate_lane(struct timeline *t, size_t *cap,
-			  const struct tl_call *c, size_t n, int32_t rows,
-			  double width)
-{
-	struct agg a;
-	size_t i = 0;
-	int rc = agg_init(t, &a, rows, 1, width);
-
-	for (int32_t d = 0; d < rows && rc == 0; d++) {
-		for (size_t b = 0; b < a.w; b++)
-			a.bins[b] = (struct bin){ NONE, NONE, 0, 0, 0 };
-		for (; i < n && c[i].depth == d; i++)
-			agg_call(t, &a, 0, c[i].region, c[i].s, c[i].e);
-		rc = emit_bins(t, cap, a.bins, a.w, d, a.bin_ns);
-	}
-	free(a.bins);
-	return rc;
-}
-
-/* A lane as the first walk finds it. */
-struct lane_scan {
-	int64_t lane;
-	int32_t max;          /* deepest call */
-	uint64_t calls;
-};
-
-struct scan {
-	struct lane_scan *v;
-	size_t n, cap;
-};
-
-/* The stack's calls are not in the shape add_rank_walk needs. */
-#define NOT_IN_ORDER (-ERANGE)
-
-static int scan_call(void *data, const struct sp_call *c)
-{
-	struct scan *sc = data;
-
-	if (c->depth < 0)
-		return NOT_IN_ORDER;
-	if (sc->n == 0 || sc->v[sc->n - 1].lane != c->lane) {
-		if (sc->n && c->lane < sc->v[sc->n - 1].lane)
-			return NOT_IN_ORDER; /* lanes not ascending */
-		if (SP_ARRAY_RESERVE(sc->v, sc->cap, sc->n + 1, 8) < 0)
-			return -ENOMEM;
-		sc->v[sc->n++] = (struct lane_scan){ c->lane, 0, 0 };
-	}
-	if (c->depth > sc->v[sc->n - 1].max)
-		sc->v[sc->n - 1].max = c->depth;
-	sc->v[sc->n - 1].calls++;
-	return 0;
-}
-
-/* The second walk: each lane's calls into bins of every depth row. */
-struct binner {
-	struct timeline *t;
-	size_t *cap;
-	uint32_t rank;
-	double width;
-	const struct scan *sc;
-	size_t li;            /* lane being binned, +1 (0: none yet) */
-	struct agg a;
-	int64_t *last;        /* start of the last call per depth row */
-};
-
-static int lane_end(struct binner *b)
-{
-	struct timeline *t = b->t;
-	int32_t rows = b->sc->v[b->li - 1].max + 1;
-	int rc = 0;
-
-	for (int32_t d = 0; rc == 0 && d < rows; d++)
-		rc = emit_bins(t, b->cap, b->a.bins + (size_t)d * b->a.w, b->a.w, d,
-			       b->a.bin_ns);
-	if (rc == 0)
-		t->lanes[t->n_lanes - 1].n_bars = t->n_bars - t->lanes[t->n_lanes - 1].first_bar;
-	free(b->a.bins);
-	free(b->last);
-	b->a.bins = NULL;
-	b->last = NULL;
-	return rc;
-}
-
-static int lane_begin(struct binner *b)
-{
-	struct timeline *t = b->t;
-	const struct lane_scan *ls = &b->sc->v[b->li++];
-	struct tl_lane *lanes = realloc(t->lanes, (t->n_lanes + 1) * sizeof(*lanes));
-	int rc;
-
-	if (!lanes)
-		return -ENOMEM;
-	t->lanes = lanes;
-	t->lanes[t->n_lanes++] = (struct tl_lane){ .rank = b->rank, .thread = ls->lane,
-		.rows = ls->max + 1, .calls = ls->calls, .first_bar = t->n_bars };
-	rc = agg_init(t, &b->a, ls->max + 1, (size_t)ls->max + 1, b->width);
-	if (rc == 0 && !(b->last = malloc(((size_t)ls->max + 1) * sizeof(*b->last))))
-		rc = -ENOMEM;
-	for (int32_t d = 0; rc == 0 && d <= ls->max; d++)
-		b->last[d] = INT64_MIN;
-	return rc;
-}
-
-static int bin_call(void *data, const struct sp_call *c)
-{
-	struct binner *b = data;
-	int rc = 0;
-
-	if (b->li == 0 || c->lane != b->sc->v[b->li - 1].lane) {
-		if (b->li > 0)
-			rc = lane_end(b);
-		if (rc == 0 && b->li == b->sc->n)
-			rc = NOT_IN_ORDER; /* more lanes than the first walk saw */
-		if (rc == 0)
-			rc = lane_begin(b);
-		if (rc < 0)
-			return rc;
-	}
-	if (c->depth > b->sc->v[b->li - 1].max || c->start_ns < b->last[c->depth])
-		return NOT_IN_ORDER;
-	b->last[c->depth] = c->start_ns;
-	agg_call(b->t, &b->a, (size_t)c->depth, c->region, c->start_ns, c->end_ns);
-	return 0;
-}
-
-/*
- * Aggregated lanes of one rank straight from two walks over its calls
- * (sp_call_stack_walk): the first finds each lane's depth (the bins'
- * size), the second bins the calls, every depth row at once. The calls
- * are neither stored nor sorted: they come lane after lane (ascending
- * thread), each lane in start order, so each row's bins get its calls in
- * start order, as aggregate_lane would. Memory: the bins and the open
- * calls. NOT_IN_ORDER (nothing added) when the calls are not in that
- * shape or a lane is too deep; -SP_E_NESTING, -ENOENT as the walk.
- */
-static int add_rank_walk(struct timeline *t, size_t *cap, const struct sp_reader *r,
-			 uint32_t rank, const struct sp_selection *sel, double width)
-{
-	size_t lanes0 = t->n_lanes, bars0 = t->n_bars;
-	double bin_seconds = t->bin_seconds;
-	struct scan sc = { 0 };
-	struct binner b = { t, cap, rank, width, &sc, 0, { 0 }, NULL };
-	int rc = sp_call_stack_walk(r, rank, INT64_MIN, sel, scan_call, &sc);
-
-	for (size_t i = 0; rc == 0 && i < sc.n; i++)
-		if ((size_t)sc.v[i].max + 1 > AGG_LANE_BINS / 50)
-			rc = NOT_IN_ORDER;
-	if (rc == 0)
-		rc = sp_call_stack_walk(r, rank, INT64_MIN, sel, bin_call, &b);
-	if (rc == 0 && b.li != sc.n)
-		rc = NOT_IN_ORDER;
-	if (b.li > 0 && b.a.bins) {
-		int rc2 = lane_end(&b);
-
-		rc = rc ? rc : rc2;
-	}
-	for (size_t i = 0; rc == 0 && i < sc.n; i++)
-		t->n_calls += sc.v[i].calls;
-	free(sc.v);
-	if (rc != 0) { /* undo: the caller redoes the rank */
-		t->n_lanes = lanes0;
-		t->n_bars = bars0;
-		t->bin_seconds = bin_seconds;
-	}
-	return rc;
 }
 
 /* Split the sorted calls of one rank into lanes (one per thread). */
@@ -416,7 +131,7 @@ static int add_rank(struct timeline *t, size_t *cap, uint32_t rank,
 			rc = aggregate_lane(t, cap, c + i, j - i, ln->rows, width);
 		} else {
 			for (size_t k = i; k < j && rc == 0; k++)
-				rc = push_bar(t, cap, (struct tl_bar){ c[k].region, c[k].depth,
+				rc = timeline_push_bar(t, cap, (struct tl_bar){ c[k].region, c[k].depth,
 								       c[k].s, c[k].e, 1 });
 		}
 		if (rc < 0)
@@ -535,7 +250,7 @@ static struct tl_call *sort_stack_calls(const struct tl_call *c, size_t n)
 }
 
 static int build_rank(struct timeline *t, size_t *cap, const struct chart_file *cf,
-		      uint32_t rank, const struct chart_opts *o)
+		      uint32_t rank, const struct chart_opts *o, struct lane_guess *g)
 {
 	struct tl_call *calls = NULL;
 	size_t n = 0;
@@ -543,7 +258,7 @@ static int build_rank(struct timeline *t, size_t *cap, const struct chart_file *
 	int rc;
 
 	if (t->aggregated) {
-		rc = add_rank_walk(t, cap, cf->r, rank, o->sel, o->width);
+		rc = add_rank_walk(t, cap, cf->r, rank, o->sel, o->width, g);
 		if (rc == 0 || rc == -ENOMEM)
 			return rc;
 		if (rc == -ENOENT)
@@ -584,6 +299,7 @@ int timeline_build(const struct chart_file *cf, const uint32_t *want,
 		   size_t n_want, const struct chart_opts *o, struct timeline *ret)
 {
 	struct timeline t = { 0 };
+	struct lane_guess guess = { false, 0 };
 	size_t nr = sp_reader_num_ranks(cf->r) + sp_reader_num_rows(cf->r) + 1;
 	uint32_t *ranks = malloc(nr * sizeof(*ranks));
 	size_t cap = 0;
@@ -598,7 +314,7 @@ int timeline_build(const struct chart_file *cf, const uint32_t *want,
 	time_range(cf->r, &t.t0_ns, &t.t1_ns);
 	t.aggregated = count_calls(cf->r, ranks, t.ranks_drawn, o->sel) > o->max_bars;
 	for (size_t i = 0; i < t.ranks_drawn && rc == 0; i++)
-		rc = build_rank(&t, &cap, cf, ranks[i], o);
+		rc = build_rank(&t, &cap, cf, ranks[i], o, &guess);
 	free(ranks);
 	if (rc < 0) {
 		timeline_free(&t);

@@ -71,7 +71,7 @@ static size_t mpi_per_rank(struct report *rp, size_t i, const uint32_t **ret_ran
 
 			if (!sp_region_kind_is_mpi(sp_reader_region_kind(r, reg->id)) ||
 			    (row = sp_reader_row_find(r, reg->id, (*ret_ranks)[k])) < 0 ||
-			    sp_reader_row_stats(r, (size_t)row, &st) < 0)
+			    sp_reader_row_stats_flags(r, (size_t)row, SP_STATS_NO_SPREAD, &st) < 0)
 				continue;
 			mpi[k] += st.total;
 		}
@@ -243,7 +243,7 @@ static bool slowest_rank(struct report *rp, size_t i, uint32_t id, uint32_t *ran
 		struct sp_stats st;
 
 		if (row < 0 || !sp_selection_match_rank(rp->c.sel, ranks[k]) ||
-		    sp_reader_row_stats(r, (size_t)row, &st) < 0 || !(st.total > 0))
+		    sp_reader_row_stats_flags(r, (size_t)row, SP_STATS_NO_SPREAD, &st) < 0 || !(st.total > 0))
 			continue;
 		sum += st.total;
 		used++;

@@ -99,7 +99,7 @@ static void rank_rows(struct report *rp, size_t i, const struct report_region *g
 		double vs;
 
 		if (row < 0 || !sp_selection_match_rank(rp->c.sel, ranks[k]) ||
-		    sp_reader_row_stats(r, (size_t)row, &st) < 0)
+		    sp_reader_row_stats_flags(r, (size_t)row, SP_STATS_NO_SPREAD, &st) < 0)
 			continue;
 		vs = mean > 0 ? (st.total / mean - 1) * 100 : NAN;
 		fprintf(f, "<tr data-rank=\"%" PRIu32 "\"><td>%" PRIu32 "</td><td>%" PRIu64 "</td>",

@@ -29,7 +29,7 @@ static double row_total(struct sp_reader *r, size_t i)
 {
 	const struct sp_row *row = sp_reader_row(r, i);
 	struct sp_stats st;
-	double t = sp_reader_row_stats(r, i, &st) == 0 ? st.total : 0;
+	double t = sp_reader_row_stats_flags(r, i, SP_STATS_NO_SPREAD, &st) == 0 ? st.total : 0;
 
 	return t + (row->throttled_total_ns > 0 ? (double)row->throttled_total_ns / 1e9 : 0);
 }
@@ -170,7 +170,7 @@ static struct mpi_fn *mpi_functions(struct sp_reader *r, const struct sp_selecti
 		m = &fn[slot[row->region]];
 		struct sp_stats st;
 
-		if (sp_reader_row_stats(r, i, &st) == 0)
+		if (sp_reader_row_stats_flags(r, i, SP_STATS_NO_SPREAD, &st) == 0)
 			m->calls += st.num_calls;
 		m->calls += row->throttled_count > 0 ? (uint64_t)row->throttled_count : 0;
 		m->time += row_total(r, i);

@@ -111,7 +111,8 @@ static struct region_info *region_infos(struct sp_reader *r, const struct sp_sel
 			ri[row->region].hidden_calls += (uint64_t)row->throttled_count;
 			ri[row->region].hidden_ns += row->throttled_total_ns > 0 ? row->throttled_total_ns : 0;
 		}
-		if (sp_reader_row_stats(r, i, &st) < 0)
+		/* Only the total: no spread (a pass over the row's events). */
+		if (sp_reader_row_stats_flags(r, i, SP_STATS_NO_SPREAD, &st) < 0)
 			continue;
 		t = st.total + (row->throttled_total_ns > 0 ? (double)row->throttled_total_ns / 1e9 : 0);
 		if (ri[row->region].slowest < 0 || t > best[row->region]) {
@@ -254,9 +255,10 @@ static struct srow *tree_rows(struct sp_reader *r, const struct sp_summary *s,
 }
 
 /* Flat rows: one per selected region, pooled over the selected ranks. */
+/* stats_flags: SP_STATS_NO_SPREAD when std and percentiles are not shown. */
 static struct srow *flat_rows(struct sp_reader *r, const struct sp_selection *sel,
 			      const struct region_info *ri, double scale, double wall_all,
-			      size_t *ret_n)
+			      unsigned stats_flags, size_t *ret_n)
 {
 	uint32_t *ids = NULL;
 	int n = sp_reader_regions(r, sel, &ids);
@@ -270,7 +272,8 @@ static struct srow *flat_rows(struct sp_reader *r, const struct sp_selection *se
 		struct sp_stats st;
 		struct srow *o = &out[k];
 
-		if (sp_reader_region_stats(r, ids[i], sel, &st) < 0 || st.num_ranks == 0)
+		if (sp_reader_region_stats_flags(r, ids[i], sel, stats_flags, &st) < 0 ||
+		    st.num_ranks == 0)
 			continue;
 		o->name = sp_reader_region_name(r, ids[i]);
 		o->region = ids[i];
@@ -498,7 +501,7 @@ static int print_tree(const struct cli_common *c, FILE *f, struct sp_reader *r,
 	static const enum sv_key tcols[] = { SV_REGION, SV_CALLS, SV_EXCL, SV_PERCENT, SV_TOTAL };
 	const char *th[] = { NULL, NULL, NULL, "% run (excl)", NULL };
 
-	rows = flat_rows(r, c->sel, ri, scale, run->wall * run->nranks, &n);
+	rows = flat_rows(r, c->sel, ri, scale, run->wall * run->nranks, SP_STATS_NO_SPREAD, &n);
 	ord = rows ? ordered(rows, n, false, SV_EXCL) : NULL;
 	if (ord && n) {
 		for (size_t i = 0; i < n; i++) {
@@ -543,7 +546,7 @@ int summary_print(const struct cli_common *c, FILE *f, struct sp_reader *r,
 	if (o->flat) {
 		double scale = o->sum ? 1.0 : 1.0 / (run.nranks ? run.nranks : 1);
 		size_t n = 0;
-		struct srow *rows = flat_rows(r, c->sel, ri, scale, run.wall * run.nranks, &n);
+		struct srow *rows = flat_rows(r, c->sel, ri, scale, run.wall * run.nranks, 0, &n);
 		const struct srow **ord = rows ? ordered(rows, n, false,
 							 o->sorted ? o->sort : SV_TOTAL) : NULL;
 
