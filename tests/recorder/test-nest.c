@@ -47,13 +47,15 @@ static void tree(int64_t *t, uint32_t lane, int depth)
 	calls[me].e = *t;
 }
 
-/* Exclusive ns per row: the commit's (events grouped by row) and the
- * stream's (entry order, lane by lane). */
-static void both(const uint32_t *pos, int64_t *want, int64_t *got)
+/* The calls grouped by row (entry order within a row), as a file holds
+ * them: offset and count per row, times and lanes per event. */
+static int64_t start[MAXEV], end[MAXEV];
+static uint32_t lane[MAXEV];
+static uint64_t offset[ROWS], count[ROWS];
+
+static void layout(void)
 {
-	static int64_t start[MAXEV], end[MAXEV];
-	static uint32_t lane[MAXEV];
-	uint64_t offset[ROWS], count[ROWS] = { 0 };
+	memset(count, 0, sizeof count);
 	for (size_t i = 0; i < ncalls; i++)
 		count[calls[i].row]++;
 	for (uint32_t r = 0, at = 0; r < ROWS; r++) {
@@ -68,6 +70,13 @@ static void both(const uint32_t *pos, int64_t *want, int64_t *got)
 		end[at] = calls[i].e;
 		lane[at] = calls[i].lane;
 	}
+}
+
+/* Exclusive ns per row: the commit's (events grouped by row) and the
+ * stream's (entry order, lane by lane). */
+static void both(const uint32_t *pos, int64_t *want, int64_t *got)
+{
+	layout();
 	ck_assert_int_eq(sp_writer_exclusive_rows(ROWS, offset, count, pos, start, end, lane, want),
 			 0);
 	struct sp_nest n;
@@ -89,11 +98,11 @@ START_TEST(test_random_trees)
 	for (unsigned round = 0; round < 300; round++) {
 		seed = round * 7919u + 1;
 		ncalls = 0;
-		for (uint32_t lane = 0; lane < 3; lane++) {
+		for (uint32_t ln = 0; ln < 3; ln++) {
 			int64_t t = rnd(5);
 			unsigned roots = 1 + rnd(20);
 			for (unsigned k = 0; k < roots; k++) {
-				tree(&t, lane, 0);
+				tree(&t, ln, 0);
 				t += rnd(2);
 			}
 		}
@@ -120,21 +129,7 @@ END_TEST
  * sorts then) and when the calls do not nest. */
 static void one_lane_check(const uint32_t *pos, const char *what, unsigned round, bool in_order)
 {
-	static int64_t start[MAXEV], end[MAXEV];
-	uint64_t offset[ROWS], count[ROWS] = { 0 };
-	for (size_t i = 0; i < ncalls; i++)
-		count[calls[i].row]++;
-	for (uint32_t r = 0, at = 0; r < ROWS; r++) {
-		offset[r] = at;
-		at += (uint32_t)count[r];
-	}
-	uint64_t fill[ROWS];
-	memcpy(fill, offset, sizeof fill);
-	for (size_t i = 0; i < ncalls; i++) {
-		uint64_t at = fill[calls[i].row]++;
-		start[at] = calls[i].s;
-		end[at] = calls[i].e;
-	}
+	layout();
 	int64_t merged[ROWS], sorted[ROWS], direct[ROWS];
 	ck_assert_int_eq(sp_writer_exclusive_rows(ROWS, offset, count, pos, start, end, NULL, merged), 0);
 	/* Rows in start order: the merge itself answers (1: it gave up). */
