@@ -441,9 +441,7 @@ static void loop(struct tui *t)
 			_exit(EXIT_OK);
 		}
 		draw(t, NULL, 0);
-		ch = getch();
-		if (ch == ERR)
-			continue;
+		ch = tui_getch();
 		t->msg[0] = '\0';
 		rc = global_key(t, ch);
 		if (rc < 0)

@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "tui.h"
@@ -231,6 +233,33 @@ static const char *const help_lines[] = {
     "Press any key to return.",
 };
 
+/*
+ * ncurses notices SIGWINCH when getch checks its flag, before it blocks in
+ * read(): a resize signalled in between (a loaded machine preempting right
+ * there) would leave the old screen up until the next key. So wait at most
+ * 250 ms at a time: the next call sees the flag, and a size that changed
+ * with no signal seen at all is applied here (a second KEY_RESIZE, if
+ * ncurses queues one too, only redraws once more).
+ */
+int tui_getch(void)
+{
+	for (;;) {
+		struct winsize ws;
+		int ch;
+
+		timeout(250);
+		ch = getch();
+		timeout(-1);
+		if (ch != ERR)
+			return ch;
+		if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 &&
+		    ws.ws_col > 0 && (ws.ws_row != LINES || ws.ws_col != COLS)) {
+			resizeterm(ws.ws_row, ws.ws_col);
+			return KEY_RESIZE;
+		}
+	}
+}
+
 void tui_help(struct tui *t)
 {
 	size_t n = sizeof(help_lines) / sizeof(help_lines[0]);
@@ -257,7 +286,7 @@ void tui_help(struct tui *t)
 		}
 		attrset(A_NORMAL);
 		refresh();
-		if (getch() != KEY_RESIZE)
+		if (tui_getch() != KEY_RESIZE)
 			break;
 		clear();
 	}

@@ -121,6 +121,8 @@ void tui_message(struct tui *t, const char *fmt, ...) SP_PRINTF(2, 3);
 bool tui_prompt(struct tui *t, const char *label, char *buf, size_t size);
 /* Show the key help until a key is pressed. */
 void tui_help(struct tui *t);
+/* getch for a key or KEY_RESIZE; never misses a resize (see tui-draw.c). */
+int tui_getch(void);
 
 /* Cursor movement keys (arrows, j/k, PgUp/PgDn, Home/End, g/G). */
 bool tui_cursor_key(struct tui_cursor *c, int ch, size_t n, int height);
