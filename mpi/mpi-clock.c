@@ -71,6 +71,8 @@ static struct {
 	double skew_ppm;
 	struct sp_clock_row *rows; /* rank 0, after finalize: every rank's */
 	uint32_t nrows;
+	bool mapped;               /* finalize applied map */
+	struct lin map;
 } clk = { .init = { 0, 0, -1 } };
 
 static int64_t lin_at(const struct lin *m, int64_t t)
@@ -342,7 +344,7 @@ static int64_t map_since(const struct lin *m, int64_t t)
 static void transform(struct sp_snapshot *s, const struct lin *m)
 {
 	bool times = s->start && s->end;
-	for (uint64_t i = 0; times && i < s->nevents; i++) {
+	for (uint64_t i = 0; times && i < s->nmem; i++) {
 		s->start[i] = lin_at(m, s->start[i]);
 		s->end[i] = lin_at(m, s->end[i]);
 	}
@@ -354,7 +356,7 @@ static void transform(struct sp_snapshot *s, const struct lin *m)
 		struct sp_snap_row *r = &s->rows[i];
 		r->throttled_since_ns = map_since(m, r->throttled_since_ns);
 		r->patched_since_ns = map_since(m, r->patched_since_ns);
-		if (times && r->count)
+		if (times && r->count && r->offset + r->count <= s->nmem)
 			sp_summary_compute(&r->summary, s->start + r->offset, s->end + r->offset,
 					   r->count);
 	}
@@ -385,6 +387,8 @@ void sp_mpi_clock_finalize(struct sp_snapshot *s, MPI_Comm comm)
 	fit(rank, &clk.init, &fin, &row, &map);
 	if (row.applied)
 		transform(s, &map);
+	clk.mapped = row.applied;
+	clk.map = map;
 	sp_log(SP_LOG_DEBUG, "clock", "rank %d: offset %lld ns +- %lld at init, %lld +- %lld at "
 	       "finalize, drift %.3f ppm +- %.3f, %s", rank, (long long)row.init_offset,
 	       (long long)row.init_error, (long long)row.final_offset, (long long)row.final_error,
@@ -396,6 +400,22 @@ void sp_mpi_clock_finalize(struct sp_snapshot *s, MPI_Comm comm)
 		return;
 	}
 	free(all);
+}
+
+void sp_mpi_clock_apply(struct sp_snapshot *s)
+{
+	if (clk.skewed)
+		transform(s, &clk.skew);
+	if (clk.mapped)
+		transform(s, &clk.map);
+}
+
+int64_t sp_mpi_clock_map_ns(const void *ctx, int64_t t)
+{
+	(void)ctx;
+	if (clk.skewed)
+		t = lin_at(&clk.skew, t);
+	return clk.mapped ? lin_at(&clk.map, t) : t;
 }
 
 int sp_mpi_clock_add_group(struct sp_groups *g)

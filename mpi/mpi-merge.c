@@ -77,6 +77,10 @@ static uint64_t mpi_rows(const struct sp_merge_local *l)
 	for (uint32_t i = 0; i < s->nrows; i++) {
 		const struct sp_snap_row *r = &s->rows[i];
 		uint64_t e = r->offset, end = r->offset + r->count;
+		if (end > s->nmem) { /* streamed: no extension records */
+			l->row_mpi[i] = -1;
+			continue;
+		}
 		while (s->aux && e < end && s->aux[e] == 0)
 			e++;
 		bool any = s->aux && e < end && any_mpi_value(l, e, end - e);
@@ -86,10 +90,38 @@ static uint64_t mpi_rows(const struct sp_merge_local *l)
 	return n;
 }
 
-int sp_merge_local_take(struct sp_merge_local *l, bool recorded)
+/*
+ * The snapshot, whole, or (may_plan, and the events would take more than
+ * SP_MERGE_MEMORY_EVENTS_BYTES, or the test asks: SCOPE_PROFILER_TEST_
+ * FINALIZE_PLAN=1) a plan with the MPI rows in memory.
+ */
+static int take_snapshot(struct sp_merge_local *l, bool may_plan)
+{
+	struct sp_snapshot_plan *plan;
+	int ret = sp_snapshot_plan(&l->s, &plan);
+	if (ret)
+		return ret;
+	const char *t = getenv("SCOPE_PROFILER_TEST_FINALIZE_PLAN");
+	bool big = l->s.nevents > SP_MERGE_MEMORY_EVENTS_BYTES / 24 || (t && !strcmp(t, "1"));
+	if (!may_plan || !big)
+		return sp_snapshot_fill(&l->s, plan);
+	ret = sp_snapshot_fill_aux(&l->s, plan);
+	if (ret) {
+		sp_snapshot_plan_free(plan);
+		sp_snapshot_free(&l->s);
+		return ret;
+	}
+	l->plan = plan;
+	sp_log(SP_LOG_DEBUG, "finalize", "rank %d: %llu events, %llu of them in memory (MPI rows); "
+	       "the rest streamed", sp_mpi_world_rank, (unsigned long long)l->s.nevents,
+	       (unsigned long long)l->s.nmem);
+	return 0;
+}
+
+int sp_merge_local_take(struct sp_merge_local *l, bool recorded, bool may_plan)
 {
 	memset(l, 0, sizeof *l);
-	int ret = recorded ? sp_snapshot_take(&l->s) : 0;
+	int ret = recorded ? take_snapshot(l, may_plan) : 0;
 	if (ret)
 		memset(&l->s, 0, sizeof l->s);
 	uint32_t ncomms = 0;
@@ -130,8 +162,30 @@ int sp_merge_local_take(struct sp_merge_local *l, bool recorded)
 	return ret;
 }
 
+int sp_merge_local_fill(struct sp_merge_local *l)
+{
+	if (l->s.nmem == l->s.nevents)
+		return 0;
+	/* the thread table as it was (a live thread's end is "now") */
+	struct sp_snap_thread *threads = l->s.threads;
+	uint32_t nthreads = l->s.nthreads;
+	l->s.threads = NULL;
+	sp_merge_local_free(l);
+	int ret = sp_merge_local_take(l, true, false);
+	sp_mpi_clock_apply(&l->s);
+	if (!ret && l->s.nthreads == nthreads) {
+		free(l->s.threads);
+		l->s.threads = threads;
+		threads = NULL;
+	}
+	free(threads);
+	return ret;
+}
+
 void sp_merge_local_free(struct sp_merge_local *l)
 {
+	sp_snapshot_plan_free(l->plan);
+	l->plan = NULL;
 	sp_snapshot_free(&l->s);
 	free(l->names);
 	free(l->map);
@@ -635,7 +689,7 @@ static int write_own_file(const char *path, struct sp_snapshot *s, int rank, int
 		return -ENOTSUP;
 	struct sp_merge_local l;
 	struct sp_groups g = { .comms_present = true };
-	int ret = sp_merge_local_take(&l, true);
+	int ret = sp_merge_local_take(&l, true, false);
 	if (!ret && l.sites.global) {
 		ret = sp_names_map(&g.sites, l.sites.blob, l.sites.n, l.sites.global);
 		g.sites_present = true;
@@ -717,10 +771,16 @@ void sp_mpi_before_finalize(void)
 	if (any) {
 		struct sp_merge_local l;
 		char copy[4096];
-		sp_merge_local_take(&l, mine);
-		sp_mpi_clock_finalize(&l.s, comm); /* onto rank 0's timeline */
 		bool stream = want_stream(comm, copy);
+		/* a big snapshot stays a plan for the parallel write */
+		sp_merge_local_take(&l, mine, !stream);
+		sp_mpi_clock_finalize(&l.s, comm); /* onto rank 0's timeline */
 		int ret = stream ? SP_PWRITE_FALLBACK : sp_pwrite(&l, comm, sp_config.output);
+		/* the stream (and the test copy) takes every event in memory */
+		if ((ret == SP_PWRITE_FALLBACK || copy[0]) && l.s.nmem < l.s.nevents &&
+		    sp_merge_local_fill(&l))
+			sp_log(SP_LOG_WARN, "mpi", "rank %d: out of memory for its events; "
+			       "it contributes none", rank);
 		if (ret == SP_PWRITE_FALLBACK)
 			ret = sp_merge_serial(&l, comm, sp_config.output);
 		written = ret == 0;

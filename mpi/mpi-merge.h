@@ -29,6 +29,10 @@ struct sp_merge_hdr {
 /* Everything one rank contributes. */
 struct sp_merge_local {
 	struct sp_snapshot s;
+	/* Non-NULL: a big snapshot kept bounded (sp_merge_local_take): only
+	 * the rows with MPI values are in memory, the plan streams the rest
+	 * into the file (sp_pwrite). */
+	struct sp_snapshot_plan *plan;
 	struct sp_merge_hdr h;
 	char *names;           /* names back to back, NUL-terminated */
 	uint32_t *map;         /* local name -> the file's id */
@@ -47,8 +51,20 @@ struct sp_merge_cursor {
 #define SP_MERGE_MPI_VBYTES (8 + 5 * 4)
 
 /* Take this rank's contribution (recorded: it has a snapshot to take).
- * Returns 0 or -ENOMEM (then it contributes nothing, but takes part). */
-SP_HIDDEN int sp_merge_local_take(struct sp_merge_local *l, bool recorded);
+ * may_plan: the parallel write will take it, so a snapshot whose events
+ * would need more than SP_MERGE_MEMORY_EVENTS_BYTES in memory is kept as
+ * a plan (l->plan) with the MPI rows filled, the rest streamed later.
+ * Returns 0 or -ENOMEM / -errno (then it contributes nothing, but takes
+ * part). */
+SP_HIDDEN int sp_merge_local_take(struct sp_merge_local *l, bool recorded, bool may_plan);
+/* A planned contribution made whole (the rank-0 stream needs every event
+ * in memory): taken again, onto rank 0's timeline, whether its plan was
+ * streamed or not. Returns 0 or -errno. */
+SP_HIDDEN int sp_merge_local_fill(struct sp_merge_local *l);
+/* Event memory of an in-memory snapshot (start, end, thread, aux: 24 B an
+ * event) above which the parallel write streams: the finalize's memory
+ * beyond the recording's then stays within a constant. */
+#define SP_MERGE_MEMORY_EVENTS_BYTES ((uint64_t)32 << 20)
 SP_HIDDEN void sp_merge_local_free(struct sp_merge_local *l);
 /* The next n MPI values (row order) as six columns into buf. */
 SP_HIDDEN void sp_merge_pack_mpi(const struct sp_merge_local *l, struct sp_merge_cursor *c,

@@ -23,11 +23,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "groups.h"
@@ -35,12 +37,13 @@
 #include "mpi-clock.h"
 #include "mpi-merge.h"
 #include "names.h"
+#include "snapshot.h"
 #include "writer.h"
 
 #define CHUNK (1u << 18) /* values per collective write of an event column */
 
 enum { TAG_UNION = 41 };
-enum { N_ROWS, N_EVENTS, N_THREADS, N_MPI, N_COUNTS };
+enum { N_ROWS, N_EVENTS, N_THREADS, N_MPI, N_MEM, N_COUNTS }; /* N_MEM: events in memory */
 
 struct pw {
 	MPI_Comm comm;
@@ -61,6 +64,7 @@ struct pw {
 	uint64_t mine[N_COUNTS], base[N_COUNTS], total[N_COUNTS], most[N_COUNTS];
 	uint64_t dropped;
 	int64_t *excl;                /* per local row */
+	uint32_t *rpos;               /* per local row: its region's position (a plan streams) */
 	/* layout */
 	struct sp_writer *w;          /* rank 0 */
 	uint64_t off[SP_RAW_NCOLS];
@@ -344,6 +348,9 @@ static void phase_names(struct pw *W)
 
 /* ---- scan: slices, totals, exclusive times ------------------------------- */
 
+/* A plan's times onto rank 0's timeline, as the events in memory were. */
+static const struct sp_stream_part stream_map = { .map = sp_mpi_clock_map_ns };
+
 static void phase_scan(struct pw *W)
 {
 	struct sp_merge_local *l = W->l;
@@ -356,6 +363,7 @@ static void phase_scan(struct pw *W)
 	W->mine[N_EVENTS] = s->nevents;
 	W->mine[N_THREADS] = threads ? s->nthreads : 0;
 	W->mine[N_MPI] = l->h.nmpi;
+	W->mine[N_MEM] = s->nmem;
 	uint64_t sums[N_COUNTS + 1];
 	memcpy(sums, W->mine, sizeof W->mine);
 	sums[N_COUNTS] = l->h.dropped;
@@ -385,7 +393,10 @@ static void phase_scan(struct pw *W)
 	for (uint32_t i = 0; ok && i < s->nrows; i++) {
 		const struct sp_snap_row *r = &s->rows[i];
 		uint32_t id = l->map[r->region];
-		double k = r->count ? sp_writer_region_key(s->start + r->offset, r->count) : 0.0;
+		bool mem = r->offset + r->count <= s->nmem;
+		double k = !r->count ? 0.0
+			   : mem ? sp_writer_region_key(s->start + r->offset, r->count)
+				 : (double)sp_snapshot_plan_first_ns(l->plan, r, &stream_map) / 1e9;
 		if (id >= nf) {
 			ok = 0;
 			break;
@@ -402,9 +413,13 @@ static void phase_scan(struct pw *W)
 		off[i] = s->rows[i].offset;
 		cnt[i] = s->rows[i].count;
 	}
-	if (!W->ret)
+	if (!W->ret && !l->plan)
 		fail(W, sp_writer_exclusive_rows(s->nrows, off, cnt, rpos, s->start, s->end,
 						 s->thread, W->excl));
+	if (l->plan) { /* nested as the events stream (phase_write) */
+		W->rpos = rpos;
+		rpos = NULL;
+	}
 	free(key);
 	free(pos);
 	free(rpos);
@@ -659,6 +674,7 @@ struct slices {
 	struct pw *W;
 	int ok;
 	struct blocks b;
+	int fd, dirfd;                /* a plan's stream: the temporary, its directory */
 };
 
 /* Values [first, first+n) of this rank's slice of column c, from buf. */
@@ -840,7 +856,7 @@ static void put_events(struct slices *S, uint64_t at, int64_t *tid)
 {
 	struct pw *W = S->W;
 	const struct sp_snapshot *s = &W->l->s;
-	uint64_t mine = W->mine[N_EVENTS];
+	uint64_t mine = W->mine[N_MEM]; /* a plan streams the others */
 	uint64_t n = at < mine ? (mine - at < CHUNK ? mine - at : CHUNK) : 0;
 	if (n == 0)
 		return;
@@ -871,6 +887,47 @@ static void put_mpi(struct slices *S, uint64_t at, struct sp_merge_cursor *c, ch
 	put_col(S, SP_RAW_MPI_SITES, N_MPI, at, n, m.callsite_ids);
 }
 
+static void close_stream(struct slices *S)
+{
+	if (S->fd >= 0 && close(S->fd) != 0)
+		S->ok = 0;
+	if (S->dirfd >= 0)
+		close(S->dirfd);
+	S->fd = S->dirfd = -1;
+}
+
+/*
+ * A plan's events into this rank's slices of the event columns, with
+ * pwrite() on the temporary (every rank writes only its own bytes; the
+ * data is on disk, fdatasync, before the rank reports), the rows'
+ * summaries and exclusive times on the way. Not collective.
+ */
+static void stream_plan(struct pw *W, struct slices *S)
+{
+	struct sp_merge_local *l = W->l;
+	struct sp_writer_times t = { .fd = S->fd, .dirfd = S->dirfd,
+		.start = W->off[SP_RAW_EV_START] + W->base[N_EVENTS] * sizeof(int64_t),
+		.end = W->off[SP_RAW_EV_END] + W->base[N_EVENTS] * sizeof(int64_t),
+		.thread = W->off[SP_RAW_EV_THREAD] == SP_RAW_ABSENT
+				  ? SP_RAW_ABSENT
+				  : W->off[SP_RAW_EV_THREAD] +
+					    W->base[N_EVENTS] * sp_raw_col_size(SP_RAW_EV_THREAD) };
+	struct sp_stream_part o = stream_map;
+	o.pos = W->rpos;
+	int ret = sp_snapshot_stream_part(&l->s, l->plan, &t, &o);
+	l->plan = NULL; /* consumed */
+	if (!ret && fdatasync(S->fd) != 0)
+		ret = -errno;
+	for (uint32_t i = 0; !ret && i < l->s.nrows; i++)
+		W->excl[i] = l->s.exclusive_known ? l->s.rows[i].exclusive_ns : -1;
+	if (ret) {
+		sp_log(SP_LOG_WARN, "mpi", "rank %d: could not write its events: %s", W->rank,
+		       strerror(-ret));
+		S->ok = 0;
+	}
+	close_stream(S);
+}
+
 /*
  * Open the temporary rank 0 sealed (the inode it reported: nothing swapped
  * in at its name is written through; on another host the name resolves on
@@ -884,6 +941,21 @@ static bool open_slices(struct slices *S, const char *tmp, uint64_t ino)
 	bool forced = f && *f && atoi(f) == S->W->rank;
 	int ok = !forced && lstat(tmp, &st) == 0 && S_ISREG(st.st_mode) &&
 		 (uint64_t)st.st_ino == ino;
+	S->fd = S->dirfd = -1;
+	if (ok && S->W->l->plan) { /* the stream's pwrite()s, on the same inode */
+		char dir[PATH_MAX];
+		const char *slash = strrchr(tmp, '/');
+		if (!slash || slash == tmp)
+			strcpy(dir, slash ? "/" : ".");
+		else {
+			memcpy(dir, tmp, (size_t)(slash - tmp));
+			dir[slash - tmp] = '\0';
+		}
+		S->fd = open(tmp, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		S->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		ok = S->fd >= 0 && S->dirfd >= 0 && fstat(S->fd, &st) == 0 &&
+		     (uint64_t)st.st_ino == ino;
+	}
 	/* MPI_File_open is collective, with one name on every rank: a rank
 	 * whose check failed takes part (no create, no truncation) and then
 	 * nothing is written anywhere */
@@ -894,6 +966,8 @@ static bool open_slices(struct slices *S, const char *tmp, uint64_t ino)
 		ok = 0;
 	if (!ok && opened)
 		PMPI_File_close(&S->fh);
+	if (!ok)
+		close_stream(S);
 	return ok;
 }
 
@@ -904,7 +978,9 @@ static bool open_slices(struct slices *S, const char *tmp, uint64_t ino)
  */
 static void phase_write(struct pw *W, struct slices *S)
 {
-	uint64_t most = W->most[N_EVENTS] > W->most[N_MPI] ? W->most[N_EVENTS] : W->most[N_MPI];
+	if (W->l->plan)
+		stream_plan(W, S);
+	uint64_t most = W->most[N_MEM] > W->most[N_MPI] ? W->most[N_MEM] : W->most[N_MPI];
 	uint64_t rounds = most ? (most + CHUNK - 1) / CHUNK : 1;
 	char *rows = NULL, *threads = NULL;
 	int64_t *tid = malloc((size_t)CHUNK * sizeof *tid);
@@ -951,6 +1027,7 @@ static void pw_free(struct pw *W)
 	free(W->uncalled);
 	sp_names_free(&W->sites);
 	free(W->excl);
+	free(W->rpos);
 }
 
 int sp_pwrite(struct sp_merge_local *l, MPI_Comm comm, const char *path)

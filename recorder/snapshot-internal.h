@@ -21,6 +21,7 @@ struct sp_snapshot_plan {
 	uint64_t *count, *fill;
 	int64_t *first_tick;      /* per name: its earliest start (ticks) */
 	uint8_t *multi;
+	uint8_t *has_aux;         /* per name: a call with an extension record */
 	struct sp_rec_thread **th;
 	bool any_aux;
 };

@@ -91,6 +91,20 @@ static void stage_summary(const struct stage *st, struct sp_summary_record *out)
 	};
 }
 
+/* A recorded tick as the file's ns: the clock's map, then the caller's. */
+static inline int64_t conv(const struct sp_snapshot_plan *p, const struct sp_stream_part *o,
+			   int64_t tick)
+{
+	int64_t ns = sp_clock_to_ns(&p->cm, tick);
+	return o && o->map ? o->map(o->map_ctx, ns) : ns;
+}
+
+int64_t sp_snapshot_plan_first_ns(const struct sp_snapshot_plan *p, const struct sp_snap_row *row,
+				  const struct sp_stream_part *o)
+{
+	return row->count ? conv(p, o, p->first_tick[row->region]) : 0;
+}
+
 /*
  * The region positions the commit nests by (sp_writer_region_order over the
  * rows' first starts, 0.0 for a row without calls): rows are the file's
@@ -114,7 +128,7 @@ static int row_positions(const struct sp_snapshot *s, const struct sp_snapshot_p
 
 /* Each row's thread into the thread column (a row of one thread). */
 static int write_thread_column(const struct sp_snapshot *s, const struct sp_snapshot_plan *p,
-			       const struct sp_writer_times *t)
+			       const struct sp_writer_times *t, const uint8_t *in_mem)
 {
 	/* Shared rows get theirs in the merge. */
 	enum { BLOCK = 4096 };
@@ -122,7 +136,7 @@ static int write_thread_column(const struct sp_snapshot *s, const struct sp_snap
 	int ret = v ? 0 : -ENOMEM;
 	for (uint32_t r = 0; !ret && r < s->nrows; r++) {
 		const struct sp_snap_row *row = &s->rows[r];
-		if (p->multi[row->region])
+		if (p->multi[row->region] || in_mem[r])
 			continue;
 		for (uint32_t i = 0; row->count && i < BLOCK; i++)
 			v[i] = p->last[row->region];
@@ -175,16 +189,17 @@ static void multi_free(struct multi *m)
 /* The temporary and the rows' areas; -ENOTSUP when it cannot be made (the
  * caller fills in memory instead). */
 static int multi_init(struct multi *m, const struct sp_snapshot *s,
-		      const struct sp_snapshot_plan *p, const struct sp_writer_times *t)
+		      const struct sp_snapshot_plan *p, const struct sp_writer_times *t,
+		      const uint8_t *in_mem, bool part)
 {
 	memset(m, 0, sizeof *m);
 	m->fd = -1;
 	bool any = false;
 	for (uint32_t r = 0; r < s->nrows; r++)
-		any |= p->multi[s->rows[r].region] != 0;
+		any |= p->multi[s->rows[r].region] && !in_mem[r];
 	if (!any)
 		return 0;
-	if (p->any_aux)
+	if (p->any_aux && !part)
 		return -ENOTSUP; /* extension indexes follow the file's order: fill */
 	m->area = malloc(((size_t)s->nrows + 1) * sizeof *m->area);
 	m->cur = calloc((size_t)s->nrows + 1, sizeof *m->cur);
@@ -192,8 +207,9 @@ static int multi_init(struct multi *m, const struct sp_snapshot *s,
 		return -ENOMEM;
 	for (uint32_t r = 0; r < s->nrows; r++) {
 		const struct sp_snap_row *row = &s->rows[r];
-		m->area[r] = p->multi[row->region] ? m->nev : NO_AREA;
-		m->nev += p->multi[row->region] ? row->count : 0;
+		bool shared = p->multi[row->region] && !in_mem[r];
+		m->area[r] = shared ? m->nev : NO_AREA;
+		m->nev += shared ? row->count : 0;
 	}
 	/* SCOPE_PROFILER_TEST_NO_TMPFILE=1: a file system without O_TMPFILE
 	 * (the in-memory path), for the tests. */
@@ -355,7 +371,8 @@ static int merge_rows(const struct multi *m, struct sp_snapshot *s, struct stage
  * nesting. */
 static int stream_events(struct sp_snapshot *s, struct sp_snapshot_plan *p,
 			 const struct sp_writer_times *t, struct stage *stages,
-			 const uint32_t *row_of, struct sp_nest *nest, struct multi *mu)
+			 const uint32_t *row_of, struct sp_nest *nest, struct multi *mu,
+			 const uint8_t *in_mem, const struct sp_stream_part *o)
 {
 	int ret = 0;
 	s->first_start_ns = INT64_MAX;
@@ -370,19 +387,23 @@ static int stream_events(struct sp_snapshot *s, struct sp_snapshot_plan *p,
 				if (!sp_event_complete(&ev[i], p->nreg))
 					continue;
 				uint32_t k = p->map[ev[i].region], r = row_of[k];
-				uint64_t at = p->fill[k]++;
 				struct stage *st = &stages[r];
 				bool shared = mu->area && mu->area[r] != NO_AREA;
-				int64_t a = sp_clock_to_ns(&p->cm, ev[i].start);
-				int64_t b = sp_clock_to_ns(&p->cm, ev[i].end);
+				int64_t a = conv(p, o, ev[i].start);
+				int64_t b = conv(p, o, ev[i].end);
+				if (a < s->first_start_ns)
+					s->first_start_ns = a;
+				if (in_mem[r]) { /* its times are in memory: nested only */
+					ret = sp_nest_add(nest, a, b, r);
+					continue;
+				}
+				uint64_t at = p->fill[k]++;
 				if (shared)
 					ret = multi_note(mu, r, ti, st->done + st->n);
 				st->s[st->n] = a;
 				st->e[st->n] = b;
-				if (s->aux)
+				if (s->aux && !o)
 					s->aux[at] = ev[i].aux;
-				if (a < s->first_start_ns)
-					s->first_start_ns = a;
 				if (!ret)
 					ret = sp_nest_add(nest, a, b, r);
 				if (!ret && ++st->n == st->cap)
@@ -397,52 +418,68 @@ static int stream_events(struct sp_snapshot *s, struct sp_snapshot_plan *p,
 			ret = sp_nest_lane_end(nest);
 	}
 	for (uint32_t r = 0; !ret && r < s->nrows; r++)
-		ret = mu->area && mu->area[r] != NO_AREA
+		ret = in_mem[r] ? 0
+		      : mu->area && mu->area[r] != NO_AREA
 			      ? flush_tmp(&stages[r], mu, r)
 			      : flush_stage(&stages[r], s->rows[r].offset, t->fd, t->start, t->end);
 	if (!ret && mu->area)
 		ret = merge_rows(mu, s, stages, t);
 	if (!ret && t->thread != SP_RAW_ABSENT)
-		ret = write_thread_column(s, p, t);
+		ret = write_thread_column(s, p, t, in_mem);
 	return ret;
 }
 
-int sp_snapshot_stream(struct sp_snapshot *s, struct sp_snapshot_plan *p,
-		       const struct sp_writer_times *t)
+/* The stream, whole (o NULL: the file is this process's alone, s is freed
+ * on an error) or a part (sp_snapshot_stream_part). */
+static int stream(struct sp_snapshot *s, struct sp_snapshot_plan *p,
+		  const struct sp_writer_times *t, const struct sp_stream_part *o)
 {
 	struct multi mu = { .fd = -1 };
-	int ret = (s->threads_with_events > 1) != (t->thread != SP_RAW_ABSENT)
-			  ? -EINVAL /* a thread column exactly when several threads recorded */
-			  : multi_init(&mu, s, p, t);
+	uint32_t rows = s->nrows ? s->nrows : 1;
+	uint8_t *in_mem = calloc(rows, 1);
+	for (uint32_t r = 0; o && in_mem && r < s->nrows; r++)
+		in_mem[r] = p->has_aux[s->rows[r].region] && s->rows[r].offset < s->nmem;
+	/* A thread column exactly when several threads recorded; a part
+	 * writes one whenever the file has it. */
+	bool col = t->thread != SP_RAW_ABSENT;
+	int ret = !in_mem ? -ENOMEM
+		  : (s->threads_with_events > 1 && !col) || (!o && s->threads_with_events <= 1 && col)
+			  ? -EINVAL
+			  : multi_init(&mu, s, p, t, in_mem, o != NULL);
 	if (ret) {
 		multi_free(&mu);
-		if (ret == -ENOTSUP)
+		free(in_mem);
+		if (ret == -ENOTSUP && !o)
 			return ret; /* the plan is left to fill */
 		sp_snapshot_plan_free(p); /* consumed, as on every other error */
-		sp_snapshot_free(s);
+		if (!o)
+			sp_snapshot_free(s);
 		return ret;
 	}
 	size_t n = s->nevents ? s->nevents : 1;
-	uint32_t rows = s->nrows ? s->nrows : 1;
 	size_t per = STAGE_EVENTS / rows;
 	per = per < STAGE_MIN ? STAGE_MIN : per > STAGE_MAX ? STAGE_MAX : per;
 	size_t staged = 0;
 	for (uint32_t r = 0; r < s->nrows; r++)
-		staged += s->rows[r].count < per ? s->rows[r].count : per;
+		staged += in_mem[r] ? 0 : s->rows[r].count < per ? s->rows[r].count : per;
 	struct stage *stages = calloc(rows, sizeof *stages);
 	uint32_t *row_of = calloc(s->nnames + 1, sizeof *row_of);
 	uint32_t *pos = calloc(rows, sizeof *pos);
 	int64_t *buf = malloc((staged + 1) * 2 * sizeof *buf), *at_buf = buf;
-	/* Extension records (MPI) keep an index per event in memory. */
-	s->aux = p->any_aux ? malloc(n * sizeof *s->aux) : NULL;
+	/* Extension records (MPI) keep an index per event in memory (a part
+	 * has them in memory already). */
+	s->aux = !o && p->any_aux ? malloc(n * sizeof *s->aux) : s->aux;
 	struct sp_nest nest = { 0 };
 	ret = stages && row_of && pos && buf && (s->aux || !p->any_aux) ? 0 : -ENOMEM;
-	if (!ret)
+	if (!ret && o)
+		memcpy(pos, o->pos, s->nrows * sizeof *pos);
+	else if (!ret)
 		ret = row_positions(s, p, pos);
 	if (!ret)
 		ret = sp_nest_init(&nest, s->nrows, pos);
 	for (uint32_t r = 0; !ret && r < s->nrows; r++) {
-		uint32_t cap = (uint32_t)(s->rows[r].count < per ? s->rows[r].count : per);
+		uint32_t cap = in_mem[r] ? 0
+			       : (uint32_t)(s->rows[r].count < per ? s->rows[r].count : per);
 		row_of[s->rows[r].region] = r;
 		stages[r] = (struct stage){ .s = at_buf, .e = at_buf + cap, .cap = cap,
 					    .minimum = INT64_MAX, .maximum = INT64_MIN,
@@ -450,9 +487,10 @@ int sp_snapshot_stream(struct sp_snapshot *s, struct sp_snapshot_plan *p,
 		at_buf += 2 * (size_t)cap;
 	}
 	if (!ret)
-		ret = stream_events(s, p, t, stages, row_of, &nest, &mu);
+		ret = stream_events(s, p, t, stages, row_of, &nest, &mu, in_mem, o);
 	for (uint32_t r = 0; !ret && r < s->nrows; r++) {
-		stage_summary(&stages[r], &s->rows[r].summary);
+		if (!in_mem[r])
+			stage_summary(&stages[r], &s->rows[r].summary);
 		s->rows[r].exclusive_ns = nest.broken ? -1 : nest.excl[r];
 	}
 	if (!ret && !nest.disorder)
@@ -463,13 +501,27 @@ int sp_snapshot_stream(struct sp_snapshot *s, struct sp_snapshot_plan *p,
 	free(row_of);
 	free(pos);
 	free(buf);
+	free(in_mem);
 	multi_free(&mu);
 	sp_snapshot_plan_free(p);
 	if (ret) {
-		sp_snapshot_free(s);
+		if (!o)
+			sp_snapshot_free(s);
 		return ret;
 	}
-	s->times_in_file = true;
+	if (!o)
+		s->times_in_file = true;
 	return 0;
 }
 
+int sp_snapshot_stream(struct sp_snapshot *s, struct sp_snapshot_plan *p,
+		       const struct sp_writer_times *t)
+{
+	return stream(s, p, t, NULL);
+}
+
+int sp_snapshot_stream_part(struct sp_snapshot *s, struct sp_snapshot_plan *p,
+			    const struct sp_writer_times *t, const struct sp_stream_part *o)
+{
+	return stream(s, p, t, o);
+}

@@ -146,6 +146,7 @@ static int count_events(struct sp_snapshot_plan *p, uint32_t *ret_with_events)
 					p->first_tick[k] = ev[i].start;
 				p->last[k] = ti;
 				p->any_aux |= ev[i].aux != 0;
+				p->has_aux[k] |= ev[i].aux != 0;
 				complete++;
 			}
 		}
@@ -170,7 +171,8 @@ static int alloc_columns(struct sp_snapshot *s, bool any_aux)
 
 /* Pass 2: scatter events into their rows, converting ticks to ns. */
 static int scatter(struct sp_snapshot *s, struct sp_rec_thread **th, uint32_t nth, uint32_t nreg,
-		   const uint32_t *map, uint64_t *fill, const struct sp_clock_map *cm)
+		   const uint32_t *map, uint64_t *fill, const struct sp_clock_map *cm,
+		   const uint8_t *only)
 {
 	s->first_start_ns = INT64_MAX;
 	for (uint32_t ti = 0; ti < nth; ti++) {
@@ -181,7 +183,8 @@ static int scatter(struct sp_snapshot *s, struct sp_rec_thread **th, uint32_t nt
 		size_t n;
 		while ((n = sp_thread_next_chunk(th[ti], &it, &ev)) > 0) {
 			for (size_t i = 0; i < n; i++) {
-				if (!sp_event_complete(&ev[i], nreg))
+				if (!sp_event_complete(&ev[i], nreg) ||
+				    (only && !only[map[ev[i].region]]))
 					continue;
 				uint64_t at = fill[map[ev[i].region]]++;
 				s->start[at] = sp_clock_to_ns(cm, ev[i].start);
@@ -303,6 +306,7 @@ void sp_snapshot_plan_free(struct sp_snapshot_plan *p)
 	free(p->last);
 	free(p->first_tick);
 	free(p->multi);
+	free(p->has_aux);
 	free(p->th);
 	free(p);
 }
@@ -321,10 +325,11 @@ int sp_snapshot_plan(struct sp_snapshot *s, struct sp_snapshot_plan **ret_plan)
 	p->fill = calloc(nreg + 1, sizeof *p->fill);
 	p->last = calloc(nreg + 1, sizeof *p->last);
 	p->multi = calloc(nreg + 1, 1);
+	p->has_aux = calloc(nreg + 1, 1);
 	p->first_tick = calloc(nreg + 1, sizeof *p->first_tick);
 	p->th = threads_by_index(&p->nth);
-	int ret = (p->map && p->count && p->fill && p->last && p->multi && p->first_tick &&
-		   p->th) ? 0 : -ENOMEM;
+	int ret = (p->map && p->count && p->fill && p->last && p->multi && p->has_aux &&
+		   p->first_tick && p->th) ? 0 : -ENOMEM;
 	if (!ret)
 		ret = build_names(s, nreg, p->map);
 	if (!ret)
@@ -351,8 +356,9 @@ int sp_snapshot_fill(struct sp_snapshot *s, struct sp_snapshot_plan *p)
 {
 	int ret = alloc_columns(s, p->any_aux);
 	if (!ret)
-		ret = scatter(s, p->th, p->nth, p->nreg, p->map, p->fill, &p->cm);
+		ret = scatter(s, p->th, p->nth, p->nreg, p->map, p->fill, &p->cm, NULL);
 	if (!ret) {
+		s->nmem = s->nevents;
 		for (uint32_t r = 0; !ret && r < s->nrows; r++) {
 			struct sp_snap_row *row = &s->rows[r];
 			if (p->multi[row->region])
@@ -364,6 +370,61 @@ int sp_snapshot_fill(struct sp_snapshot *s, struct sp_snapshot_plan *p)
 	sp_snapshot_plan_free(p);
 	if (ret)
 		sp_snapshot_free(s);
+	return ret;
+}
+
+int sp_snapshot_fill_aux(struct sp_snapshot *s, struct sp_snapshot_plan *p)
+{
+	/* The rows with extension records first, then the others, each in
+	 * name order, and their events back to back in that order (readers
+	 * such as upstream's read_h5() take a rank's rows as consecutive
+	 * slices of the event columns). */
+	struct sp_snap_row *rows = malloc(((size_t)s->nrows + 1) * sizeof *rows);
+	if (!rows)
+		return -ENOMEM;
+	uint64_t off = 0;
+	uint32_t k = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t r = 0; r < s->nrows; r++) {
+			struct sp_snap_row row = s->rows[r];
+			if ((p->has_aux[row.region] != 0) != (pass == 0))
+				continue;
+			row.offset = off;
+			p->fill[row.region] = off;
+			off += row.count;
+			rows[k++] = row;
+		}
+		if (pass == 0)
+			s->nmem = off;
+	}
+	memcpy(s->rows, rows, s->nrows * sizeof *rows);
+	free(rows);
+	size_t n = s->nmem ? s->nmem : 1;
+	s->start = malloc(n * sizeof *s->start);
+	s->end = malloc(n * sizeof *s->end);
+	s->thread = malloc(n * sizeof *s->thread);
+	s->aux = p->any_aux ? malloc(n * sizeof *s->aux) : NULL;
+	int ret = s->start && s->end && s->thread && (!p->any_aux || s->aux) ? 0 : -ENOMEM;
+	if (!ret && s->nmem)
+		ret = scatter(s, p->th, p->nth, p->nreg, p->map, p->fill, &p->cm, p->has_aux);
+	for (uint32_t r = 0; !ret && r < s->nrows; r++) {
+		struct sp_snap_row *row = &s->rows[r];
+		if (!p->has_aux[row->region] || !row->count)
+			continue;
+		if (p->multi[row->region])
+			ret = sort_row(s, row);
+		sp_summary_compute(&row->summary, s->start + row->offset, s->end + row->offset,
+				   row->count);
+	}
+	if (ret) {
+		free(s->start);
+		free(s->end);
+		free(s->thread);
+		free(s->aux);
+		s->start = s->end = NULL;
+		s->thread = s->aux = NULL;
+		s->nmem = 0;
+	}
 	return ret;
 }
 

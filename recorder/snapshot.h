@@ -40,6 +40,9 @@ struct sp_snapshot {
 	uint32_t nrows;
 	struct sp_snap_row *rows; /* one per name with data, in name order */
 	uint64_t nevents;
+	uint64_t nmem;            /* events [0, nmem) are in start/end/thread/aux:
+				   * all of them, or (sp_snapshot_fill_aux) those
+				   * of the rows with extension records, first */
 	int64_t *start, *end;     /* ns */
 	uint32_t *thread;         /* thread index per event; NULL when the
 				   * times went to a file and one thread recorded */
@@ -82,6 +85,40 @@ SP_HIDDEN int sp_snapshot_fill(struct sp_snapshot *s,
 SP_HIDDEN int sp_snapshot_stream(struct sp_snapshot *s,
 				 struct sp_snapshot_plan *plan,
 				 const struct sp_writer_times *t);
+/*
+ * Fill in memory only the rows whose calls carry extension records (MPI
+ * values index them), after moving those rows (and their events) to the
+ * front: events [0, nmem) are theirs, complete (sorted and summarised as
+ * the fill would); the other rows follow, their times left for
+ * sp_snapshot_stream_part. The plan is kept. Returns 0, -ENOMEM or -errno
+ * (reading spilled events); on an error s keeps no event arrays.
+ */
+SP_HIDDEN int sp_snapshot_fill_aux(struct sp_snapshot *s, struct sp_snapshot_plan *plan);
+
+/*
+ * The stream of the rows not in memory ([0, s->nmem) are, see
+ * sp_snapshot_fill_aux) into a part of a file that others write too: t
+ * gives this part's column slices (thread: SP_RAW_ABSENT, or a column to
+ * write even for one thread), every time goes through map (NULL: as
+ * recorded) after the tick conversion, pos[row] is the position the calls
+ * nest by (the file's order, over all parts), and every call, in memory or
+ * not, is nested for the rows' exclusive_ns. The plan is consumed; s is
+ * never freed (on an error its rows' summaries are incomplete). Returns 0,
+ * -ENOMEM or -errno.
+ */
+struct sp_stream_part {
+	const uint32_t *pos;
+	int64_t (*map)(const void *ctx, int64_t ns);
+	const void *map_ctx;
+};
+SP_HIDDEN int sp_snapshot_stream_part(struct sp_snapshot *s, struct sp_snapshot_plan *plan,
+				      const struct sp_writer_times *t,
+				      const struct sp_stream_part *o);
+/* A row's earliest call start (ns, through o's map as above) from the
+ * plan alone; 0 for a row without calls. */
+SP_HIDDEN int64_t sp_snapshot_plan_first_ns(const struct sp_snapshot_plan *plan,
+					    const struct sp_snap_row *row,
+					    const struct sp_stream_part *o);
 /* Drop a plan without filling (error paths). Accepts NULL. */
 SP_HIDDEN void sp_snapshot_plan_free(struct sp_snapshot_plan *plan);
 SP_HIDDEN void sp_snapshot_free(struct sp_snapshot *s);

@@ -192,6 +192,7 @@ static int build_rows(struct sp_snapshot *s, const struct sp_spill_data *d, cons
 		off += count[k];
 	}
 	s->nevents = n;
+	s->nmem = n;
 	free(count);
 	free(dropped);
 	return ret;

@@ -14,6 +14,11 @@ checked against the program's structure: exact counts per thread, nothing
 dropped, no spill file left, and exclusive_totals equal to a computation
 from the events (numpy, per thread: which leaf calls lie inside an inner
 call), so the streamed nesting is checked independently.
+
+With SP_CAP_MPIRUN (the launcher's command, e.g. "mpirun -n 2"): PROG is
+the MPI build, run under it with one thread a rank; each rank prints its
+peak RSS after MPI_Finalize, and the largest is checked. OUT is checked
+rank by rank.
 """
 import os
 import subprocess
@@ -24,13 +29,32 @@ import numpy as np
 
 prog, n, threads, cap, slack, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
     int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+nranks = 1
 MIB = 1 << 20
 
 
+mpirun = os.environ.get("SP_CAP_MPIRUN", "").split()
+if mpirun:
+    nranks, threads = int(mpirun[mpirun.index("-n") + 1]), 1
+
+
 def peak(calls, path):
-    env = dict(os.environ, SCOPE_PROFILER_OUTPUT=path, SCOPE_PROFILER_MAX_MEMORY=f"{cap}M",
-               SCOPE_PROFILER_THROTTLE_CALLS="0", SCOPE_PROFILER_QUIET="1",
-               LD_PRELOAD=os.environ["SP_CAP_PRELOAD"])
+    sp = dict(SCOPE_PROFILER_OUTPUT=path, SCOPE_PROFILER_MAX_MEMORY=f"{cap}M",
+              SCOPE_PROFILER_THROTTLE_CALLS="0", SCOPE_PROFILER_QUIET="1",
+              LD_PRELOAD=os.environ["SP_CAP_PRELOAD"])
+    if mpirun:
+        # LD_PRELOAD for the ranks, not mpirun
+        cmd = mpirun + [a for k in sp for a in ("-x", k if k != "LD_PRELOAD" else
+                                                f"{k}={sp[k]}")] + [prog, str(calls)]
+        env = dict(os.environ, **sp)
+        del env["LD_PRELOAD"]
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, timeout=600)
+        assert p.returncode == 0, (calls, p.returncode)
+        hwm = [int(line.split()[3]) for line in p.stdout.splitlines() if " hwm " in line]
+        assert len(hwm) == nranks and min(hwm) > 0, p.stdout
+        print(f"  {calls} calls a rank: VmHWM per rank {[h >> 10 for h in hwm]} MiB")
+        return max(hwm) * 1024
+    env = dict(os.environ, **sp)
     p = subprocess.Popen([prog, str(calls), str(threads)], env=env, stdout=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -55,55 +79,59 @@ assert not left, left
 f = h5py.File(out, "r")
 names = [x.decode() if isinstance(x, bytes) else x for x in f["region_table/names"][()]]
 ix = f["rank_region_index"]
-rid, off, cnt = ix["region_ids"][()], ix["event_offsets"][()], ix["event_counts"][()]
-excl = ix["exclusive_totals"][()]
-row = {names[r]: k for k, r in enumerate(rid)}
+ranks_col = ix["ranks"][()]
 assert f["metadata"].attrs["dropped_events"] == 0
-per = {"outer": n, "inner": n, "leaf": n + (n + 2) // 3}
-for name, c in per.items():
-    want = c * threads
-    assert cnt[row[name]] == want, (name, int(cnt[row[name]]), want)
+assert sorted(set(ranks_col.tolist())) == list(range(nranks)), ranks_col
 ev = f["events"]
-start, end = ev["start_times"], ev["end_times"]
-lanes = ev["thread_ids"] if "thread_ids" in ev else None
+start, end = ev["start_times"][()], ev["end_times"][()]
+lanes = ev["thread_ids"][()] if "thread_ids" in ev else None
+total = 0
+for rank in range(nranks):
+    mine = ranks_col == rank
+    rid, off = ix["region_ids"][()][mine], ix["event_offsets"][()][mine]
+    cnt, excl = ix["event_counts"][()][mine], ix["exclusive_totals"][()][mine]
+    total += int(cnt.sum())
+    row = {names[r]: k for k, r in enumerate(rid)}
+    per = {"outer": n, "inner": n, "leaf": n + (n + 2) // 3}
+    for name, c in per.items():
+        want = c * threads
+        assert cnt[row[name]] == want, (rank, name, int(cnt[row[name]]), want)
 
+    def col(name, what):
+        k = row[name]
+        return what[off[k]:off[k] + cnt[k]]
 
-def col(name, what):
-    k = row[name]
-    return what[off[k]:off[k] + cnt[k]]
-
-
-# Rows in the fill's order: start, then thread.
-for name in row:
-    s = col(name, start)
-    ds = np.diff(s)
-    assert (ds >= 0).all(), (name, "start order")
-    if lanes is not None:
-        assert (np.diff(col(name, lanes))[ds == 0] >= 0).all(), (name, "thread order")
-tot = {k: 0 for k in row}
-want = {k: 0 for k in row}
-for name in row:
-    tot[name] = int((col(name, end) - col(name, start)).sum())
-lane_ids = [0] if lanes is None else sorted(set(np.unique(col("outer", lanes)).tolist()))
-in_inner_total = 0
-for lane in lane_ids:
-    def sel(name):
-        s, e = col(name, start), col(name, end)
-        if lanes is None:
-            return s, e
-        m = col(name, lanes) == lane
-        return s[m], e[m]
-    (ls, le), (is_, ie) = sel("leaf"), sel("inner")
-    assert (np.diff(is_) >= 0).all() and (np.diff(ls) >= 0).all(), "start order per thread"
-    k = np.searchsorted(is_, ls, side="right") - 1
-    ok = k >= 0
-    kk = np.where(ok, k, 0)
-    inside = ok & (ls >= is_[kk]) & (le <= ie[kk]) & ((ls < ie[kk]) | (is_[kk] == ie[kk]))
-    in_inner_total += int((le - ls)[inside].sum())
-    assert int(inside.sum()) == (n + 2) // 3, ("leaf calls inside inner", int(inside.sum()))
-want["leaf"] = tot["leaf"]
-want["inner"] = tot["inner"] - in_inner_total
-want["outer"] = tot["outer"] - tot["inner"] - (tot["leaf"] - in_inner_total)
-for name in ("outer", "inner", "leaf"):
-    assert excl[row[name]] == want[name], (name, int(excl[row[name]]), want[name])
-print(f"{out}: {int(cnt.sum())} events, counts and exclusive_totals exact")
+    # Rows in the fill's order: start, then thread.
+    for name in row:
+        s = col(name, start)
+        ds = np.diff(s)
+        assert (ds >= 0).all(), (rank, name, "start order")
+        if lanes is not None:
+            assert (np.diff(col(name, lanes))[ds == 0] >= 0).all(), (name, "thread order")
+    tot = {k: 0 for k in per}
+    want = {k: 0 for k in per}
+    for name in per:
+        tot[name] = int((col(name, end) - col(name, start)).sum())
+    lane_ids = [0] if lanes is None else sorted(set(np.unique(col("outer", lanes)).tolist()))
+    in_inner_total = 0
+    for lane in lane_ids:
+        def sel(name):
+            s, e = col(name, start), col(name, end)
+            if lanes is None:
+                return s, e
+            m = col(name, lanes) == lane
+            return s[m], e[m]
+        (ls, le), (is_, ie) = sel("leaf"), sel("inner")
+        assert (np.diff(is_) >= 0).all() and (np.diff(ls) >= 0).all(), "start order per thread"
+        k = np.searchsorted(is_, ls, side="right") - 1
+        ok = k >= 0
+        kk = np.where(ok, k, 0)
+        inside = ok & (ls >= is_[kk]) & (le <= ie[kk]) & ((ls < ie[kk]) | (is_[kk] == ie[kk]))
+        in_inner_total += int((le - ls)[inside].sum())
+        assert int(inside.sum()) == (n + 2) // 3, ("leaf calls inside inner", int(inside.sum()))
+    want["leaf"] = tot["leaf"]
+    want["inner"] = tot["inner"] - in_inner_total
+    want["outer"] = tot["outer"] - tot["inner"] - (tot["leaf"] - in_inner_total)
+    for name in ("outer", "inner", "leaf"):
+        assert excl[row[name]] == want[name], (rank, name, int(excl[row[name]]), want[name])
+print(f"{out}: {total} events on {nranks} rank(s), counts and exclusive_totals exact")

@@ -8,10 +8,18 @@
  *   each of THREADS threads (default 1: main alone) calls outer() N times;
  *   outer(i) calls inner(i) then leaf(); inner(i) calls leaf() when i % 3
  *   is 0. Per thread: outer N, inner N, leaf N + ceil(N / 3).
+ * Built with -DUSE_MPI (one thread a rank): MPI_Init, an MPI_Allreduce
+ * every 65536 calls of outer and at the end (MPI rows, which the finalize
+ * keeps in memory), MPI_Finalize, then "rank R hwm K" (VmHWM, KiB: the
+ * peak RSS, the finalize's included) on stdout.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#ifdef USE_MPI
+#include <mpi.h>
+#endif
 
 static volatile long sink;
 static long calls;
@@ -37,10 +45,50 @@ __attribute__((noinline)) static void outer(long i)
 static void *run(void *arg)
 {
 	(void)arg;
-	for (long i = 0; i < calls; i++)
+	for (long i = 0; i < calls; i++) {
 		outer(i);
+#ifdef USE_MPI
+		if ((i & 65535) == 65535) {
+			long v = sink, all;
+			MPI_Allreduce(&v, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+		}
+#endif
+	}
 	return NULL;
 }
+
+#ifdef USE_MPI
+/* The peak RSS so far (KiB), -1 unknown. */
+static long hwm_kib(void)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, "VmHWM:", 6))
+			v = atol(line + 6);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	int rank;
+	long v, all;
+	if (argc < 2)
+		return 2;
+	calls = atol(argv[1]);
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	run(NULL);
+	v = sink;
+	MPI_Allreduce(&v, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Finalize();
+	printf("rank %d hwm %ld\n", rank, hwm_kib());
+	return 0;
+}
+#else
 
 int main(int argc, char **argv)
 {
@@ -63,3 +111,4 @@ int main(int argc, char **argv)
 	printf("%ld\n", (long)sink);
 	return 0;
 }
+#endif

@@ -208,6 +208,7 @@ static int take_rank(struct sp_reader *r, uint32_t rank, struct rank_input *ri)
 		at += row->count;
 	}
 	s->nevents = n;
+	s->nmem = n;
 	int ret = take_mpi(r, rank, ri);
 	if (ret)
 		return ret;

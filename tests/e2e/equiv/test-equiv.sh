@@ -9,6 +9,14 @@
 # call sites (SCOPE_PROFILER_CALLSITES=2), and scale-ranks with 280,000
 # events per rank (more than one 262,144-event chunk of the stream); then
 # scale-ranks at 1 rank and at 8 ranks without the thread.
+# Then the bounded finalize (docs/MPI.md, "A big rank streams"): with
+# SCOPE_PROFILER_TEST_FINALIZE_PLAN=1 every rank keeps only its MPI rows in
+# memory and streams the rest into its slices; the copy is the rank-0 stream
+# of the whole snapshot taken again (same clock: CLOCK=monotonic), so the
+# two must hold the same rows (compare_h5.py --rows: each rank's MPI rows
+# come first in the streamed file). Also with only the odd ranks streaming,
+# and with the parallel write refused (the fallback takes the whole
+# snapshot again).
 # First the comparator itself: a file equals itself and a copy that differs
 # only in an ignored timing, and differs from copies with one value changed.
 set -euo pipefail
@@ -31,6 +39,7 @@ run() {
   SCOPE_PROFILER_OUTPUT="$work/$name.h5" SCOPE_PROFILER_TEST_FINALIZE_COPY="$work/$name.copy.h5" \
     timeout 300 mpirun --oversubscribe -n "${NP:-$np}" -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT \
     -x SCOPE_PROFILER_TEST_FINALIZE_COPY -x SCOPE_PROFILER_CALLSITES -x SCOPE_PROFILER_FINALIZE -x SCOPE_PROFILER_THROTTLE_CALLS \
+    -x SCOPE_PROFILER_TEST_FINALIZE_PLAN -x SCOPE_PROFILER_CLOCK -x SCOPE_PROFILER_TEST_MPIIO_FAIL \
     "$@" > "$name.out" 2> "$name.err" || { tail -20 "$name.err"; echo "FAIL: $name"; exit 1; }
   grep -q "scope-profiler: wrote $work/$name.h5 (${NP:-$np} rank" "$name.err" ||
     { tail -20 "$name.err"; echo "FAIL: $name: no merged file reported"; exit 1; }
@@ -46,7 +55,8 @@ must_differ() {
   echo "  comparator sees $1: $(sed -n 2p diff.txt | sed 's/^ *//')"
 }
 
-export SCOPE_PROFILER_CALLSITES=0 SCOPE_PROFILER_FINALIZE=auto
+export SCOPE_PROFILER_CALLSITES=0 SCOPE_PROFILER_FINALIZE=auto SCOPE_PROFILER_TEST_FINALIZE_PLAN=0 \
+  SCOPE_PROFILER_CLOCK=auto SCOPE_PROFILER_TEST_MPIIO_FAIL=
 run base "$build/tests/e2e/scale/scale-ranks$sp_sfx" 1
 $py "$cmp_h5" base.h5 base.h5 "$np"
 cp base.h5 same.h5
@@ -67,10 +77,11 @@ if ! grep -q SCOPE_PROFILER_TEST_FINALIZE_COPY "$sp_mpi_lib"; then
   echo "n/a: $sp_mpi_lib has no SCOPE_PROFILER_TEST_FINALIZE_COPY (no parallel path): comparator checked only"
   exit 0
 fi
-# equal NAME: the run's two files are one file to a reader; each says its path.
+# equal NAME [NP [--rows]]: the run's two files are one file to a reader;
+# each says its path.
 equal() {
   [ -s "$1.copy.h5" ] || { tail "$1.err"; echo "FAIL: $1: no serial copy written"; exit 1; }
-  $py "$cmp_h5" "$1.h5" "$1.copy.h5" "${2:-$np}"
+  $py "$cmp_h5" ${3:-} "$1.h5" "$1.copy.h5" "${2:-$np}"
   $py - "$1.h5" "$1.copy.h5" <<'PY'
 import sys, h5py
 p = [h5py.File(f)['metadata'].attrs.get('mpi_finalize_path') for f in sys.argv[1:]]
@@ -90,4 +101,46 @@ NP=1 run one "$build/tests/e2e/scale/scale-ranks$sp_sfx" 10
 equal one 1
 NP=8 run eight "$build/tests/e2e/scale/scale-ranks$sp_sfx" 3 0
 equal eight 8
+
+export SCOPE_PROFILER_TEST_FINALIZE_PLAN=1 SCOPE_PROFILER_CLOCK=monotonic
+run plan-known "$build/tests/e2e/equiv/equiv-known$sp_sfx"
+equal plan-known "$np" --rows
+# the streamed file really has another row order (else --rows proves nothing)
+if $py "$cmp_h5" plan-known.h5 plan-known.copy.h5 "$np" > /dev/null; then
+  echo "FAIL: plan-known: the streamed file is the copy byte for byte: nothing streamed?"; exit 1
+fi
+# --rows still sees one value changed
+for change in "d = f['events/start_times']; d[-1] = d[-1] - 1" \
+  "d = f['rank_region_index/exclusive_totals']; d[0] = d[0] + 1" \
+  "d = f['events/mpi_bytes']; d[0] = d[0] + 1" "d = f['events/thread_ids']; d[-1] = d[-1] ^ 1"; do
+  cp plan-known.h5 bad.h5
+  $py -c "import h5py; f = h5py.File('bad.h5', 'r+'); $change"
+  if $py "$cmp_h5" --rows bad.h5 plan-known.copy.h5 "$np" > diff.txt; then
+    echo "FAIL: comparator --rows: '$change' not detected"; exit 1
+  fi
+done
+SCOPE_PROFILER_CALLSITES=2 run plan-sites "$build/tests/e2e/equiv/equiv-known$sp_sfx"
+equal plan-sites "$np" --rows
+run plan-big "$build/tests/e2e/scale/scale-ranks$sp_sfx" 100
+equal plan-big "$np" --rows
+NP=8 run plan-eight "$build/tests/e2e/scale/scale-ranks$sp_sfx" 3 0
+equal plan-eight 8 --rows
+cat > odd.sh <<'SH'
+#!/bin/sh
+r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}
+SCOPE_PROFILER_TEST_FINALIZE_PLAN=$((r % 2)) exec "$@"
+SH
+chmod +x odd.sh
+run plan-odd ./odd.sh "$build/tests/e2e/scale/scale-ranks$sp_sfx" 100
+equal plan-odd "$np" --rows
+SCOPE_PROFILER_TEST_MPIIO_FAIL=1 run plan-fallback "$build/tests/e2e/scale/scale-ranks$sp_sfx" 100
+grep -q "rank 0 writes every rank's data instead" plan-fallback.err ||
+  { cat plan-fallback.err; echo "FAIL: plan-fallback: no fallback"; exit 1; }
+$py - plan-fallback.h5 plan-big.h5 <<'PY'
+import sys, h5py
+a, b = (h5py.File(p) for p in sys.argv[1:])
+p = a['metadata'].attrs.get('mpi_finalize_path')
+assert (p.decode() if isinstance(p, bytes) else p) == 'serial', p
+assert a['events/start_times'].shape == b['events/start_times'].shape
+PY
 echo "equivalence ($sp_mpi_family): OK"
