@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "functions.h"
 #include "log.h"
 #include "metadata.h"
 #include "output.h"
@@ -378,6 +379,7 @@ static void forked_child(void)
 	}
 	sp_recorder_stop();
 	sp_thread_reset_all();
+	sp_fn_forget_counts();
 	char *out = NULL;
 	if (asprintf(&out, "%s.pid%d", sp_config.output, (int)getpid()) < 0) {
 		atomic_store(&state, SP_STATE_FINALIZED);

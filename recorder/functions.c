@@ -841,6 +841,31 @@ static double estimate_ticks(const struct fn_total *a, double *ret_ci)
 	return n * mean;
 }
 
+void sp_fn_forget_counts(void)
+{
+	/* no lock: the child has one thread, and fn_lock may have been held
+	 * by a parent thread at fork() */
+	for (struct sp_fn_thread *h = thread_list; h; h = h->next) {
+		for (uint32_t r = 0; r < h->nstats; r++) {
+			struct sp_fn_stats *st = &h->stats[r];
+			h->counts[r] = 0;
+			st->hidden = st->smp_n = 0;
+			st->hidden_ticks = st->smp_ticks = 0;
+			st->smp_sq = 0;
+		}
+	}
+	for (uint32_t r = 0, n = sp_region_count(); r < n; r++) {
+		struct sp_region *reg = sp_region_get(r);
+		if (!reg)
+			continue;
+		atomic_store(&reg->dropped, 0);
+		atomic_store(&reg->throttled_calls, 0);
+		atomic_store(&reg->throttled_ns, 0);
+		atomic_store(&reg->throttle_timed, 0);
+		atomic_store(&reg->throttled_ci_ns, 0);
+	}
+}
+
 /* Move every thread's counters into the region atomics (ticks -> ns). */
 static void publish_counters(const struct sp_clock_map *cm)
 {

@@ -180,6 +180,10 @@ SP_HIDDEN int sp_fn_setup(void);
  * regions' throttled_calls/throttled_ns and resolve every function region's
  * name and source. */
 SP_HIDDEN void sp_fn_finalize(void);
+/* A forked child that records on (FORK=child), alone: forget the calls the
+ * parent counted, timed by sampling or dropped, in every thread's counters
+ * and the regions' totals; the throttle decisions stay. */
+SP_HIDDEN void sp_fn_forget_counts(void);
 /* After sp_fn_finalize: the cost of a timed function call (enter + exit)
  * measured during the run, and of a counted-only call over glibc's empty
  * hooks measured at setup, in ns; < 0 unknown. */

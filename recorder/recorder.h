@@ -318,8 +318,9 @@ SP_HIDDEN uint64_t sp_thread_dropped_total(void);
 /* Count n recorded events of `region` as dropped after all (they were
  * spilled to a file that went out of reach). */
 SP_HIDDEN void sp_thread_count_dropped(uint32_t region, uint64_t n);
-/* Forget every recorded event and free the buffers (after finalize, after
- * fork in a child that must not duplicate the parent's data). */
+/* Forget every recorded event (and the dropped count) and free the
+ * buffers (after finalize, after fork in a child that must not duplicate
+ * the parent's data). */
 SP_HIDDEN void sp_thread_reset_all(void);
 /* In a forked child, before anything else: make the thread list usable. */
 SP_HIDDEN void sp_thread_after_fork(void);

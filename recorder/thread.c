@@ -332,5 +332,6 @@ void sp_thread_reset_all(void)
 		t->nprefix = 0;
 	}
 	atomic_store(&mem_used, 0);
+	atomic_store(&dropped_total, 0);
 	pthread_mutex_unlock(&list_lock);
 }

@@ -34,6 +34,36 @@ pid=$(sed -n 's/^child //p' child.out)
 $py "$check" child.h5 "{'before': 1, 'after': 1}"
 $py "$check" "child.h5.pid$pid" "{'in_child': 3}"
 [ -z "$(ls | grep spill)" ] || { ls; echo "FAIL: spill file left"; exit 1; }
+# FORK=child: the child's counted and dropped calls are its own, not the
+# parent's too: the parent's hot() calls counted by the throttle (defaults),
+# or, with everything recorded, dropped at a 1 MiB cap without spill.
+for mode in throttled dropped; do
+  thr=; [ $mode = dropped ] && thr=0
+  SCOPE_PROFILER_OUTPUT="$work/$mode.h5" SCOPE_PROFILER_FORK=child SCOPE_PROFILER_MAX_MEMORY=1M \
+    SCOPE_PROFILER_SPILL=0 SCOPE_PROFILER_THROTTLE_CALLS=$thr \
+    LD_PRELOAD="$build/preload/libscope-profiler.so" \
+    "$build/tests/resilience/resil-fork-hot" 300000 > $mode.out 2> $mode.err
+  pid=$(sed -n 's/^child //p' $mode.out)
+  $py - $mode $mode.h5 "$mode.h5.pid$pid" <<'PY'
+import sys, h5py
+def calls(path):
+    f = h5py.File(path)
+    names = [n.decode() for n in f['region_table/names'][()]]
+    ix = f['rank_region_index']
+    k = [names[r] for r in ix['region_ids'][()]].index('hot')
+    got = {c: int(ix[c][k]) for c in ('event_counts', 'throttled_counts', 'dropped_counts')
+           if c in ix}
+    return got, int(f['metadata'].attrs['dropped_events'])
+mode = sys.argv[1]
+(parent, pdrop), (child, cdrop) = calls(sys.argv[2]), calls(sys.argv[3])
+assert sum(parent.values()) == 300001, ('parent', parent)
+what = 'throttled_counts' if mode == 'throttled' else 'dropped_counts'
+assert parent.get(what, 0) > 0, (f'the parent has no {what}', parent)
+assert sum(child.values()) == 10 and child['event_counts'] <= 10, ('child', child)
+assert cdrop == child.get('dropped_counts', 0), ('child dropped_events', cdrop, child)
+print(f'fork ({mode}): parent hot {parent}, child hot {child}')
+PY
+done
 # exec: the new program starts fresh, in its own file.
 SCOPE_PROFILER_OUTPUT="$work/exec.h5" "$prog" exec > exec.out 2>&1
 $py "$check" exec.h5 "{'before': 1, 'after': 1}"
