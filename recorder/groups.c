@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <hdf5.h>
+#include "lazy-hdf5.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -539,6 +540,9 @@ int sp_groups_read_file(struct sp_groups *g, const char *path, uint32_t **ret_si
 {
 	*ret_site_map = NULL;
 	*ret_nsites = 0;
+	int lz = sp_lazy_load(SP_LAZY_HDF5);
+	if (lz)
+		return lz;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (f < 0)

@@ -15,6 +15,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include "lazy-dw.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <link.h>
@@ -57,11 +58,8 @@ static struct module *modules;
 static int nmodules, capmodules;
 static void (*module_hook)(void);
 
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
+/* libdw's own, filled when libdw is loaded (lazy.h) */
+static Dwfl_Callbacks callbacks;
 
 void sp_sym_set_module_hook(void (*fn)(void))
 {
@@ -124,6 +122,11 @@ static Dwfl_Module *module_open(struct module *m)
 	if (m->opened || m->stale)
 		return m->mod;
 	m->opened = true;
+	if (sp_lazy_load(SP_LAZY_DW))
+		return NULL; /* names stay module+offset */
+	callbacks.find_elf = dwfl_build_id_find_elf;
+	callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	callbacks.section_address = dwfl_offline_section_address;
 	m->dwfl = dwfl_begin(&callbacks);
 	if (!m->dwfl)
 		return NULL;

@@ -7,6 +7,7 @@
 #define SP_WRITER_INTERNAL_H
 
 #include <hdf5.h>
+#include "lazy-hdf5.h"
 
 #include "sp-safe-file.h"
 #include <stdbool.h>

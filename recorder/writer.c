@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include "lazy-hdf5.h"
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -320,6 +321,9 @@ static int open_groups(struct sp_writer *w)
 int sp_writer_create(const char *path, const struct sp_writer_layout *layout,
 		     struct sp_writer **ret_writer)
 {
+	int lz = sp_lazy_load(SP_LAZY_HDF5);
+	if (lz)
+		return lz;
 	struct sp_writer *w = calloc(1, sizeof *w);
 	if (!w)
 		return -ENOMEM;

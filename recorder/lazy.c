@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* Libraries loaded on first use (lazy.h). */
+#define _GNU_SOURCE
+#include "lazy.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* SONAMEs found at configure time (meson.build: objdump -p). */
+static const char *const sonames[SP_LAZY_NLIBS] = { SP_HDF5_SONAME, SP_LIBDW_SONAME };
+/* A function of each, to tell whether the program has the same library in
+ * its global scope. */
+static const char *const probes[SP_LAZY_NLIBS] = { "H5open", "dwfl_begin" };
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static void *handles[SP_LAZY_NLIBS];
+/* Where names are looked up: the handle, or RTLD_DEFAULT when the program
+ * itself links the same library. Then its data (HDF5's H5T_* type ids)
+ * lives in the program's copies (copy relocations), which the library's
+ * code uses and dlsym on the handle would not give. */
+static void *scopes[SP_LAZY_NLIBS];
+static int errs[SP_LAZY_NLIBS];
+
+int sp_lazy_load(enum sp_lazy_lib lib)
+{
+	if (__atomic_load_n(&handles[lib], __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&lock);
+	if (!handles[lib] && !errs[lib]) {
+		/* RTLD_LOCAL: its symbols stay out of the program's lookups */
+		void *h = dlopen(sonames[lib], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+		if (h) {
+			void *mine = dlsym(h, probes[lib]);
+			scopes[lib] = mine && dlsym(RTLD_DEFAULT, probes[lib]) == mine ? RTLD_DEFAULT
+										: h;
+			__atomic_store_n(&handles[lib], h, __ATOMIC_RELEASE);
+		}
+		else {
+			const char *e = dlerror();
+			errs[lib] = -ENOENT;
+			/* stderr itself: the CLI's file writer has no sp_log */
+			fprintf(stderr, "scope-profiler: could not load %s: %s\n", sonames[lib],
+				e ? e : "unknown error");
+		}
+	}
+	int ret = handles[lib] ? 0 : errs[lib];
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
+void *sp_lazy_resolve(enum sp_lazy_lib lib, const char *name, void **slot)
+{
+	void *p = sp_lazy_load(lib) ? NULL : dlsym(scopes[lib], name);
+	if (!p) {
+		fprintf(stderr, "scope-profiler: %s has no %s (a different build of the "
+			"library than scope-profiler's): stopping\n", sonames[lib], name);
+		abort();
+	}
+	__atomic_store_n(slot, p, __ATOMIC_RELEASE);
+	return p;
+}

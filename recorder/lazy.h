@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Libraries loaded when first needed instead of with the preload: HDF5
+ * (writing a file) and libdw (naming functions). Linked at start-up they
+ * cost every profiled process ~40 more objects to map and relocate, and
+ * every symbol lookup of the program a longer search (docs/HOOKS.md,
+ * "Start-up"). lazy-hdf5.h and lazy-dw.h turn each name the recorder uses
+ * into SP_LAZY(lib, name): the address dlsym found, cached per name.
+ */
+#ifndef SP_LAZY_H
+#define SP_LAZY_H
+
+#include "compiler.h"
+
+enum sp_lazy_lib { SP_LAZY_HDF5, SP_LAZY_DW, SP_LAZY_NLIBS };
+
+/* Load lib (once, thread-safe; never unloaded). Returns 0, or -ENOENT
+ * after one warning naming the library and dlerror(). Every path into the
+ * library calls it first and fails cleanly with it. */
+SP_HIDDEN int sp_lazy_load(enum sp_lazy_lib lib);
+
+/* name in lib, loading lib, stored in *slot. A name the loaded library
+ * lacks (another build of it) aborts with a message: the caller would
+ * otherwise call through NULL. */
+SP_HIDDEN void *sp_lazy_resolve(enum sp_lazy_lib lib, const char *name, void **slot);
+
+static inline void *sp_lazy_cached(enum sp_lazy_lib lib, const char *name, void **slot)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	return p ? p : sp_lazy_resolve(lib, name, slot);
+}
+
+/* The function (or global) name of lib, typed as declared. */
+#define SP_LAZY(lib, name) (*(__typeof__(&name))sp_lazy_cached(lib, #name, &sp_lazy_##name))
+
+#endif /* SP_LAZY_H */
