@@ -132,7 +132,9 @@ static __attribute__((noinline)) void patch_enter(struct sp_fn_thread *h, uint32
 	/* Every enter site that still calls the hook is patched, also when the
 	 * function is patched already: its other sites (inlined copies, a
 	 * plugin reloaded at the same address) reach this too. */
+	int64_t t0 = sp_ticks();
 	bool site_patched = sp_patch_site(ret) == 0;
+	sp_fn_charge(h, sp_ticks() - t0);
 	if (st->throttled == 1 && (site_patched || sp_fn_region_patched(st, region)))
 		sp_fn_mark_patched(h, st, region);
 	h->t->busy = 0;
@@ -146,7 +148,9 @@ static __attribute__((noinline)) void patch_exit(struct sp_fn_thread *h, void *r
 	int saved = errno;
 	h->t->busy = 1;
 	h->countdown = sp_fn_next_gap(h);
+	int64_t t0 = sp_ticks();
 	(void)sp_patch_site(ret); /* a site that cannot be patched stays a cheap exit */
+	sp_fn_charge(h, sp_ticks() - t0);
 	h->t->busy = 0;
 	errno = saved;
 }

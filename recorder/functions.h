@@ -184,6 +184,16 @@ SP_HIDDEN void sp_fn_finalize(void);
  * parent counted, timed by sampling or dropped, in every thread's counters
  * and the regions' totals; the throttle decisions stay. */
 SP_HIDDEN void sp_fn_forget_counts(void);
+
+/* Profiler time spent inside the open frames (patching a call site: an
+ * mprotect, a membarrier, 5-20 us): charged as that many timed calls, which
+ * the enclosing frames' own cost takes out (throttle_account), so that a
+ * caller is not kept off the early decision by its callees' patching. */
+static inline void sp_fn_charge(struct sp_fn_thread *h, int64_t ticks)
+{
+	if (sp_fn_timed_cost > 0 && ticks > 0)
+		h->timed += (uint64_t)((ticks + sp_fn_timed_cost - 1) / sp_fn_timed_cost);
+}
 /* After sp_fn_finalize: the cost of a timed function call (enter + exit)
  * measured during the run, and of a counted-only call over glibc's empty
  * hooks measured at setup, in ns; < 0 unknown. */

@@ -21,6 +21,10 @@
  *                               ignored when it started.
  *   patch-prog own N JSON       installs its own SIGTRAP handler, raises
  *                               SIGTRAP once, then runs the 16 threads.
+ *   patch-prog nest N JSON      one thread: inl() 1000 times, then outer()
+ *                               N times, into which inl() is inlined: its
+ *                               copy's hook calls are sites of their own,
+ *                               patched during outer's first timed call.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -69,6 +73,16 @@ __attribute__((noinline)) unsigned long rare(unsigned long x)
 }
 
 static long n_calls;
+
+static inline __attribute__((always_inline)) unsigned long inl(unsigned long x)
+{
+	return x * 7 + 1;
+}
+
+__attribute__((noinline)) unsigned long outer(unsigned long x)
+{
+	return inl(x) ^ 3;
+}
 static unsigned char orig[2][DUMP];
 
 struct result {
@@ -223,6 +237,15 @@ int main(int argc, char **argv)
 		raise(SIGTRAP);
 		printf("survived\n");
 		return 0;
+	} else if (strcmp(argv[1], "nest") == 0) {
+		unsigned long v = 0;
+		for (int i = 0; i < 1000; i++)
+			v = inl(v);
+		for (long i = 0; i < n_calls; i++)
+			v = outer(v);
+		fprintf(json, "{\"outer\": %ld}\n", n_calls);
+		printf("nest: %lx\n", v);
+		rc = 0;
 	} else if (strcmp(argv[1], "own") == 0) {
 		struct sigaction sa = { .sa_sigaction = own_handler, .sa_flags = SA_SIGINFO };
 		sigemptyset(&sa.sa_mask);

@@ -14,6 +14,8 @@ test-patch.py CC OPT   builds patch-prog.c, plugin.c and dlopen-prog.c with
            slow() (20 us a call) and rare() (480 calls) are exact and never
            patched (-1).
   fork     a child of a process with patched code runs it correctly.
+  nest     a caller whose callee's site is patched during its first timed
+           calls is still decided early (the patching is not its own cost).
   dlopen   patched functions in a plugin, the plugin closed and another
            opened (the same file again, likely at the same address): same
            output, no crash.
@@ -72,6 +74,7 @@ def rows(path):
             get = lambda k, d: int(idx[k][i]) if k in idx else d
             out[names[int(idx["region_ids"][i])]] = {
                 "calls": get("event_counts", 0) + get("throttled_counts", 0),
+                "events": get("event_counts", 0),
                 "patched_since": get("patched_since", -1),
             }
         return out
@@ -148,6 +151,23 @@ def test_threads(tmp, exe, label):
                                     for fn in ("add1", "mix")),
           "%s without --patch: add1 %d, mix %d calls counted, every one" % (label, rs["add1"]["calls"],
                                                                            rs["mix"]["calls"]))
+
+
+def test_nest(tmp, exe, label):
+    # inl(), throttled and patched already in main's loop, is inlined
+    # into outer(): the first call of that copy (THROTTLE_SAMPLE=1: every
+    # throttled call is timed, so the first) patches its hook calls inside
+    # outer's first timed call, the int3 held 2 ms. That is profiler time: outer's own cost leaves it out, so
+    # outer (a few ns) is still decided after its first 100 calls
+    # (THROTTLE_EARLY), as without --patch, not after 1000.
+    out, js = os.path.join(tmp, "nest.h5"), os.path.join(tmp, "nest.json")
+    env = {"SCOPE_PROFILER_PATCH_TEST_HOLD_US": "2000", "SCOPE_PROFILER_THROTTLE_SAMPLE": "1"}
+    run([CLI, "run", "-q", "--patch", "-o", out, "--", exe, "nest", "5000", js], env=env)
+    rs = rows(out)
+    check(rs["inl"]["patched_since"] >= 0, "%s nest: inl patched" % label)
+    check(rs["outer"]["events"] == 100,
+          "%s nest: outer decided after 100 calls (%d events), its callee's patching not its own"
+          % (label, rs["outer"]["events"]))
 
 
 def test_fork(tmp, exe, label):
@@ -260,6 +280,7 @@ def main():
             label = cc + opt
             test_threads(tmp, exe, label)
             test_fork(tmp, exe, label)
+            test_nest(tmp, exe, label)
             test_dlopen(tmp, cc, opt, label)
     if FAILS:
         print("%d check(s) failed" % len(FAILS))
