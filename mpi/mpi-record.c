@@ -36,7 +36,7 @@ void sp_mpi_type_forget(void)
 	atomic_fetch_add_explicit(&sp_mpi_type_gen, 1, memory_order_relaxed);
 }
 
-int64_t sp_mpi_bytes(int count, MPI_Datatype type)
+int64_t sp_mpi_bytes(int64_t count, MPI_Datatype type)
 {
 	int size = 0, saved = errno;
 	unsigned gen = atomic_load_explicit(&sp_mpi_type_gen, memory_order_relaxed);
@@ -46,7 +46,7 @@ int64_t sp_mpi_bytes(int count, MPI_Datatype type)
 	if (!ok)
 		return -1;
 	sp_mpi_tc = (struct sp_mpi_tcache){ .type = type, .size = size, .gen = gen };
-	return count < 0 ? -1 : (int64_t)count * size;
+	return count < 0 ? -1 : count * size;
 }
 
 int64_t sp_mpi_bytes_sum(const void *counts, MPI_Datatype type, MPI_Comm comm)

@@ -465,7 +465,8 @@ static inline __attribute__((always_inline)) void sp_mpi_fast_end(struct sp_mpi_
 
 /* ---- post-time data ------------------------------------------------------ */
 
-SP_HIDDEN int64_t sp_mpi_bytes(int count, MPI_Datatype type);
+/* count: an int, or an MPI_Count of the MPI-4 large-count calls */
+SP_HIDDEN int64_t sp_mpi_bytes(int64_t count, MPI_Datatype type);
 
 /* The size of the datatype this thread measured last, valid while
  * sp_mpi_type_gen has not moved (every MPI_Type_free moves it: a freed
@@ -481,7 +482,7 @@ SP_HIDDEN extern atomic_uint sp_mpi_type_gen;
 SP_HIDDEN void sp_mpi_type_forget(void);
 
 /* sp_mpi_bytes, without a call into MPI when the type is the last one. */
-static inline __attribute__((always_inline)) int64_t sp_mpi_bytes_fast(int count, MPI_Datatype type)
+static inline __attribute__((always_inline)) int64_t sp_mpi_bytes_fast(int64_t count, MPI_Datatype type)
 {
 	if (SP_LIKELY(type == sp_mpi_tc.type && count >= 0 &&
 		      sp_mpi_tc.gen == atomic_load_explicit(&sp_mpi_type_gen, memory_order_relaxed)))

@@ -22,7 +22,7 @@ import sys
 deffile, lib, family, incdir = sys.argv[1:5]
 have, conly, only = set(), set(), {}
 for line in open(deffile):
-    m = re.match(r'^(?:hand\s+)?(?:int|double)\s+(MPI_\w+)\(.*\);\s*(.*)$', line.strip())
+    m = re.match(r'^(?:hand\s+)?(?:int|double|MPI_\w+)\s+(MPI_\w+)\(.*\);\s*(.*)$', line.strip())
     if m:
         have.add(m.group(1))
         ann = m.group(2).split()
