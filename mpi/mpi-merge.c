@@ -13,8 +13,10 @@
  * that writes its own file (no finalize) goes through the same module.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "lifecycle.h"
@@ -90,6 +92,31 @@ static uint64_t mpi_rows(const struct sp_merge_local *l)
 	return n;
 }
 
+/* Whether the stream can have its temporary for rows that several threads
+ * recorded (where the output goes, else the temporary directory). */
+static bool tmpfile_possible(void)
+{
+	char dir[4096];
+	const char *slash = strrchr(sp_config.output, '/');
+	size_t n = slash ? (size_t)(slash - sp_config.output) : 0;
+	if (!slash)
+		strcpy(dir, ".");
+	else if (n == 0)
+		strcpy(dir, "/");
+	else if (n < sizeof dir) {
+		memcpy(dir, sp_config.output, n);
+		dir[n] = '\0';
+	} else
+		return false;
+	int d = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = sp_stream_tmpfile(d);
+	if (fd >= 0)
+		close(fd);
+	if (d >= 0)
+		close(d);
+	return fd >= 0;
+}
+
 /*
  * The snapshot, whole, or (may_plan, and the events would take more than
  * SP_MERGE_MEMORY_EVENTS_BYTES, or the test asks: SCOPE_PROFILER_TEST_
@@ -103,6 +130,12 @@ static int take_snapshot(struct sp_merge_local *l, bool may_plan)
 		return ret;
 	const char *t = getenv("SCOPE_PROFILER_TEST_FINALIZE_PLAN");
 	bool big = l->s.nevents > SP_MERGE_MEMORY_EVENTS_BYTES / 24 || (t && !strcmp(t, "1"));
+	if (may_plan && big && sp_snapshot_plan_shares_rows(&l->s, plan) && !tmpfile_possible()) {
+		sp_log(SP_LOG_DEBUG, "finalize", "rank %d: no O_TMPFILE beside %s nor in the "
+		       "temporary directory for rows shared by threads: events in memory",
+		       sp_mpi_world_rank, sp_config.output);
+		big = false;
+	}
 	if (!may_plan || !big)
 		return sp_snapshot_fill(&l->s, plan);
 	ret = sp_snapshot_fill_aux(&l->s, plan);

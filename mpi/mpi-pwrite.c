@@ -1052,7 +1052,7 @@ int sp_pwrite(struct sp_merge_local *l, MPI_Comm comm, const char *path)
 		W.ret = W.ret ? W.ret : -EIO;
 	W.t[2] = sp_monotonic_ns();
 	int ret = W.ret;
-	struct slices S = { .W = &W, .ok = 1 };
+	struct slices S = { .W = &W, .ok = 1, .fd = -1, .dirfd = -1 };
 	if (!ret && !open_slices(&S, tmp, ino)) {
 		if (W.rank == 0)
 			sp_log(SP_LOG_WARN, "mpi", "MPI-IO could not open %s: rank 0 writes every "

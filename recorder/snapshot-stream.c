@@ -186,6 +186,29 @@ static void multi_free(struct multi *m)
 	m->fd = -1;
 }
 
+int sp_stream_tmpfile(int dirfd)
+{
+	/* SCOPE_PROFILER_TEST_NO_TMPFILE=1: file systems without O_TMPFILE
+	 * (the in-memory path), for the tests. */
+	const char *no = getenv("SCOPE_PROFILER_TEST_NO_TMPFILE");
+	if (no && !strcmp(no, "1"))
+		return -1;
+	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) { /* NFS has none: the local temporary directory */
+		const char *tmp = getenv("TMPDIR");
+		fd = open(tmp && *tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	}
+	return fd;
+}
+
+bool sp_snapshot_plan_shares_rows(const struct sp_snapshot *s, const struct sp_snapshot_plan *p)
+{
+	for (uint32_t r = 0; r < s->nrows; r++)
+		if (p->multi[s->rows[r].region] && !p->has_aux[s->rows[r].region])
+			return true;
+	return false;
+}
+
 /* The temporary and the rows' areas; -ENOTSUP when it cannot be made (the
  * caller fills in memory instead). */
 static int multi_init(struct multi *m, const struct sp_snapshot *s,
@@ -211,10 +234,7 @@ static int multi_init(struct multi *m, const struct sp_snapshot *s,
 		m->area[r] = shared ? m->nev : NO_AREA;
 		m->nev += shared ? row->count : 0;
 	}
-	/* SCOPE_PROFILER_TEST_NO_TMPFILE=1: a file system without O_TMPFILE
-	 * (the in-memory path), for the tests. */
-	const char *no = getenv("SCOPE_PROFILER_TEST_NO_TMPFILE");
-	m->fd = no && !strcmp(no, "1") ? -1 : openat(t->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	m->fd = sp_stream_tmpfile(t->dirfd);
 	return m->fd < 0 ? -ENOTSUP : 0;
 }
 

@@ -114,6 +114,12 @@ struct sp_stream_part {
 SP_HIDDEN int sp_snapshot_stream_part(struct sp_snapshot *s, struct sp_snapshot_plan *plan,
 				      const struct sp_writer_times *t,
 				      const struct sp_stream_part *o);
+/* Whether the stream needs a temporary (rows that several threads recorded
+ * and sp_snapshot_fill_aux leaves to it), and the temporary: O_TMPFILE in
+ * dirfd, else in $TMPDIR or /tmp (a file descriptor, or -1). */
+SP_HIDDEN bool sp_snapshot_plan_shares_rows(const struct sp_snapshot *s,
+					    const struct sp_snapshot_plan *plan);
+SP_HIDDEN int sp_stream_tmpfile(int dirfd);
 /* A row's earliest call start (ns, through o's map as above) from the
  * plan alone; 0 for a row without calls. */
 SP_HIDDEN int64_t sp_snapshot_plan_first_ns(const struct sp_snapshot_plan *plan,

@@ -16,8 +16,8 @@ from the events (numpy, per thread: which leaf calls lie inside an inner
 call), so the streamed nesting is checked independently.
 
 With SP_CAP_MPIRUN (the launcher's command, e.g. "mpirun -n 2"): PROG is
-the MPI build, run under it with one thread a rank; each rank prints its
-peak RSS after MPI_Finalize, and the largest is checked. OUT is checked
+the MPI build, run under it with THREADS threads a rank; each rank prints
+its peak RSS after MPI_Finalize, and the largest is checked. OUT is checked
 rank by rank.
 """
 import os
@@ -34,8 +34,10 @@ MIB = 1 << 20
 
 
 mpirun = os.environ.get("SP_CAP_MPIRUN", "").split()
+# test settings passed on to the ranks when set
+EXPORT = ("SCOPE_PROFILER_TEST_FINALIZE_PLAN", "SCOPE_PROFILER_TEST_NO_TMPFILE")
 if mpirun:
-    nranks, threads = int(mpirun[mpirun.index("-n") + 1]), 1
+    nranks = int(mpirun[mpirun.index("-n") + 1])
 
 
 def peak(calls, path):
@@ -45,7 +47,8 @@ def peak(calls, path):
     if mpirun:
         # LD_PRELOAD for the ranks, not mpirun
         cmd = mpirun + [a for k in sp for a in ("-x", k if k != "LD_PRELOAD" else
-                                                f"{k}={sp[k]}")] + [prog, str(calls)]
+                                                f"{k}={sp[k]}")] + \
+            [a for k in EXPORT if k in os.environ for a in ("-x", k)] + [prog, str(calls), str(threads)]
         env = dict(os.environ, **sp)
         del env["LD_PRELOAD"]
         p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, timeout=600)

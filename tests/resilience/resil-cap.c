@@ -8,10 +8,11 @@
  *   each of THREADS threads (default 1: main alone) calls outer() N times;
  *   outer(i) calls inner(i) then leaf(); inner(i) calls leaf() when i % 3
  *   is 0. Per thread: outer N, inner N, leaf N + ceil(N / 3).
- * Built with -DUSE_MPI (one thread a rank): MPI_Init, an MPI_Allreduce
- * every 65536 calls of outer and at the end (MPI rows, which the finalize
- * keeps in memory), MPI_Finalize, then "rank R hwm K" (VmHWM, KiB: the
- * peak RSS, the finalize's included) on stdout.
+ * Built with -DUSE_MPI: MPI_Init_thread (funneled), an MPI_Allreduce
+ * every 65536 calls of outer on the main thread and at the end (MPI rows,
+ * which the finalize keeps in memory), the other threads as above,
+ * MPI_Finalize, then "rank R hwm K" (VmHWM, KiB: the peak RSS, the
+ * finalize's included) on stdout.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 
 static volatile long sink;
 static long calls;
+static pthread_t main_thread;
 
 __attribute__((noinline)) static void leaf(void)
 {
@@ -48,7 +50,7 @@ static void *run(void *arg)
 	for (long i = 0; i < calls; i++) {
 		outer(i);
 #ifdef USE_MPI
-		if ((i & 65535) == 65535) {
+		if ((i & 65535) == 65535 && pthread_equal(pthread_self(), main_thread)) {
 			long v = sink, all;
 			MPI_Allreduce(&v, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
 		}
@@ -74,14 +76,24 @@ static long hwm_kib(void)
 
 int main(int argc, char **argv)
 {
-	int rank;
+	int rank, provided;
 	long v, all;
+	pthread_t t[64];
 	if (argc < 2)
 		return 2;
 	calls = atol(argv[1]);
-	MPI_Init(&argc, &argv);
+	int threads = argc > 2 ? atoi(argv[2]) : 1;
+	if (threads < 1 || threads > 64)
+		return 2;
+	main_thread = pthread_self();
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	for (int k = 1; k < threads; k++)
+		if (pthread_create(&t[k], NULL, run, NULL) != 0)
+			return 1;
 	run(NULL);
+	for (int k = 1; k < threads; k++)
+		pthread_join(t[k], NULL);
 	v = sink;
 	MPI_Allreduce(&v, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
 	MPI_Finalize();

@@ -40,6 +40,7 @@ run() {
     timeout 300 mpirun --oversubscribe -n "${NP:-$np}" -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT \
     -x SCOPE_PROFILER_TEST_FINALIZE_COPY -x SCOPE_PROFILER_CALLSITES -x SCOPE_PROFILER_FINALIZE -x SCOPE_PROFILER_THROTTLE_CALLS \
     -x SCOPE_PROFILER_TEST_FINALIZE_PLAN -x SCOPE_PROFILER_CLOCK -x SCOPE_PROFILER_TEST_MPIIO_FAIL \
+    -x SCOPE_PROFILER_TEST_NO_TMPFILE \
     "$@" > "$name.out" 2> "$name.err" || { tail -20 "$name.err"; echo "FAIL: $name"; exit 1; }
   grep -q "scope-profiler: wrote $work/$name.h5 (${NP:-$np} rank" "$name.err" ||
     { tail -20 "$name.err"; echo "FAIL: $name: no merged file reported"; exit 1; }
@@ -56,7 +57,7 @@ must_differ() {
 }
 
 export SCOPE_PROFILER_CALLSITES=0 SCOPE_PROFILER_FINALIZE=auto SCOPE_PROFILER_TEST_FINALIZE_PLAN=0 \
-  SCOPE_PROFILER_CLOCK=auto SCOPE_PROFILER_TEST_MPIIO_FAIL=
+  SCOPE_PROFILER_CLOCK=auto SCOPE_PROFILER_TEST_MPIIO_FAIL= SCOPE_PROFILER_TEST_NO_TMPFILE=0
 run base "$build/tests/e2e/scale/scale-ranks$sp_sfx" 1
 $py "$cmp_h5" base.h5 base.h5 "$np"
 cp base.h5 same.h5
