@@ -39,6 +39,14 @@ static void clear(struct sp_safe_file *f)
 	*f = (struct sp_safe_file){ .dirfd = -1, .fd = -1 };
 }
 
+int sp_open_dir_of(const char *path)
+{
+	char *d = strdup(path);
+	int fd = d ? open(dirname(d), O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	free(d);
+	return fd;
+}
+
 int sp_safe_create(struct sp_safe_file *f, const char *path, const char *prefix,
 		   const char *infix, const char *suffix)
 {

@@ -41,6 +41,10 @@ int sp_safe_create(struct sp_safe_file *f, const char *path, const char *prefix,
  */
 const char *sp_safe_fd_path(const struct sp_safe_file *f, char *buf);
 
+/* sp_open_dir_of() - the directory @path is in, opened O_PATH |
+ * O_DIRECTORY | O_CLOEXEC. Return: a descriptor, or -1 (errno set). */
+int sp_open_dir_of(const char *path);
+
 /* sp_safe_is_ours() - is @fd the file sp_safe_create made (same inode)? */
 bool sp_safe_is_ours(const struct sp_safe_file *f, int fd);
 

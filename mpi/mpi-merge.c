@@ -13,7 +13,6 @@
  * that writes its own file (no finalize) goes through the same module.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +27,7 @@
 #include "names.h"
 #include "output.h"
 #include "snapshot.h"
+#include "sp-safe-file.h"
 
 #define CHUNK (1u << 18) /* events or MPI values per message: 7 MiB at most */
 enum { TAG_HDR = 1, TAG_NAMES, TAG_MAP, TAG_GO, TAG_ROWS, TAG_FILES, TAG_EV, TAG_THR, TAG_COMM,
@@ -96,19 +96,7 @@ static uint64_t mpi_rows(const struct sp_merge_local *l)
  * recorded (where the output goes, else the temporary directory). */
 static bool tmpfile_possible(void)
 {
-	char dir[4096];
-	const char *slash = strrchr(sp_config.output, '/');
-	size_t n = slash ? (size_t)(slash - sp_config.output) : 0;
-	if (!slash)
-		strcpy(dir, ".");
-	else if (n == 0)
-		strcpy(dir, "/");
-	else if (n < sizeof dir) {
-		memcpy(dir, sp_config.output, n);
-		dir[n] = '\0';
-	} else
-		return false;
-	int d = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int d = sp_open_dir_of(sp_config.output);
 	int fd = sp_stream_tmpfile(d);
 	if (fd >= 0)
 		close(fd);

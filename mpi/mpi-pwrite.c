@@ -38,6 +38,7 @@
 #include "mpi-merge.h"
 #include "names.h"
 #include "snapshot.h"
+#include "sp-safe-file.h"
 #include "writer.h"
 
 #define CHUNK (1u << 18) /* values per collective write of an event column */
@@ -943,16 +944,8 @@ static bool open_slices(struct slices *S, const char *tmp, uint64_t ino)
 		 (uint64_t)st.st_ino == ino;
 	S->fd = S->dirfd = -1;
 	if (ok && S->W->l->plan) { /* the stream's pwrite()s, on the same inode */
-		char dir[PATH_MAX];
-		const char *slash = strrchr(tmp, '/');
-		if (!slash || slash == tmp)
-			strcpy(dir, slash ? "/" : ".");
-		else {
-			memcpy(dir, tmp, (size_t)(slash - tmp));
-			dir[slash - tmp] = '\0';
-		}
 		S->fd = open(tmp, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-		S->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		S->dirfd = sp_open_dir_of(tmp);
 		ok = S->fd >= 0 && S->dirfd >= 0 && fstat(S->fd, &st) == 0 &&
 		     (uint64_t)st.st_ino == ino;
 	}
