@@ -587,6 +587,11 @@ int sp_load_hdf5(struct sp_reader *r)
 	htri_t is;
 	int rc;
 
+	/* HDF5 is loaded here, on the first file (lazy.h): without it, no HDF5
+	 * file can be read, and the message says which library is missing. */
+	if (sp_lazy_try(SP_LAZY_HDF5) != 0)
+		return sp_error(SP_E_NOT_PROFILE, "%s: cannot read HDF5 files: %s could not be loaded "
+				"(%s)", r->path, sp_lazy_soname(SP_LAZY_HDF5), sp_lazy_error(SP_LAZY_HDF5));
 	/* The library never prints: silence HDF5's error stack while we work. */
 	H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);

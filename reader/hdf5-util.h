@@ -8,6 +8,7 @@
 
 #include <hdf5.h>
 
+#include "lazy-hdf5.h" /* HDF5 loaded on first use (recorder/lazy/) */
 #include "reader-internal.h"
 
 /* Length of a 1-D dataset; -1 if not 1-D (or on error), -2 if scalar. */

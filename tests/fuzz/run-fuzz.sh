@@ -34,12 +34,26 @@ bin="$work/fuzz-reader"
 # The reader's generated MPI name -> kind table (meson makes it in a build).
 python3 "$src/mpi/gen-mpi-wrappers.py" --reader-kinds "$src/mpi/mpi-functions.def" \
   "$work/mpi-kinds.h" || exit 1
+# The reader reaches HDF5 through the lazy loader (recorder/lazy/); here
+# the target links HDF5 itself, which the loader finds in its global scope.
+# Its SONAMEs come from meson (the test's environment), else from
+# objdump -p, as recorder/lazy/meson.build reads them.
+soname() {
+  local d
+  for d in $(pkg-config --libs-only-L "$1" | sed 's/-L//g') $(pkg-config --variable=libdir "$1"); do
+    [ -e "$d/$2" ] && { objdump -p "$d/$2" | sed -n 's/^ *SONAME *//p'; return; }
+  done
+}
+h5so=${SP_HDF5_SONAME:-$(soname hdf5-serial libhdf5.so)}
+dwso=${SP_LIBDW_SONAME:-$(soname libdw libdw.so)}
+[ -n "$h5so" ] && [ -n "$dwso" ] || { echo "FAIL: no SONAME for HDF5 or libdw"; exit 1; }
 # shellcheck disable=SC2046
 "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -fno-omit-frame-pointer -std=gnu11 \
-  -I"$src/reader" -I"$src/format" -I"$src/common" -I"$work" \
-  "$here/fuzz-reader.c" "$src"/reader/*.c "$src"/common/*.c \
-  $(pkg-config --cflags --libs hdf5-serial libpcre2-8) -lm -lpthread -o "$bin" || exit 1
+  -I"$src/reader" -I"$src/format" -I"$src/common" -I"$src/recorder/lazy" -I"$work" \
+  -DSP_HDF5_SONAME="\"$h5so\"" -DSP_LIBDW_SONAME="\"$dwso\"" \
+  "$here/fuzz-reader.c" "$src"/reader/*.c "$src"/common/*.c "$src/recorder/lazy/lazy.c" \
+  $(pkg-config --cflags --libs hdf5-serial libpcre2-8) -lm -lpthread -ldl -o "$bin" || exit 1
 cp "$fixtures"/*.{h5,spt,json} "$work/seeds/" || exit 1
 PYTHONPATH="$src/tests/lib:$src/tests/hostile" "$py" -c \
   "import sys, hostile_files; hostile_files.make_seeds(sys.argv[1])" "$work/seeds" || exit 1

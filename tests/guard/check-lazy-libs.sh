@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The preloads load HDF5 and libdw on first use (recorder/lazy.h), not with
+# The preloads load HDF5 and libdw on first use (recorder/lazy/lazy.h), not with
 # the program: no DT_NEEDED on them or their dependencies, and no undefined
 # H5*/dw*/elf* symbol left (a name missing from lazy-hdf5.h or lazy-dw.h
 # would bring the library back at start-up); a preloaded process does not
 # map them before it writes (every writing test loads them).
 set -euo pipefail
 build=${1:?build dir}
+# $2: the source dir (a fixture profile), $3: the SONAME lazy.c loads HDF5 by
 fail=0
 for lib in "$build"/preload/libscope-profiler-serial.so "$build"/preload/libscope-profiler-*.so; do
   [ -e "$lib" ] || continue
@@ -19,6 +20,20 @@ for lib in "$build"/preload/libscope-profiler-serial.so "$build"/preload/libscop
     echo "FAIL: $lib still references: $(echo $undef)"; fail=1
   fi
 done
+# The reader library and the CLI load HDF5 when a file is opened: the
+# CLI starts (every `scope-profiler run` of an mpirun, once per rank)
+# without it and the ~35 libraries it brings.
+for obj in "$build"/reader/libscope-profiler-reader.so "$build"/tools/scope-profiler; do
+  [ -e "$obj" ] || { echo "FAIL: not built: $obj"; fail=1; continue; }
+  needed=$(readelf -d "$obj" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+  if echo " $needed" | grep -qE " lib(hdf5|curl)"; then
+    echo "FAIL: $obj needs: $needed"; fail=1
+  fi
+  undef=$(nm -D --undefined-only "$obj" | awk '{print $2}' | grep -E '^H5' || true)
+  if [ -n "$undef" ]; then
+    echo "FAIL: $obj still references: $(echo $undef)"; fail=1
+  fi
+done
 [ $fail = 0 ] || exit 1
 # A preloaded shell, before its exit (where it writes its file); not in a
 # sanitizer build (its runtime must come first in a program's libraries).
@@ -26,10 +41,19 @@ if readelf -d "$build/preload/libscope-profiler-serial.so" | grep -qE 'lib(asan|
   echo "lazy libs: OK (no HDF5/libdw needed; sanitizer build: the maps check is skipped)"
   exit 0
 fi
-maps=$(mktemp); trap 'rm -f "$maps" "$maps"*.h5' EXIT
+maps=$(mktemp); trap 'rm -rf "$maps" "$maps"*.h5 "$maps.lib"' EXIT
 SCOPE_PROFILER_OUTPUT="$maps.h5" LD_PRELOAD="$build/preload/libscope-profiler-serial.so" \
   sh -c 'cat /proc/$$/maps' > "$maps"
 if grep -qE 'libhdf5|libdw' "$maps"; then
   echo "FAIL: a preloaded process maps HDF5 or libdw before writing:"; grep -E 'libhdf5|libdw' "$maps"; exit 1
 fi
-echo "lazy libs: OK (no HDF5/libdw at start-up)"
+# Without a loadable HDF5 the CLI says which library is missing and fails
+# (a file of that name that is not a library comes first in the search).
+h5=${2:?source dir}/tests/fixtures/hdf5-schema-3.h5
+"$build/tools/scope-profiler" summary "$h5" > /dev/null || { echo "FAIL: summary of $h5 failed"; exit 1; }
+mkdir "$maps.lib"; : > "$maps.lib/${3:?HDF5 SONAME}"
+err=$(LD_LIBRARY_PATH="$maps.lib" "$build/tools/scope-profiler" summary "$h5" 2>&1 >/dev/null) &&
+  { echo "FAIL: summary succeeded without a loadable HDF5"; exit 1; }
+echo "$err" | grep -q "cannot read HDF5 files: libhdf5.*could not be loaded" ||
+  { echo "FAIL: no clear message without a loadable HDF5: $err"; exit 1; }
+echo "lazy libs: OK (no HDF5/libdw at start-up; the CLI without HDF5: $err)"

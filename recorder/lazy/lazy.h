@@ -18,6 +18,14 @@ enum sp_lazy_lib { SP_LAZY_HDF5, SP_LAZY_DW, SP_LAZY_NLIBS };
  * after one warning naming the library and dlerror(). Every path into the
  * library calls it first and fails cleanly with it. */
 SP_HIDDEN int sp_lazy_load(enum sp_lazy_lib lib);
+/* The same, without the warning (the reader library never prints; it
+ * returns an error naming the library and sp_lazy_error's text). */
+SP_HIDDEN int sp_lazy_try(enum sp_lazy_lib lib);
+/* Why lib could not be loaded (dlerror's text), "" when it was. */
+SP_HIDDEN const char *sp_lazy_error(enum sp_lazy_lib lib);
+
+/* The SONAME lib is loaded by (for messages). */
+SP_HIDDEN const char *sp_lazy_soname(enum sp_lazy_lib lib);
 
 /* name in lib, loading lib, stored in *slot. A name the loaded library
  * lacks (another build of it) aborts with a message: the caller would

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,12 +24,15 @@ static void *handles[SP_LAZY_NLIBS];
  * code uses and dlsym on the handle would not give. */
 static void *scopes[SP_LAZY_NLIBS];
 static int errs[SP_LAZY_NLIBS];
+/* dlerror()'s text at the failed load, for sp_lazy_error. */
+static char why[SP_LAZY_NLIBS][256];
 
-int sp_lazy_load(enum sp_lazy_lib lib)
+static int load(enum sp_lazy_lib lib, bool say)
 {
 	if (__atomic_load_n(&handles[lib], __ATOMIC_ACQUIRE))
 		return 0;
 	pthread_mutex_lock(&lock);
+	bool first = false;
 	if (!handles[lib] && !errs[lib]) {
 		/* RTLD_LOCAL: its symbols stay out of the program's lookups */
 		void *h = dlopen(sonames[lib], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -37,18 +41,39 @@ int sp_lazy_load(enum sp_lazy_lib lib)
 			scopes[lib] = mine && dlsym(RTLD_DEFAULT, probes[lib]) == mine ? RTLD_DEFAULT
 										: h;
 			__atomic_store_n(&handles[lib], h, __ATOMIC_RELEASE);
-		}
-		else {
+		} else {
 			const char *e = dlerror();
 			errs[lib] = -ENOENT;
-			/* stderr itself: the CLI's file writer has no sp_log */
-			fprintf(stderr, "scope-profiler: could not load %s: %s\n", sonames[lib],
-				e ? e : "unknown error");
+			snprintf(why[lib], sizeof why[lib], "%s", e ? e : "unknown error");
+			first = true;
 		}
 	}
 	int ret = handles[lib] ? 0 : errs[lib];
 	pthread_mutex_unlock(&lock);
+	/* stderr itself: the CLI's file writer has no sp_log */
+	if (first && say)
+		fprintf(stderr, "scope-profiler: could not load %s: %s\n", sonames[lib], why[lib]);
 	return ret;
+}
+
+int sp_lazy_load(enum sp_lazy_lib lib)
+{
+	return load(lib, true);
+}
+
+int sp_lazy_try(enum sp_lazy_lib lib)
+{
+	return load(lib, false);
+}
+
+const char *sp_lazy_error(enum sp_lazy_lib lib)
+{
+	return errs[lib] ? why[lib] : "";
+}
+
+const char *sp_lazy_soname(enum sp_lazy_lib lib)
+{
+	return sonames[lib];
 }
 
 void *sp_lazy_resolve(enum sp_lazy_lib lib, const char *name, void **slot)
