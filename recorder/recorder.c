@@ -103,6 +103,11 @@ void sp_recorder_mark_finalize(void)
 		finalize_mark_ns = sp_monotonic_ns();
 }
 
+int64_t sp_recorder_finalize_spent_ns(void)
+{
+	return finalize_mark_ns ? sp_monotonic_ns() - finalize_mark_ns : 0;
+}
+
 void sp_run_info_init(struct sp_run_info *run, int rank, int size)
 {
 	memset(run, 0, sizeof *run);

@@ -391,5 +391,7 @@ SP_HIDDEN int64_t sp_recorder_start_ns(void);
 /* Note that finalization starts now (the first call wins): metadata
  * finalize_time_ns, and the time spent finalizing. */
 SP_HIDDEN void sp_recorder_mark_finalize(void);
+/* ns since that mark (0 before it). */
+SP_HIDDEN int64_t sp_recorder_finalize_spent_ns(void);
 
 #endif /* SP_RECORDER_H */

@@ -654,6 +654,28 @@ int sp_writer_temp_id(const struct sp_writer *w, uint64_t *dev, uint64_t *ino)
 	return 0;
 }
 
+int sp_writer_update_int(struct sp_writer *w, const char *key, int64_t value)
+{
+	if (!w->layout.raw || w->file >= 0)
+		return -EINVAL;
+	char fdname[32];
+	last_err = 0;
+	/* Through our descriptor, as at the creation (nothing at a name). */
+	hid_t f = H5Fopen(sp_safe_fd_path(&w->out, fdname), H5F_ACC_RDWR, H5P_DEFAULT);
+	if (f < 0)
+		return h5_error();
+	hid_t g = H5Gopen2(f, SP_GROUP_METADATA, H5P_DEFAULT);
+	hid_t a = g < 0 ? H5I_INVALID_HID : H5Aopen(g, key, H5P_DEFAULT);
+	int ret = a < 0 || H5Awrite(a, H5T_NATIVE_INT64, &value) < 0 ? h5_error() : 0;
+	if (a >= 0)
+		H5Aclose(a);
+	if (g >= 0)
+		H5Gclose(g);
+	if (H5Fclose(f) < 0 && !ret)
+		ret = h5_error();
+	return ret;
+}
+
 int sp_writer_publish(struct sp_writer *w)
 {
 	int ret = w->file >= 0 ? -EINVAL : 0;

@@ -40,10 +40,16 @@ if mpirun:
     nranks = int(mpirun[mpirun.index("-n") + 1])
 
 
-def peak(calls, path):
+finalize_line = None  # rank 0's debug line of the parallel finalize (the big MPI run)
+
+
+def peak(calls, path, debug=False):
+    global finalize_line
     sp = dict(SCOPE_PROFILER_OUTPUT=path, SCOPE_PROFILER_MAX_MEMORY=f"{cap}M",
               SCOPE_PROFILER_THROTTLE_CALLS="0", SCOPE_PROFILER_QUIET="1",
               LD_PRELOAD=os.environ["SP_CAP_PRELOAD"])
+    if debug:
+        sp["SCOPE_PROFILER_DEBUG"] = "1"
     if mpirun:
         # LD_PRELOAD for the ranks, not mpirun
         cmd = mpirun + [a for k in sp for a in ("-x", k if k != "LD_PRELOAD" else
@@ -51,8 +57,11 @@ def peak(calls, path):
             [a for k in EXPORT if k in os.environ for a in ("-x", k)] + [prog, str(calls), str(threads)]
         env = dict(os.environ, **sp)
         del env["LD_PRELOAD"]
-        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, timeout=600)
-        assert p.returncode == 0, (calls, p.returncode)
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE if debug
+                           else None, text=True, timeout=600)
+        assert p.returncode == 0, (calls, p.returncode, p.stderr)
+        if debug:
+            finalize_line = [line for line in p.stderr.splitlines() if "path=parallel" in line]
         hwm = [int(line.split()[3]) for line in p.stdout.splitlines() if " hwm " in line]
         assert len(hwm) == nranks and min(hwm) > 0, p.stdout
         print(f"  {calls} calls a rank: VmHWM per rank {[h >> 10 for h in hwm]} MiB")
@@ -69,7 +78,7 @@ for p in (out, out + ".small.h5"):
     if os.path.exists(p):
         os.unlink(p)
 small = peak(1000, out + ".small.h5")
-big = peak(n, out)
+big = peak(n, out, debug=bool(mpirun))
 bound = small + (cap + slack) * MIB
 print(f"peak RSS: {big / MIB:.1f} MiB with {n} calls a thread, {small / MIB:.1f} MiB with "
       f"1000; bound {bound / MIB:.1f} MiB (cap {cap} MiB + {slack} MiB)")
@@ -138,3 +147,19 @@ for rank in range(nranks):
     for name in ("outer", "inner", "leaf"):
         assert excl[row[name]] == want[name], (rank, name, int(excl[row[name]]), want[name])
 print(f"{out}: {total} events on {nranks} rank(s), counts and exclusive_totals exact")
+
+# The parallel finalize writes the metadata with the layout, before the
+# events: profiler_finalize_ns is set again after the write, so that the
+# overhead estimate counts it. It must cover rank 0's phases, as its debug
+# line gives them (the write, 1.3 GB here, is most of it).
+if mpirun and finalize_line:
+    ph = dict(kv.split("=") for kv in finalize_line[0].split() if kv.endswith(tuple("0123456789"))
+              and "_ms=" in kv)
+    phases_ms = sum(float(ph[k]) for k in ("names_ms", "scan_ms", "layout_ms", "write_ms"))
+    fin_ms = int(f["metadata"].attrs["profiler_finalize_ns"]) / 1e6
+    print(f"profiler_finalize_ns: {fin_ms:.1f} ms; rank 0's finalize phases {phases_ms:.1f} ms "
+          f"(write {float(ph['write_ms']):.1f} ms)")
+    assert fin_ms >= phases_ms, "profiler_finalize_ns leaves out the write of the events"
+elif mpirun:
+    assert os.environ.get("SCOPE_PROFILER_TEST_NO_TMPFILE"), "no parallel finalize line"
+
