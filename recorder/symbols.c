@@ -24,6 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sp-map.h"
+
 /* A function definition's DIE by entry address (module addresses). */
 struct subprogram {
 	Dwarf_Addr pc;
@@ -279,6 +281,70 @@ static char *unresolved_name(int module, uintptr_t addr)
 	return s;
 }
 
+/*
+ * realpath() of the source files, remembered until sp_sym_close_all: a
+ * module's functions come from few files (headers mostly), and realpath
+ * costs a readlink per path component. Resolving the proxy's 440
+ * functions made 3,000 of them a rank (now ~60): about 1 ms on a local
+ * disk, far more with the sources on a network file system, every rank.
+ * Keyed by the path's hash (sp_map), checked by the path itself; a
+ * colliding path is resolved without the memo.
+ */
+struct real_memo {
+	char *path, *real; /* real NULL: realpath failed (kept as given) */
+};
+static struct sp_map memo_map;
+static struct real_memo *memo;
+static uint32_t nmemo, capmemo;
+
+static uint64_t path_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return h;
+}
+
+/* realpath(p), or NULL: memoised (the result is the caller's). */
+static char *real_path(const char *p)
+{
+	uint64_t h = path_hash(p);
+	uint32_t *i = sp_map_find(&memo_map, h);
+	if (i && strcmp(memo[*i].path, p) == 0)
+		return memo[*i].real ? strdup(memo[*i].real) : NULL;
+	char *real = realpath(p, NULL);
+	if (i)
+		return real; /* another path of the same hash: not remembered */
+	if (nmemo == capmemo) {
+		uint32_t cap = capmemo ? 2 * capmemo : 64;
+		struct real_memo *v = realloc(memo, cap * sizeof *v);
+		if (!v)
+			return real;
+		memo = v;
+		capmemo = cap;
+	}
+	char *path = strdup(p), *copy = real ? strdup(real) : NULL;
+	if (!path || (real && !copy) || sp_map_put(&memo_map, h, nmemo) != 0) {
+		free(path);
+		free(copy);
+		return real;
+	}
+	memo[nmemo++] = (struct real_memo){ path, copy };
+	return real;
+}
+
+static void real_memo_free(void)
+{
+	for (uint32_t i = 0; i < nmemo; i++) {
+		free(memo[i].path);
+		free(memo[i].real);
+	}
+	free(memo);
+	memo = NULL;
+	nmemo = capmemo = 0;
+	sp_map_free(&memo_map);
+}
+
 /* Join a relative DWARF file name with the unit's compilation directory. */
 static char *absolute_file(const char *file, Dwarf_Die *cu)
 {
@@ -288,7 +354,7 @@ static char *absolute_file(const char *file, Dwarf_Die *cu)
 	if (dir && asprintf(&s, "%s/%s", dir, file) < 0)
 		return NULL;
 	/* Canonical when the file still exists ("build/../src/a.c" -> "src/a.c"). */
-	char *real = realpath(s ? s : file, NULL);
+	char *real = real_path(s ? s : file);
 	if (real) {
 		free(s);
 		return real;
@@ -689,6 +755,7 @@ void sp_sym_free(struct sp_symbol *sym)
 
 void sp_sym_close_all(void)
 {
+	real_memo_free();
 	for (int i = 0; i < nmodules; i++) {
 		if (modules[i].dwfl)
 			dwfl_end(modules[i].dwfl);
