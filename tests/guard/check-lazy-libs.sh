@@ -12,30 +12,27 @@ build=${1:?build dir}
 # not built: nothing to check there.
 [ -e "$build/preload/libscope-profiler-serial.so" ] || { echo "SKIP: not built ($build)"; exit 77; }
 fail=0
-for lib in "$build"/preload/libscope-profiler-serial.so "$build"/preload/libscope-profiler-*.so; do
-  [ -e "$lib" ] || continue
-  needed=$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
-  if echo " $needed" | grep -qE " lib(hdf5|dw|elf|curl)"; then
-    echo "FAIL: $lib needs: $needed"; fail=1
+# check OBJ NEEDED_RE UNDEF_RE: OBJ needs no library matching NEEDED_RE and
+# references no symbol matching UNDEF_RE.
+check() {
+  local needed undef
+  needed=$(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+  if echo " $needed" | grep -qE " lib($2)"; then
+    echo "FAIL: $1 needs: $needed"; fail=1
   fi
-  undef=$(nm -D --undefined-only "$lib" | awk '{print $2}' | grep -E '^(H5|dw|elf_|gelf_)' || true)
+  undef=$(nm -D --undefined-only "$1" | awk '{print $2}' | grep -E "^($3)" || true)
   if [ -n "$undef" ]; then
-    echo "FAIL: $lib still references: $(echo $undef)"; fail=1
+    echo "FAIL: $1 still references: $(echo $undef)"; fail=1
   fi
+}
+for lib in "$build"/preload/libscope-profiler-serial.so "$build"/preload/libscope-profiler-*.so; do
+  [ -e "$lib" ] && check "$lib" 'hdf5|dw|elf|curl' 'H5|dw|elf_|gelf_'
 done
 # The reader library and the CLI load HDF5 when a file is opened: the
 # CLI starts (every `scope-profiler run` of an mpirun, once per rank)
 # without it and the ~35 libraries it brings.
 for obj in "$build"/reader/libscope-profiler-reader.so "$build"/tools/scope-profiler; do
-  [ -e "$obj" ] || { echo "FAIL: not built: $obj"; fail=1; continue; }
-  needed=$(readelf -d "$obj" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
-  if echo " $needed" | grep -qE " lib(hdf5|curl)"; then
-    echo "FAIL: $obj needs: $needed"; fail=1
-  fi
-  undef=$(nm -D --undefined-only "$obj" | awk '{print $2}' | grep -E '^H5' || true)
-  if [ -n "$undef" ]; then
-    echo "FAIL: $obj still references: $(echo $undef)"; fail=1
-  fi
+  if [ -e "$obj" ]; then check "$obj" 'hdf5|curl' 'H5'; else echo "FAIL: not built: $obj"; fail=1; fi
 done
 [ $fail = 0 ] || exit 1
 # A preloaded shell, before its exit (where it writes its file); not in a
