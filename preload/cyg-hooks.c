@@ -115,12 +115,27 @@ static inline bool pop_throttled(struct sp_fn_thread *h, struct sp_rec_thread *t
 
 /*
  * Patch mode (preload/patch.c): the countdown of a throttled function's
- * call reached 0. Instead of timing this call, rewrite the hook call that
- * brought us here; the function's state becomes 2 (enter patched, exits
- * patched as they run, on the same countdown) for this thread, and the
- * region's flag tells the other threads on their next countdown. A site
- * that cannot be patched keeps the function sampled.
+ * call reached 0. Instead of timing this call, have the hook call that
+ * brought us here rewritten: queued the first time, written with its batch
+ * when a queued site is met again. Once an enter site of the function is
+ * written, its state becomes 2 (enter patched, exits patched as they run,
+ * on the same countdown) on every thread that follows the patch log, on
+ * its next countdown. A site that cannot be patched keeps the function
+ * sampled.
  */
+/* The functions other threads' batches patched since this thread last
+ * looked: their exits are patched as they run here too (gate 2). */
+static void follow_patched(struct sp_fn_thread *h)
+{
+	uint32_t n;
+	const uint32_t *log = sp_patch_log(&n);
+	for (; h->patch_seen < n; h->patch_seen++) {
+		uint32_t r = log[h->patch_seen];
+		if (r < h->nstats && h->stats[r].throttled == 1)
+			sp_fn_mark_patched(h, &h->stats[r], r);
+	}
+}
+
 static __attribute__((noinline)) void patch_enter(struct sp_fn_thread *h, uint32_t region,
 						   struct sp_frame_at at)
 {
@@ -133,8 +148,9 @@ static __attribute__((noinline)) void patch_enter(struct sp_fn_thread *h, uint32
 	 * function is patched already: its other sites (inlined copies, a
 	 * plugin reloaded at the same address) reach this too. */
 	int64_t t0 = sp_ticks();
-	bool site_patched = sp_patch_site(ret) == 0;
+	bool site_patched = sp_patch_site(ret, region) == 0;
 	sp_fn_charge(h, sp_ticks() - t0);
+	follow_patched(h);
 	if (st->throttled == 1 && (site_patched || sp_fn_region_patched(st, region)))
 		sp_fn_mark_patched(h, st, region);
 	h->t->busy = 0;
@@ -149,8 +165,9 @@ static __attribute__((noinline)) void patch_exit(struct sp_fn_thread *h, void *r
 	h->t->busy = 1;
 	h->countdown = sp_fn_next_gap(h);
 	int64_t t0 = sp_ticks();
-	(void)sp_patch_site(ret); /* a site that cannot be patched stays a cheap exit */
+	(void)sp_patch_site(ret, SP_NO_REGION); /* a site that cannot be patched stays a cheap exit */
 	sp_fn_charge(h, sp_ticks() - t0);
+	follow_patched(h);
 	h->t->busy = 0;
 	errno = saved;
 }

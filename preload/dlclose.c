@@ -14,6 +14,7 @@
 
 #include "compiler.h"
 #include "functions.h"
+#include "patch.h"
 
 SP_EXPORT int dlclose(void *handle);
 
@@ -84,6 +85,7 @@ int dlclose(void *handle)
 	int saved = errno;
 	struct objects before = { 0 }, after = { 0 };
 	dl_iterate_phdr(collect, &before);
+	sp_patch_forget_queue();
 	errno = saved;
 	int ret = real(handle);
 	saved = errno;

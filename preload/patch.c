@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "functions.h"
 #include "log.h"
 #include "recorder.h"
 
@@ -47,10 +48,21 @@ void sp_patch_setup(void)
 		    "x86-64 only; throttled functions stay sampled");
 }
 
-int sp_patch_site(void *ret)
+int sp_patch_site(void *ret, uint32_t region)
 {
 	(void)ret;
+	(void)region;
 	return -ENOSYS;
+}
+
+const uint32_t *sp_patch_log(uint32_t *n)
+{
+	*n = 0;
+	return NULL;
+}
+
+void sp_patch_forget_queue(void)
+{
 }
 
 #else /* __x86_64__ */
@@ -68,14 +80,15 @@ void __cyg_profile_func_exit(void *fn, void *site);
  * module unloaded and another mapped at the same address shows different
  * bytes, and the site is decided again.
  */
-enum { SITE_NEW, SITE_BUSY, SITE_PATCHED, SITE_REFUSED };
+enum { SITE_NEW, SITE_BUSY, SITE_PATCHED, SITE_REFUSED, SITE_QUEUED };
 
 struct site {
 	_Atomic uintptr_t ret;  /* key, 0 free; set once */
-	_Atomic uint64_t code;  /* bytes ret-6 .. ret-1 when decided */
+	_Atomic uint64_t code;  /* bytes ret-6 .. ret-1 when decided; QUEUED: ret-5 .. ret-1 */
 	_Atomic uint8_t state;  /* SITE_*: BUSY while the int3 may be in the code */
 	_Atomic uint8_t len;    /* 5 (e8 rel32) or 6 (ff 15 disp32); 0 refused */
 	int16_t err;            /* SITE_REFUSED: the -errno returned again */
+	uint32_t region;        /* QUEUED: the function of an enter site, or SP_NO_REGION */
 };
 
 #define SITE_BITS 14
@@ -84,6 +97,29 @@ static struct site sites[NSITES]; /* 384 KiB of .bss, touched as used */
 static unsigned nsites;            /* guarded by patch_lock */
 
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Sites are patched in batches: a site met for the first time is queued
+ * (SITE_QUEUED; its hook keeps counting meanwhile), and the queue is
+ * written when one of its sites is met again (its function is still hot,
+ * and the sites met since are most of those of its loop), when it is full,
+ * or at dlclose. A batch costs the syscalls of one patch: one mprotect per
+ * run of pages and three membarriers per module, not per site (about 10
+ * syscalls a site otherwise: ~10 ms for the proxy's 1,500 sites, more under
+ * oversubscription). Guarded by patch_lock.
+ */
+#define QUEUE_MAX 128
+static struct site *queue[QUEUE_MAX];
+static unsigned nqueue;
+static _Atomic int64_t queued_since; /* ns, the queue's first site (read without the lock) */
+#define QUEUE_NS 500000LL /* a queued site met again this soon waits */
+/* Enter sites patched, by function, in order: each thread brings its own
+ * state of those functions in step on its next rare path
+ * (sp_patch_log). Written under patch_lock, published by npatched. */
+static uint32_t patched_log[NSITES];
+static _Atomic uint32_t npatched;
+static unsigned long long batches, batch_sites; /* debug line at exit */
+static int64_t patch_ns;                          /* time in sp_patch_site's locked part */
 static atomic_int stopped;      /* patching stopped for the process (one line said why) */
 static struct sigaction previous_trap;
 static pid_t registered_pid;    /* membarrier registration is per process */
@@ -138,6 +174,14 @@ static uint64_t code_before(uintptr_t ret)
 {
 	uint64_t v = 0;
 	memcpy(&v, (const void *)(ret - 6), 6);
+	return v;
+}
+
+/* The call's last 5 bytes: mapped whenever a hook returned to ret. */
+static uint64_t code_call(uintptr_t ret)
+{
+	uint64_t v = 0;
+	memcpy(&v, (const void *)(ret - 5), 5);
 	return v;
 }
 
@@ -401,59 +445,52 @@ static int sync_cores(void)
 }
 
 /*
- * The int3 protocol (the kernel's text_poke_bp): a core decodes either the
- * old call, the int3 (stepped over by on_trap) or the whole NOP, never a
- * mix, since nobody jumps into the middle of the call. Each step is made
- * visible to every core of the process before the next one (membarrier
- * SYNC_CORE: a core-serializing instruction on each).
+ * The int3 protocol (the kernel's text_poke_bp), for a batch of sites of
+ * one module at once: a core decodes either the old call, the int3
+ * (stepped over by on_trap) or the whole NOP, never a mix, since nobody
+ * jumps into the middle of a call. Each step is made visible to every core
+ * of the process before the next one (membarrier SYNC_CORE: a
+ * core-serializing instruction on each).
  */
-static int write_nop(struct site *s, uintptr_t at, unsigned len, int prot)
+struct job {
+	struct site *s;
+	uintptr_t ret, at;  /* the call is [at, ret) */
+	uintptr_t lo, hi;   /* its pages */
+	int prot;           /* its segment's protection */
+	unsigned len;
+};
+
+static int job_cmp(const void *a, const void *b)
 {
-	const uint8_t *nop = len == 5 ? nop5 : nop6;
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo = at & ~(page - 1), hi = (at + len - 1 + page) & ~(page - 1);
-	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
-		int err = errno;
-		stop(err == EACCES || err == EPERM
-		     ? "the kernel refused to make code writable (W^X policy: SELinux execmod/execmem, "
-		       "PaX MPROTECT or a seccomp filter)"
-		     : "mprotect of the code failed", err);
-		return -err;
-	}
-	atomic_store_explicit(&s->len, (uint8_t)len, memory_order_relaxed);
-	atomic_store_explicit(&s->state, SITE_BUSY, memory_order_release);
-	write_byte(at, 0xcc);
-	int rc = sync_cores();
-	if (test_hold_us) {
-		struct timespec hold = { test_hold_us / 1000000, test_hold_us % 1000000 * 1000 };
-		nanosleep(&hold, NULL);
-	}
-	for (unsigned i = 1; i < len; i++)
-		write_byte(at + i, nop[i]);
-	int rc2 = sync_cores();
-	write_byte(at, nop[0]);
-	int rc3 = sync_cores();
-	if (rc || rc2 || rc3) {
-		/* Never seen with a registered process. A core may then still
-		 * see the int3 or a mix: the site stays BUSY for good, so that
-		 * on_trap steps over any trap there. */
-		stop("membarrier failed in the middle of a patch", -(rc ? rc : rc2 ? rc2 : rc3));
-	} else {
-		atomic_store_explicit(&s->state, SITE_PATCHED, memory_order_release);
-	}
-	if (mprotect((void *)lo, hi - lo, prot) != 0) {
-		stop("restoring the protection of patched code failed", errno);
-		return 0; /* the NOP is in place all the same */
-	}
-	return 0;
+	const struct job *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* ---- one site ------------------------------------------------------------ */
+/* Make [lo, hi) writable (w) or give it back its protection. */
+static int set_prot(uintptr_t lo, uintptr_t hi, int prot, bool w)
+{
+	return mprotect((void *)lo, hi - lo, w ? PROT_READ | PROT_WRITE | PROT_EXEC : prot) == 0 ? 0 : -errno;
+}
 
-struct request {
-	uintptr_t ret;
-	int rc;
-};
+/* The runs of pages of the jobs (sorted by page): one mprotect each. */
+static unsigned runs_end(const struct job *j, unsigned n, unsigned i)
+{
+	uintptr_t hi = j[i].hi;
+	unsigned k = i + 1;
+	for (; k < n && j[k].lo <= hi && j[k].prot == j[i].prot; k++)
+		if (j[k].hi > hi)
+			hi = j[k].hi;
+	return k;
+}
+
+static uintptr_t runs_hi(const struct job *j, unsigned i, unsigned k)
+{
+	uintptr_t hi = 0;
+	for (unsigned x = i; x < k; x++)
+		if (j[x].hi > hi)
+			hi = j[x].hi;
+	return hi;
+}
 
 static void refuse(struct site *s, uintptr_t ret, int err)
 {
@@ -463,49 +500,188 @@ static void refuse(struct site *s, uintptr_t ret, int err)
 	atomic_store_explicit(&s->state, SITE_REFUSED, memory_order_release);
 }
 
-/* In the module that holds the site, under the loader's lock (no dlclose
- * can unmap it meanwhile) and patch_lock. */
-static int patch_in_module(const struct module *m, uintptr_t ret)
+/* Tell the function table, and the threads through the log, that an enter
+ * site of `region` is a NOP now. */
+static void log_patched(uint32_t region)
 {
-	unsigned flags = segment_flags(m, ret - 6, 6, NULL, NULL);
-	if (!(flags & PF_X))
-		return -EFAULT; /* not code, or the first bytes of a segment */
+	if (region == SP_NO_REGION)
+		return;
+	sp_fn_region_set_patched(region);
+	uint32_t n = atomic_load_explicit(&npatched, memory_order_relaxed);
+	if (n < NSITES) {
+		patched_log[n] = region;
+		atomic_store_explicit(&npatched, n + 1, memory_order_release);
+	}
+}
+
+static void write_jobs(struct job *j, unsigned n)
+{
+	qsort(j, n, sizeof *j, job_cmp);
+	for (unsigned i = 0; i < n; i = runs_end(j, n, i)) {
+		int rc = set_prot(j[i].lo, runs_hi(j, i, runs_end(j, n, i)), j[i].prot, true);
+		if (rc < 0) {
+			stop(rc == -EACCES || rc == -EPERM
+			     ? "the kernel refused to make code writable (W^X policy: SELinux execmod/execmem, "
+			       "PaX MPROTECT or a seccomp filter)"
+			     : "mprotect of the code failed", -rc);
+			for (unsigned k = 0; k < i; k = runs_end(j, n, k))
+				(void)set_prot(j[k].lo, runs_hi(j, k, runs_end(j, n, k)), j[k].prot, false);
+			for (unsigned k = 0; k < n; k++)
+				refuse(j[k].s, j[k].ret, rc);
+			return;
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		atomic_store_explicit(&j[i].s->len, (uint8_t)j[i].len, memory_order_relaxed);
+		atomic_store_explicit(&j[i].s->state, SITE_BUSY, memory_order_release);
+		write_byte(j[i].at, 0xcc);
+	}
+	int rc = sync_cores();
+	if (test_hold_us) {
+		struct timespec hold = { test_hold_us / 1000000, test_hold_us % 1000000 * 1000 };
+		nanosleep(&hold, NULL);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *nop = j[i].len == 5 ? nop5 : nop6;
+		for (unsigned b = 1; b < j[i].len; b++)
+			write_byte(j[i].at + b, nop[b]);
+	}
+	int rc2 = sync_cores();
+	for (unsigned i = 0; i < n; i++)
+		write_byte(j[i].at, (j[i].len == 5 ? nop5 : nop6)[0]);
+	int rc3 = sync_cores();
+	if (rc || rc2 || rc3) {
+		/* Never seen with a registered process. A core may then still
+		 * see the int3 or a mix: the sites stay BUSY for good, so that
+		 * on_trap steps over any trap there. */
+		stop("membarrier failed in the middle of a patch", -(rc ? rc : rc2 ? rc2 : rc3));
+	} else {
+		for (unsigned i = 0; i < n; i++) {
+			struct site *s = j[i].s;
+			uint32_t region = s->region;
+			atomic_store_explicit(&s->code, code_before(j[i].ret), memory_order_relaxed);
+			atomic_store_explicit(&s->state, SITE_PATCHED, memory_order_release);
+			log_patched(region);
+		}
+		batches++;
+		batch_sites += n;
+	}
+	for (unsigned i = 0; i < n; i = runs_end(j, n, i))
+		if (set_prot(j[i].lo, runs_hi(j, i, runs_end(j, n, i)), j[i].prot, false) < 0)
+			stop("restoring the protection of patched code failed", errno);
+	/* (the NOPs are in place all the same) */
+}
+
+/* ---- a batch ------------------------------------------------------------- */
+
+static void dequeue(struct site *s)
+{
+	atomic_store_explicit(&s->state, SITE_NEW, memory_order_release);
+}
+
+/* In one module, under the loader's lock (no dlclose can unmap it
+ * meanwhile) and patch_lock: the queued sites it holds are decoded and
+ * written (or refused), and leave the queue. */
+static int flush_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	struct module m = { info };
+	static struct job j[QUEUE_MAX]; /* under patch_lock: off the thread's stack */
+	unsigned n = 0, left = 0;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	for (unsigned i = 0; i < nqueue; i++) {
+		struct site *s = queue[i];
+		uintptr_t ret = atomic_load_explicit(&s->ret, memory_order_relaxed);
+		if (!segment_flags(&m, ret - 1, 1, NULL, NULL)) {
+			queue[left++] = s; /* another module's */
+			continue;
+		}
+		unsigned flags = segment_flags(&m, ret - 6, 6, NULL, NULL);
+		if (!(flags & PF_X) || code_call(ret) != atomic_load_explicit(&s->code, memory_order_relaxed)) {
+			/* not code, the first bytes of a segment, or another
+			 * module's code since it was queued: decided again when met */
+			dequeue(s);
+			continue;
+		}
+		int len = decode_call(&m, ret);
+		if (len < 0) {
+			refuse(s, ret, len);
+			continue;
+		}
+		uintptr_t at = ret - (unsigned)len;
+		j[n++] = (struct job){
+			.s = s, .ret = ret, .at = at, .len = (unsigned)len,
+			.lo = at & ~(page - 1), .hi = (at + (unsigned)len - 1 + page) & ~(page - 1),
+			.prot = ((flags & PF_R) ? PROT_READ : 0) | PROT_EXEC | ((flags & PF_W) ? PROT_WRITE : 0),
+		};
+	}
+	nqueue = left;
+	if (n)
+		write_jobs(j, n);
+	return nqueue == 0; /* 1: every queued site was found, stop iterating */
+}
+
+/* Under patch_lock: write the queue. A site whose module is gone leaves
+ * it (decided again if it is met again). */
+static void flush(void)
+{
+	if (!nqueue || atomic_load_explicit(&stopped, memory_order_relaxed))
+		return;
+	int rc = can_patch_now();
+	if (rc == -EAGAIN)
+		return; /* kept: written on a later call */
+	if (rc == 0)
+		dl_iterate_phdr(flush_module, NULL);
+	for (unsigned i = 0; i < nqueue; i++)
+		dequeue(queue[i]);
+	nqueue = 0;
+}
+
+/* Under patch_lock: the site of ret, queued, or met again (then the queue
+ * is written). */
+static void handle(uintptr_t ret, uint32_t region)
+{
 	struct site *s = site_get(ret);
 	if (!s) {
 		stop("too many call sites", 0);
-		return -ENOSPC;
+		return;
 	}
 	unsigned st = atomic_load_explicit(&s->state, memory_order_relaxed);
-	if (st == SITE_PATCHED && is_nop_at(ret - s->len, s->len))
-		return 0;
-	if (st == SITE_REFUSED && atomic_load_explicit(&s->code, memory_order_relaxed) == code_before(ret))
-		return s->err;
-	int len = decode_call(m, ret);
-	if (len < 0) {
-		refuse(s, ret, len);
-		return len;
+	if (st == SITE_QUEUED) {
+		if (now_ns() - atomic_load_explicit(&queued_since, memory_order_relaxed) >= QUEUE_NS)
+			flush();
+		return;
 	}
-	int rc = can_patch_now();
-	if (rc < 0)
-		return rc;
-	int prot = ((flags & PF_R) ? PROT_READ : 0) | PROT_EXEC | ((flags & PF_W) ? PROT_WRITE : 0);
-	rc = write_nop(s, ret - (unsigned)len, (unsigned)len, prot);
-	if (rc < 0)
-		refuse(s, ret, rc);
-	else
-		atomic_store_explicit(&s->code, code_before(ret), memory_order_relaxed);
-	return rc;
+	if (st == SITE_PATCHED && is_nop_at(ret - s->len, s->len))
+		return;
+	if (st == SITE_REFUSED && atomic_load_explicit(&s->code, memory_order_relaxed) == code_before(ret))
+		return;
+	if (st == SITE_BUSY)
+		return; /* a membarrier failed: patching stopped */
+	s->region = region;
+	atomic_store_explicit(&s->code, code_call(ret), memory_order_relaxed);
+	atomic_store_explicit(&s->state, SITE_QUEUED, memory_order_release);
+	if (!nqueue)
+		atomic_store_explicit(&queued_since, now_ns(), memory_order_relaxed);
+	queue[nqueue++] = s;
+	if (nqueue == QUEUE_MAX)
+		flush();
 }
 
-static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
+/* The site's outcome: 0 patched, -EINPROGRESS queued, or -errno. */
+static int outcome(uintptr_t ret)
 {
-	(void)size;
-	struct request *rq = data;
-	struct module m = { info };
-	if (!segment_flags(&m, rq->ret - 1, 1, NULL, NULL))
-		return 0;
-	rq->rc = patch_in_module(&m, rq->ret);
-	return 1;
+	struct site *s = site_find(ret);
+	if (!s)
+		return -ENOSPC;
+	switch (atomic_load_explicit(&s->state, memory_order_acquire)) {
+	case SITE_PATCHED: return 0;
+	case SITE_QUEUED: return -EINPROGRESS;
+	case SITE_REFUSED: return s->err;
+	case SITE_BUSY: return -EPERM;
+	default: return -ENOENT; /* module gone, or not code: decided again when met */
+	}
 }
 
 /* Without a lock: the site was decided already and nothing changed. Only
@@ -527,10 +703,16 @@ static bool decided(uintptr_t ret, int *ret_rc)
 		*ret_rc = s->err;
 		return true;
 	}
+	/* Queued, and its batch is not due yet: no lock, no syscall. */
+	if (st == SITE_QUEUED &&
+	    now_ns() - atomic_load_explicit(&queued_since, memory_order_relaxed) < QUEUE_NS) {
+		*ret_rc = -EINPROGRESS;
+		return true;
+	}
 	return false;
 }
 
-int sp_patch_site(void *ret_addr)
+int sp_patch_site(void *ret_addr, uint32_t region)
 {
 	uintptr_t ret = (uintptr_t)ret_addr;
 	int rc;
@@ -564,20 +746,49 @@ int sp_patch_site(void *ret_addr)
 	 * would keep patch_lock (and the next fork would wait for it). */
 	int cancel;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-	struct request rq = { .ret = ret, .rc = -ENOENT };
+	int64_t t0 = now_ns();
 	if (!atomic_load_explicit(&stopped, memory_order_relaxed))
-		dl_iterate_phdr(module_cb, &rq); /* no module holds it: -ENOENT, retried */
+		handle(ret, region);
+	patch_ns += now_ns() - t0;
+	rc = atomic_load_explicit(&stopped, memory_order_relaxed) ? -EPERM : outcome(ret);
 	pthread_mutex_unlock(&patch_lock);
 	pthread_setcancelstate(cancel, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
-	return rq.rc;
+	return rc;
+}
+
+const uint32_t *sp_patch_log(uint32_t *n)
+{
+	*n = atomic_load_explicit(&npatched, memory_order_acquire);
+	return patched_log;
+}
+
+/* dlclose (dlclose.c), before the objects are unmapped: the queue is
+ * emptied (its sites are queued again when met again), so that no site is
+ * written into a module mapped later at the same address. */
+void sp_patch_forget_queue(void)
+{
+	if (!sp_patch_enabled)
+		return;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_mutex_lock(&patch_lock);
+	for (unsigned i = 0; i < nqueue; i++)
+		dequeue(queue[i]);
+	nqueue = 0;
+	pthread_mutex_unlock(&patch_lock);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* ---- setup and fork ------------------------------------------------------ */
 
 __attribute__((destructor)) static void test_report(void)
 {
+	if (sp_patch_enabled && batches)
+		sp_log(SP_LOG_DEBUG, "patch", "%llu call site(s) patched in %llu batch(es), %.3f ms", batch_sites,
+		    batches, (double)patch_ns / 1e6);
 	if (test_hold_us && sp_patch_enabled && getpid() == registered_pid)
 		/* a warning, so QUIET does not hide it: the e2e test reads it */
 		sp_log(SP_LOG_WARN, "patch", "patch test: %ld trap(s) stepped over",

@@ -12,6 +12,7 @@
 #define SP_PATCH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "compiler.h"
 
@@ -26,12 +27,26 @@ SP_HIDDEN void sp_patch_setup(void);
 
 /*
  * Rewrite the call to a hook that returns to `ret` (the address after the
- * call instruction in instrumented code) into a NOP of the same length.
- * Idempotent per site; a site that cannot be patched (unknown instruction,
- * mprotect refused, module gone) is remembered and refused at once later.
- * Not async-signal-safe; the caller holds its thread's busy guard.
- * Returns 0 when the site is (now) a NOP, or -errno.
+ * call instruction in instrumented code) into a NOP of the same length;
+ * `region` is the function of an enter hook's site (SP_NO_REGION for an
+ * exit's). Sites are written in batches: a site met for the first time is
+ * queued, and the queue is written when a queued site is met again (or
+ * the queue is full). Each enter site written marks its function patched
+ * (sp_fn_region_set_patched) and is logged for the threads
+ * (sp_patch_log). Idempotent per site; a site that cannot be patched
+ * (unknown instruction, mprotect refused) is remembered and refused at
+ * once later. Not async-signal-safe; the caller holds its thread's busy
+ * guard. Returns 0 when the site is (now) a NOP, -EINPROGRESS when it is
+ * queued, or -errno.
  */
-SP_HIDDEN int sp_patch_site(void *ret);
+SP_HIDDEN int sp_patch_site(void *ret, uint32_t region);
+
+/* The functions whose enter sites were patched so far, in order, *n of
+ * them (repeats possible): a thread brings its state of log[seen..*n) in
+ * step and remembers *n. */
+SP_HIDDEN const uint32_t *sp_patch_log(uint32_t *n);
+
+/* Empty the queue of sites not yet written (before a dlclose). */
+SP_HIDDEN void sp_patch_forget_queue(void);
 
 #endif /* SP_PATCH_H */

@@ -456,6 +456,13 @@ bool sp_fn_region_patched(struct sp_fn_stats *st, uint32_t region)
 	return r && (atomic_load_explicit(&r->flags, memory_order_relaxed) & SP_REGION_PATCHED);
 }
 
+static void region_patched(struct sp_region *r)
+{
+	int64_t zero = 0;
+	atomic_compare_exchange_strong(&r->patched_since, &zero, sp_ticks());
+	atomic_fetch_or(&r->flags, SP_REGION_PATCHED);
+}
+
 void sp_fn_mark_patched(struct sp_fn_thread *h, struct sp_fn_stats *st, uint32_t region)
 {
 	struct sp_region *r = stats_region(st, region);
@@ -464,9 +471,14 @@ void sp_fn_mark_patched(struct sp_fn_thread *h, struct sp_fn_stats *st, uint32_t
 		return;
 	if (h)
 		gate(h, st, region);
-	int64_t zero = 0;
-	atomic_compare_exchange_strong(&r->patched_since, &zero, sp_ticks());
-	atomic_fetch_or(&r->flags, SP_REGION_PATCHED);
+	region_patched(r);
+}
+
+void sp_fn_region_set_patched(uint32_t region)
+{
+	struct sp_region *r = sp_region_get(region);
+	if (r)
+		region_patched(r);
 }
 
 /* Another thread throttled the function: this one follows. */

@@ -108,6 +108,7 @@ struct sp_fn_thread {
 	uint64_t *counts;           /* count-only mode: throttled calls counted per
 				     * region (the sampled ones included), nstats long */
 	uint32_t nstats;            /* > every region in this thread's cache */
+	uint32_t patch_seen;        /* patch mode: entries of sp_patch_log followed */
 	struct sp_fn_thread *next;
 	struct sp_fn_entry cache[SP_FN_CACHE_SIZE];
 };
@@ -165,6 +166,10 @@ SP_HIDDEN bool sp_fn_region_patched(struct sp_fn_stats *st, uint32_t region);
 /* Patch mode: a hook call of the function became a NOP: this thread's state
  * 2, the region's flag and the time (the first wins). */
 SP_HIDDEN void sp_fn_mark_patched(struct sp_fn_thread *h, struct sp_fn_stats *st, uint32_t region);
+/* The function-wide part of it (patched_since, the flag), from the thread
+ * that wrote an enter site of the function (preload/patch.c); each thread
+ * follows with sp_fn_mark_patched on its next rare path. */
+SP_HIDDEN void sp_fn_region_set_patched(uint32_t region);
 
 /* dlclose unmapped [lo, hi): forget its functions' entries and every
  * thread's cache slots for them, so that a module loaded there later gets

@@ -25,6 +25,10 @@
  *                               N times, into which inl() is inlined: its
  *                               copy's hook calls are sites of their own,
  *                               patched during outer's first timed call.
+ *   patch-prog many N JSON      one thread: 64 tiny functions m00..m63
+ *                               called in turn, N times each: 128 hook
+ *                               call sites that become hot together, so
+ *                               they are patched in a few batches.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -202,6 +206,21 @@ static int run_fork(FILE *json)
 	return 0;
 }
 
+/* 64 tiny functions with sites of their own (noinline: one copy each). */
+#define MANY(X) X(00) X(01) X(02) X(03) X(04) X(05) X(06) X(07) X(08) X(09) X(10) X(11) X(12) \
+	X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) \
+	X(28) X(29) X(30) X(31) X(32) X(33) X(34) X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) \
+	X(43) X(44) X(45) X(46) X(47) X(48) X(49) X(50) X(51) X(52) X(53) X(54) X(55) X(56) X(57) \
+	X(58) X(59) X(60) X(61) X(62) X(63)
+#define MANY_FN(k) \
+	__attribute__((noinline)) unsigned long m##k(unsigned long x) \
+	{ \
+		return x * 2654435761u + 1##k; \
+	}
+MANY(MANY_FN)
+#define MANY_CALL(k) v = m##k(v);
+#define MANY_JSON(k) fprintf(json, "%s\"m" #k "\": %ld", #k[0] == '0' && #k[1] == '0' ? "" : ", ", n_calls);
+
 static volatile sig_atomic_t own_traps;
 
 static void own_handler(int signo, siginfo_t *info, void *uctx)
@@ -245,6 +264,16 @@ int main(int argc, char **argv)
 			v = outer(v);
 		fprintf(json, "{\"outer\": %ld}\n", n_calls);
 		printf("nest: %lx\n", v);
+		rc = 0;
+	} else if (strcmp(argv[1], "many") == 0) {
+		unsigned long v = 0;
+		for (long i = 0; i < n_calls; i++) {
+			MANY(MANY_CALL)
+		}
+		fprintf(json, "{");
+		MANY(MANY_JSON)
+		fprintf(json, "}\n");
+		printf("many: %lx\n", v);
 		rc = 0;
 	} else if (strcmp(argv[1], "own") == 0) {
 		struct sigaction sa = { .sa_sigaction = own_handler, .sa_flags = SA_SIGINFO };

@@ -32,7 +32,7 @@ test-patch.py signals  SIGTRAPs that are not ours: raised by the program, it
                        its traps, and patching stops with one line.
 Exits 77 when the compiler is missing; fails without seccomp filters.
 """
-import json, os, shutil, signal, subprocess, sys, tempfile
+import json, os, re, shutil, signal, subprocess, sys, tempfile
 
 import h5py
 
@@ -41,7 +41,7 @@ SRC = os.environ.get("SP_SOURCE_DIR", ".")
 CLI = os.path.join(BUILD, "tools", "scope-profiler")
 LIB = os.path.join(BUILD, "preload", "libscope-profiler.so")
 HERE = os.path.join(SRC, "tests", "e2e", "patch")
-N_THREAD, N_THREADS, N_FORK, N_PLUGIN = 1000000, 16, 2000000, 400000
+N_THREAD, N_THREADS, N_FORK, N_PLUGIN, N_MANY = 1000000, 16, 2000000, 400000, 200000
 NOP5 = "0f1f440000"  # also the tail of the 6-byte NOP
 FAILS = []
 
@@ -175,6 +175,29 @@ def test_nest(tmp, exe, label):
           % (label, rs["outer"]["events"]))
 
 
+def test_many(tmp, exe, label):
+    # 64 tiny functions called in turn: their 128 sites become hot
+    # together and are written in batches (one mprotect per run of pages
+    # and three membarriers each), not one at a time (the debug line at
+    # exit says how many of each).
+    plain = run([exe, "many", str(N_MANY), os.path.join(tmp, "plain.json")]).stdout
+    out, js = os.path.join(tmp, "many.h5"), os.path.join(tmp, "many.json")
+    p = run([CLI, "run", "-q", "--patch", "-o", out, "--", exe, "many", str(N_MANY), js],
+            env={"SCOPE_PROFILER_DEBUG": "patch"})
+    prog, rs = json.load(open(js)), rows(out)
+    m = re.search(r"patch: (\d+) call site\(s\) patched in (\d+) batch\(es\)", p.stderr)
+    sites, batches = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    check(p.stdout == plain and not patch_lines(p.stderr), "%s many: output as without the profiler" % label)
+    check(sites >= 128 and batches * 8 <= sites,
+          "%s many: %d sites patched in %d batches (at least 128 sites, 8 a batch on average)"
+          % (label, sites, batches))
+    fns = ["m%02d" % k for k in range(64)]
+    patched = [f for f in fns if rs[f]["patched_since"] >= 0]
+    check(len(patched) == 64 and all(0 < rs[f]["calls"] < prog[f] for f in fns),
+          "%s many: %d of 64 functions patched, each counted in (0, %d): %r" % (
+              label, len(patched), N_MANY, sorted({rs[f]["calls"] for f in fns})[:4]))
+
+
 def test_fork(tmp, exe, label):
     plain = run([exe, "fork", str(N_FORK), os.path.join(tmp, "plain.json")]).stdout
     for mode in ("none", "child"):
@@ -286,6 +309,7 @@ def main():
             test_threads(tmp, exe, label)
             test_fork(tmp, exe, label)
             test_nest(tmp, exe, label)
+            test_many(tmp, exe, label)
             test_dlopen(tmp, cc, opt, label)
     if FAILS:
         print("%d check(s) failed" % len(FAILS))
