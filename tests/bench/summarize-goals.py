@@ -121,7 +121,7 @@ def main():
          if find(recs, benchmark="workload", variant="everything") else "")
     # The C++ proxy app (tests/bench/proxy): LULESH-like, ~900 hook calls per
     # element per step; references measured in the same run.
-    px = lambda v, n: find(recs, benchmark="proxy", variant=v, ranks=n)
+    px = lambda v, n: find(recs, benchmark="proxy", variant=v, ranks=n, shape="short")
     for n in (1, 8):
         ev = val(px("everything", n), "paired_ratio_to_empty_hooks")
         goal("proxy %d rank%s: defaults wall / empty hooks" % (n, "s" if n > 1 else ""),
@@ -139,6 +139,16 @@ def main():
              val(p, "paired_ratio_to_empty_hooks"), 1.0, "x",
              (p or {}).get("note") or "goal is strictly below 1.0 x (patched-out hooks)")
         if rows[-1][1] is not None:  # strict: equal is not met
+            rows[-1] = rows[-1][:4] + (rows[-1][1] < 1.0,) + rows[-1][5:]
+    # The same two wall goals at the LULESH runs' length (8 ranks, -i 30):
+    # the per-rank start-up and finalize weigh less, the per-call cost more.
+    lg = lambda v: find(recs, benchmark="proxy", variant=v, ranks=8, shape="long")
+    for v, limit in (("defaults", 1.25), ("patch", 1.0)):
+        r = lg(v)
+        goal("proxy 8 ranks %s: %s wall / empty hooks" % ((r or {}).get("args", "long"), v),
+             val(r, "paired_ratio_to_empty_hooks"), limit, "x",
+             (r or {}).get("note") or ("goal is strictly below 1.0 x" if v == "patch" else ""))
+        if v == "patch" and rows[-1][1] is not None:
             rows[-1] = rows[-1][:4] + (rows[-1][1] < 1.0,) + rows[-1][5:]
     # The overhead estimate against what the run paid (within 1.5x either way:
     # the goal is on max(est/paid, paid/est)).

@@ -18,7 +18,12 @@
 # (metadata profiler_finalize_ns, h5py). Prints a table and one JSON line per
 # variant; summarize-goals.py reads the goals from them. Never fails on a
 # goal; exits non-zero only when a run fails.
+# Three shapes: 1 rank and 8 ranks at -i ITER ("short": a job of half a
+# second, where the per-rank start-up and finalize weigh most), and 8 ranks
+# at -i ITER_LONG ("long", the cycle count of the LULESH runs the issue
+# measured: -i 20-30), without the everything-recorded variant (GBs).
 #   env: SP_BUILD_DIR, SP_BENCH_PROXY_RUNS (3), SP_BENCH_PROXY_ITER (4),
+#        SP_BENCH_PROXY_ITER_LONG (30; 0: no long shape),
 #        SP_BENCH_PROXY_S1 (20: -s on 1 rank), SP_BENCH_PROXY_S8 (10: -s on 8 ranks)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +39,7 @@ for f in "$cli" "$plain" "$proxy"; do
 done
 runs=${SP_BENCH_PROXY_RUNS:-3}
 iter=${SP_BENCH_PROXY_ITER:-4}
+iter_long=${SP_BENCH_PROXY_ITER_LONG:-30}
 # The profiler's defaults are what is measured: nothing inherited.
 unset LD_PRELOAD $(compgen -e | grep '^SCOPE_PROFILER_')
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
@@ -47,10 +53,10 @@ if ! "$cli" run --help 2>&1 | grep -q -- '--patch'; then
   variants="plain empty defaults everything"
 fi
 
-# one NP S VARIANT ROUND: one mpirun; appends "variant round wall loop" to
-# $work/times.NP and leaves rss.NP.VARIANT.ROUND.RANK (KiB) and VARIANT.h5.
+# one NP S VARIANT ROUND ITER: one mpirun; appends "variant round wall loop"
+# to $work/times.NP and leaves rss.NP.VARIANT.ROUND.RANK (KiB) and VARIANT.h5.
 one() {
-  local np=$1 s=$2 v=$3 i=$4 cmd
+  local np=$1 s=$2 v=$3 i=$4 it=$5 cmd
   case $v in
     plain) cmd=("$plain") ;;
     empty) cmd=("$proxy") ;;
@@ -65,7 +71,7 @@ one() {
   # %M is the rank's own peak RSS).
   mpirun --oversubscribe -n "$np" bash -c \
     'exec /usr/bin/time -f %M -o "$0.$OMPI_COMM_WORLD_RANK" "$@"' "$work/rss.$np.$v.$i" \
-    "${cmd[@]}" -s "$s" -i "$iter" -q > "$work/out.$v" 2> "$work/err.$v" ||
+    "${cmd[@]}" -s "$s" -i "$it" -q > "$work/out.$v" 2> "$work/err.$v" ||
     { cat "$work/err.$v"; echo "FAIL: $v on $np rank(s)"; exit 1; }
   t1=$(date +%s.%N)
   local loop
@@ -99,23 +105,28 @@ print(sys.argv[2], os.path.getsize(sys.argv[1]), "-" if fin is None else int(fin
 PY
 }
 
-for cfg in "1 ${SP_BENCH_PROXY_S1:-20}" "8 ${SP_BENCH_PROXY_S8:-10}"; do
+cfgs=("1 ${SP_BENCH_PROXY_S1:-20} $iter short" "8 ${SP_BENCH_PROXY_S8:-10} $iter short")
+[ "$iter_long" -gt 0 ] && cfgs+=("8 ${SP_BENCH_PROXY_S8:-10} $iter_long long")
+for cfg in "${cfgs[@]}"; do
   set -- $cfg
-  np=$1 s=$2
+  np=$1 s=$2 it=$3 shape=$4
   : > "$work/times.$np"
   : > "$work/facts.$np"
+  rm -f "$work/bad.$np" "$work"/rss.*
   vs=($variants)
+  [ "$shape" = long ] && vs=(${variants% everything})
   for i in $(seq "$runs"); do
     k=$(( (i - 1) % ${#vs[@]} ))
     for v in "${vs[@]:$k}" "${vs[@]:0:$k}"; do
-      one "$np" "$s" "$v" "$i"
+      one "$np" "$s" "$v" "$i" "$it"
       # The files of the last round are kept: their size, finalize time, counts.
       [ "$i" = "$runs" ] && [ "$v" != plain ] && [ "$v" != empty ] && facts "$np" "$v" >> "$work/facts.$np"
     done
   done
-  $py - "$work" "$np" "$s" "$iter" "$runs" "$patch_note" <<'PY'
+  $py - "$work" "$np" "$s" "$it" "$runs" "$patch_note" "$shape" <<'PY'
 import glob, json, os, statistics as st, sys
 work, np_, s, it, runs, patch_note = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+shape = sys.argv[7]
 order = ["plain", "empty", "defaults", "patch", "everything"]
 wall, loop = {}, {}
 for line in open(os.path.join(work, "times.%d" % np_)):
@@ -142,9 +153,9 @@ for v in wall:
     rss[v] = {r: st.median(k) for r, k in per.items()}
 emp = wall["empty"]
 every = facts.get("everything", {}).get("size")
-print("proxy -s %d -i %d on %d rank(s) (%d elements in all): wall of mpirun [s], median of %d "
-      "interleaved rounds; paired = median of the ratios to the same round's empty-hooks run"
-      % (s, it, np_, np_ * s ** 3, runs))
+print("proxy -s %d -i %d on %d rank(s) (%d elements in all; shape %s): wall of mpirun [s], median "
+      "of %d interleaved rounds; paired = median of the ratios to the same round's empty-hooks run"
+      % (s, it, np_, np_ * s ** 3, shape, runs))
 print("%-11s %8s %8s %8s %7s %7s %8s %9s %8s %10s %9s %11s %11s" % (
     "variant", "median", "min", "max", "ratio", "paired", "loop_s", "file_MiB", "file_%",
     "rss_MiB", "over_app", "finalize_s", "calls"))
@@ -154,7 +165,8 @@ for v in order:
         if v == "patch":
             print("%-11s %s" % (v, patch_note))
             recs.append({"benchmark": "proxy", "metric": "proxy_wall_s", "variant": v,
-                         "ranks": np_, "args": "-s %d -i %d" % (s, it), "note": patch_note})
+                         "ranks": np_, "shape": shape, "args": "-s %d -i %d" % (s, it),
+                         "note": patch_note})
         continue
     w = list(wall[v].values())
     med = st.median(w)
@@ -163,7 +175,7 @@ for v in order:
     r = rss.get(v, {})
     over = max((r[k] - rss["empty"].get(k, r[k])) for k in r) / 1024.0 if r else None
     rec = {"benchmark": "proxy", "metric": "proxy_wall_s", "variant": v, "ranks": np_,
-           "args": "-s %d -i %d" % (s, it), "runs": runs, "median": round(med, 4),
+           "shape": shape, "args": "-s %d -i %d" % (s, it), "runs": runs, "median": round(med, 4),
            "min": round(min(w), 4), "max": round(max(w), 4),
            "ratio_to_empty_hooks": round(med / st.median(emp.values()), 4),
            "paired_ratio_to_empty_hooks": round(paired, 4),
