@@ -17,49 +17,10 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "lazy-names.h"
 #include "lazy.h"
 
-static void *sp_lazy_dwarf_attr __attribute__((unused));
-static void *sp_lazy_dwarf_attr_integrate __attribute__((unused));
-static void *sp_lazy_dwarf_child __attribute__((unused));
-static void *sp_lazy_dwarf_decl_file __attribute__((unused));
-static void *sp_lazy_dwarf_decl_line __attribute__((unused));
-static void *sp_lazy_dwarf_diecu __attribute__((unused));
-static void *sp_lazy_dwarf_diename __attribute__((unused));
-static void *sp_lazy_dwarf_dieoffset __attribute__((unused));
-static void *sp_lazy_dwarf_filesrc __attribute__((unused));
-static void *sp_lazy_dwarf_formstring __attribute__((unused));
-static void *sp_lazy_dwarf_formudata __attribute__((unused));
-static void *sp_lazy_dwarf_getscopes __attribute__((unused));
-static void *sp_lazy_dwarf_getsrc_die __attribute__((unused));
-static void *sp_lazy_dwarf_getsrcfiles __attribute__((unused));
-static void *sp_lazy_dwarf_hasattr __attribute__((unused));
-static void *sp_lazy_dwarf_haschildren __attribute__((unused));
-static void *sp_lazy_dwarf_haspc __attribute__((unused));
-static void *sp_lazy_dwarf_lineno __attribute__((unused));
-static void *sp_lazy_dwarf_linesrc __attribute__((unused));
-static void *sp_lazy_dwarf_lowpc __attribute__((unused));
-static void *sp_lazy_dwarf_offdie __attribute__((unused));
-static void *sp_lazy_dwarf_ranges __attribute__((unused));
-static void *sp_lazy_dwarf_siblingof __attribute__((unused));
-static void *sp_lazy_dwarf_tag __attribute__((unused));
-static void *sp_lazy_dwfl_begin __attribute__((unused));
-static void *sp_lazy_dwfl_build_id_find_elf __attribute__((unused));
-static void *sp_lazy_dwfl_end __attribute__((unused));
-static void *sp_lazy_dwfl_module_addrdie __attribute__((unused));
-static void *sp_lazy_dwfl_module_addrinfo __attribute__((unused));
-static void *sp_lazy_dwfl_module_build_id __attribute__((unused));
-static void *sp_lazy_dwfl_module_getdwarf __attribute__((unused));
-static void *sp_lazy_dwfl_module_getsym_info __attribute__((unused));
-static void *sp_lazy_dwfl_module_getsymtab __attribute__((unused));
-static void *sp_lazy_dwfl_module_nextcu __attribute__((unused));
-static void *sp_lazy_dwfl_offline_section_address __attribute__((unused));
-static void *sp_lazy_dwfl_report_begin __attribute__((unused));
-static void *sp_lazy_dwfl_report_elf __attribute__((unused));
-static void *sp_lazy_dwfl_report_end __attribute__((unused));
-static void *sp_lazy_dwfl_standard_find_debuginfo __attribute__((unused));
-static void *sp_lazy_elf_getscn __attribute__((unused));
-static void *sp_lazy_gelf_getshdr __attribute__((unused));
+SP_LAZY_DW_NAMES(SP_LAZY_SLOT)
 
 #define dwarf_attr SP_LAZY(SP_LAZY_DW, dwarf_attr)
 #define dwarf_attr_integrate SP_LAZY(SP_LAZY_DW, dwarf_attr_integrate)

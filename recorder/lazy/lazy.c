@@ -10,11 +10,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lazy-names.h"
+
 /* SONAMEs found at configure time (meson.build: objdump -p). */
 static const char *const sonames[SP_LAZY_NLIBS] = { SP_HDF5_SONAME, SP_LIBDW_SONAME };
 /* A function of each, to tell whether the program has the same library in
  * its global scope. */
 static const char *const probes[SP_LAZY_NLIBS] = { "H5open", "dwfl_begin" };
+
+/* Every name the recorder and the reader use, per library. */
+#define SP_LAZY_NAME_STR(name) #name,
+static const char *const hdf5_names[] = { SP_LAZY_HDF5_NAMES(SP_LAZY_NAME_STR) NULL };
+static const char *const dw_names[] = { SP_LAZY_DW_NAMES(SP_LAZY_NAME_STR) NULL };
+static const char *const *const names[SP_LAZY_NLIBS] = { hdf5_names, dw_names };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *handles[SP_LAZY_NLIBS];
@@ -36,15 +44,28 @@ static int load(enum sp_lazy_lib lib, bool say)
 	if (!handles[lib] && !errs[lib]) {
 		/* RTLD_LOCAL: its symbols stay out of the program's lookups */
 		void *h = dlopen(sonames[lib], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+		const char *missing = NULL;
 		if (h) {
 			void *mine = dlsym(h, probes[lib]);
 			scopes[lib] = mine && dlsym(RTLD_DEFAULT, probes[lib]) == mine ? RTLD_DEFAULT
 										: h;
+			/* Every name now, not at its first call: a library of
+			 * this SONAME from another build (LD_LIBRARY_PATH, a
+			 * module) that lacks one is refused here, cleanly. */
+			for (const char *const *n = names[lib]; *n && !missing; n++)
+				if (!dlsym(scopes[lib], *n))
+					missing = *n;
+		}
+		if (h && !missing) {
 			__atomic_store_n(&handles[lib], h, __ATOMIC_RELEASE);
 		} else {
-			const char *e = dlerror();
+			const char *e = h ? NULL : dlerror();
 			errs[lib] = -ENOENT;
-			snprintf(why[lib], sizeof why[lib], "%s", e ? e : "unknown error");
+			if (missing)
+				snprintf(why[lib], sizeof why[lib], "it has no %s; it is another build "
+					 "than the one scope-profiler was built with", missing);
+			else
+				snprintf(why[lib], sizeof why[lib], "%s", e ? e : "unknown error");
 			first = true;
 		}
 	}

@@ -15,7 +15,8 @@
 enum sp_lazy_lib { SP_LAZY_HDF5, SP_LAZY_DW, SP_LAZY_NLIBS };
 
 /* Load lib (once, thread-safe; never unloaded). Returns 0, or -ENOENT
- * after one warning naming the library and dlerror(). Every path into the
+ * after one warning naming the library and why: dlerror(), or a name of
+ * lazy-names.h it lacks (another build of it). Every path into the
  * library calls it first and fails cleanly with it. */
 SP_HIDDEN int sp_lazy_load(enum sp_lazy_lib lib);
 /* The same, without the warning (the reader library never prints; it
@@ -27,9 +28,10 @@ SP_HIDDEN const char *sp_lazy_error(enum sp_lazy_lib lib);
 /* The SONAME lib is loaded by (for messages). */
 SP_HIDDEN const char *sp_lazy_soname(enum sp_lazy_lib lib);
 
-/* name in lib, loading lib, stored in *slot. A name the loaded library
- * lacks (another build of it) aborts with a message: the caller would
- * otherwise call through NULL. */
+/* name in lib, loading lib, stored in *slot. The load looked up every
+ * name of lazy-names.h and refused a library that lacks one, so a name
+ * is missing here only if it is missing from that list: that aborts with
+ * a message (the caller would otherwise call through NULL). */
 SP_HIDDEN void *sp_lazy_resolve(enum sp_lazy_lib lib, const char *name, void **slot);
 
 static inline void *sp_lazy_cached(enum sp_lazy_lib lib, const char *name, void **slot)
@@ -37,6 +39,9 @@ static inline void *sp_lazy_cached(enum sp_lazy_lib lib, const char *name, void 
 	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	return p ? p : sp_lazy_resolve(lib, name, slot);
 }
+
+/* One file's cache of name's address (lazy-names.h lists the names). */
+#define SP_LAZY_SLOT(name) static void *sp_lazy_##name __attribute__((unused));
 
 /* The function (or global) name of lib, typed as declared. */
 #define SP_LAZY(lib, name) (*(__typeof__(&name))sp_lazy_cached(lib, #name, &sp_lazy_##name))

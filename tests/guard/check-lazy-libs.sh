@@ -56,4 +56,31 @@ err=$(LD_LIBRARY_PATH="$maps.lib" "$build/tools/scope-profiler" summary "$h5" 2>
   { echo "FAIL: summary succeeded without a loadable HDF5"; exit 1; }
 echo "$err" | grep -q "cannot read HDF5 files: libhdf5.*could not be loaded" ||
   { echo "FAIL: no clear message without a loadable HDF5: $err"; exit 1; }
-echo "lazy libs: OK (no HDF5/libdw at start-up; the CLI without HDF5: $err)"
+# A library of that SONAME from another build, lacking a name we use
+# (here: only H5open and H5check_version): refused when it is loaded,
+# with one message; never an abort at the first call of the missing name.
+# The CLI fails cleanly; a preloaded program keeps its own exit status.
+cc=$(command -v cc || command -v gcc || true)
+[ -n "$cc" ] || { echo "FAIL: no C compiler for the fake HDF5"; exit 1; }
+printf '%s\n' 'int H5open(void) { return 0; }' \
+  'int H5check_version(unsigned a, unsigned b, unsigned c) { (void)a; (void)b; (void)c; return 0; }' \
+  > "$maps.lib/fake.c"
+"$cc" -shared -fPIC -Wl,-soname,"$3" -o "$maps.lib/$3" "$maps.lib/fake.c"
+rc=0
+bad=$(LD_LIBRARY_PATH="$maps.lib" "$build/tools/scope-profiler" summary "$h5" 2>&1 >/dev/null) || rc=$?
+[ $rc -gt 0 ] && [ $rc -lt 128 ] ||
+  { echo "FAIL: summary with an HDF5 lacking names: exit $rc (want an error, not a signal): $bad"; exit 1; }
+echo "$bad" | grep -q "could not be loaded (it has no H5" ||
+  { echo "FAIL: no clear message with an HDF5 lacking names: $bad"; exit 1; }
+printf '%s\n' 'static int f(int x) { return x + 1; }' \
+  'int main(void) { int s = 0; for (int i = 0; i < 10; i++) s = f(s); return s == 10 ? 3 : 4; }' \
+  > "$maps.lib/prog.c"
+"$cc" -O0 -finstrument-functions -o "$maps.lib/prog" "$maps.lib/prog.c"
+rc=0
+err2=$(SCOPE_PROFILER_OUTPUT="$maps.h5" LD_LIBRARY_PATH="$maps.lib" \
+  LD_PRELOAD="$build/preload/libscope-profiler-serial.so" "$maps.lib/prog" 2>&1) || rc=$?
+[ $rc = 3 ] || { echo "FAIL: a preloaded program exiting 3 with an HDF5 lacking names: exit $rc: $err2"; exit 1; }
+echo "$err2" | grep -q "could not load $3: it has no H5" ||
+  { echo "FAIL: the preload said nothing clear with an HDF5 lacking names: $err2"; exit 1; }
+echo "lazy libs: OK (no HDF5/libdw at start-up; the CLI without HDF5: $err; with an HDF5 lacking" \
+  "names, the CLI: $bad; a preloaded program: exit 3 kept, $(echo "$err2" | head -1))"
