@@ -60,7 +60,7 @@ static int load(enum sp_lazy_lib lib, bool say)
 			__atomic_store_n(&handles[lib], h, __ATOMIC_RELEASE);
 		} else {
 			const char *e = h ? NULL : dlerror();
-			errs[lib] = -ENOENT;
+			errs[lib] = -ELIBACC; /* strerror: "Can not access a needed shared library" */
 			if (missing)
 				snprintf(why[lib], sizeof why[lib], "it has no %s; it is another build "
 					 "than the one scope-profiler was built with", missing);

@@ -14,7 +14,7 @@
 
 enum sp_lazy_lib { SP_LAZY_HDF5, SP_LAZY_DW, SP_LAZY_NLIBS };
 
-/* Load lib (once, thread-safe; never unloaded). Returns 0, or -ENOENT
+/* Load lib (once, thread-safe; never unloaded). Returns 0, or -ELIBACC
  * after one warning naming the library and why: dlerror(), or a name of
  * lazy-names.h it lacks (another build of it). Every path into the
  * library calls it first and fails cleanly with it. */

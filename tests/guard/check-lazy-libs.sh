@@ -82,5 +82,9 @@ err2=$(SCOPE_PROFILER_OUTPUT="$maps.h5" LD_LIBRARY_PATH="$maps.lib" \
 [ $rc = 3 ] || { echo "FAIL: a preloaded program exiting 3 with an HDF5 lacking names: exit $rc: $err2"; exit 1; }
 echo "$err2" | grep -q "could not load $3: it has no H5" ||
   { echo "FAIL: the preload said nothing clear with an HDF5 lacking names: $err2"; exit 1; }
+# (the write's own line gives the load's errno, ELIBACC: not a missing file)
+if echo "$err2" | grep -q "No such file"; then
+  echo "FAIL: the write error blames a missing file: $err2"; exit 1
+fi
 echo "lazy libs: OK (no HDF5/libdw at start-up; the CLI without HDF5: $err; with an HDF5 lacking" \
   "names, the CLI: $bad; a preloaded program: exit 3 kept, $(echo "$err2" | head -1))"
