@@ -80,13 +80,21 @@ class Overhead(CliTestCase):
             alloc = int(f["metadata"].attrs["profiler_alloc_ns"])
             alloc += int(f["metadata"].attrs["profiler_startup_ns"])  # one rank: both per rank
             fin = int(f["metadata"].attrs["profiler_finalize_ns"])
+            run_ns = int(f["metadata"].attrs["finalize_time_ns"]) - int(f["metadata"].attrs["start_time_ns"])
         self.assertGreater(cost, 0)
         rows = run_json("summary", path)
         events = sum(r["num_calls"] for r in rows)
         # This run's costs: manual regions only, so no call was probed or
         # counted: timed calls at the start-up cost, plus memory + finalize.
-        m = RUN_FOOTER.match(run("summary", path)[1].strip().splitlines()[-1])
+        footer = run("summary", path)[1].strip().splitlines()[-1]
+        m = RUN_FOOTER.match(footer)
         self.assertIsNotNone(m)
+        # The share: of the run and its finalize (the finalize is in the
+        # estimate and after the run time), so never above 100 %.
+        share = re.search(r" \(([\d.]+) % of the run and its finalize\)$", footer)
+        self.assertIsNotNone(share, footer)
+        self.assertAlmostEqual(float(share[1]), 100 * float(m[6]) * 1e9 / (run_ns + fin), delta=2e-3)
+        self.assertLessEqual(float(share[1]), 100.0)
         self.assertEqual(int(m[1]), events)
         self.assertAlmostEqual(float(m[2]), cost, delta=0.05)
         self.assertEqual(int(m[3]), 0)

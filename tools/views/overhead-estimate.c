@@ -93,6 +93,7 @@ int cli_overhead_file(struct sp_reader *r, const struct sp_selection *sel,
 			o.count_ns = 0;
 		double start = meta_double(r, "profiler_startup_ns");
 		o.fixed_s = ((alloc + (start > 0 ? start : 0)) * (double)used + fin) / 1e9;
+		o.finalize_s = fin / 1e9;
 		o.estimate_s = ((double)(o.events + o.hidden - o.counted) * o.call_ns +
 				(double)o.counted * o.count_ns) / 1e9 + o.fixed_s;
 	} else {
@@ -184,6 +185,11 @@ int cli_overhead_regions(struct sp_reader *r, const struct sp_selection *sel,
 	return 1;
 }
 
+double cli_overhead_pct(const struct cli_overhead *o)
+{
+	return o->run_s > 0 ? 100.0 * o->estimate_s / (o->run_s + o->finalize_s) : -1;
+}
+
 void cli_overhead_print_footer(FILE *f, struct sp_reader *r, const struct sp_selection *sel)
 {
 	struct cli_overhead o;
@@ -199,6 +205,7 @@ void cli_overhead_print_footer(FILE *f, struct sp_reader *r, const struct sp_sel
 		fprintf(f, "profiler overhead estimate: %llu calls x %.1f ns = %.6f s",
 			(unsigned long long)(o.events + o.hidden), o.cost_ns, o.estimate_s);
 	if (o.run_s > 0)
-		fprintf(f, " (%.3f %% of the run)", 100.0 * o.estimate_s / o.run_s);
+		fprintf(f, " (%.3f %% of the run%s)", cli_overhead_pct(&o),
+			o.finalize_s > 0 ? " and its finalize" : "");
 	fputc('\n', f);
 }

@@ -23,7 +23,13 @@ struct cli_overhead {
 	double estimate_s;  /* timed x call_ns + counted x count_ns + fixed; without
 			     * the in-run keys (older files): (events + hidden) x cost */
 	double run_s;       /* run time summed over the selected ranks; 0 unknown */
+	double finalize_s;  /* profiler_finalize_ns (once, in fixed_s): after the
+			     * run time, so the share's denominator adds it; 0 absent */
 };
+
+/* The estimate in percent of the run and its finalize (the run time
+ * alone when the file has no finalize time), < 0 when unknown. */
+double cli_overhead_pct(const struct cli_overhead *o);
 
 /**
  * Whole-file estimate over the selected regions and ranks.

@@ -119,7 +119,7 @@ void summary_print_header(FILE *f, struct sp_reader *r, const struct sp_selectio
 	if (run->mpi_mean >= 0 && run->wall > 0)
 		fprintf(f, ", MPI %.1f %%", 100.0 * run->mpi_mean / run->wall);
 	if (cli_overhead_file(r, sel, &ov) > 0 && ov.run_s > 0)
-		fprintf(f, ", overhead ~%.1f %%", 100.0 * ov.estimate_s / ov.run_s);
+		fprintf(f, ", overhead ~%.1f %%", cli_overhead_pct(&ov));
 	fprintf(f, "; %s\n", sum ? "sums over ranks" : "per-rank means");
 }
 
