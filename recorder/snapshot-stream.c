@@ -188,12 +188,14 @@ static void multi_free(struct multi *m)
 
 int sp_stream_tmpfile(int dirfd)
 {
-	/* SCOPE_PROFILER_TEST_NO_TMPFILE=1: file systems without O_TMPFILE
-	 * (the in-memory path), for the tests. */
+	/* SCOPE_PROFILER_TEST_NO_TMPFILE, for the tests: 1 = file systems
+	 * without O_TMPFILE (the in-memory path); beside = none where the
+	 * output goes (the temporary directory's). */
 	const char *no = getenv("SCOPE_PROFILER_TEST_NO_TMPFILE");
 	if (no && !strcmp(no, "1"))
 		return -1;
-	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	bool beside = !no || strcmp(no, "beside") != 0;
+	int fd = beside ? openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
 	if (fd < 0) { /* NFS has none: the local temporary directory */
 		const char *tmp = getenv("TMPDIR");
 		fd = open(tmp && *tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
