@@ -330,9 +330,9 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 /*
  * The cost of a counted-only call over glibc's empty hooks, for the
  * overhead estimate: the hooks' own bodies on a private thread state whose
- * only cached function is throttled (and never due for a sample), against
- * the same calls to empty functions; best of 8 x 4096 pairs, once per
- * process (~0.1 ms), after the first thread attached.
+ * cached functions are throttled (and never due for a sample), against
+ * the same calls to empty functions (calib_count_ns: 10 x 2 x 4096 pairs,
+ * once per process, ~0.2 ms, after the first thread attached).
  */
 static __attribute__((noinline)) void calib_enter(struct sp_fn_thread *h, void *fn)
 {
@@ -349,39 +349,52 @@ static __attribute__((noinline)) void calib_empty(struct sp_fn_thread *h, void *
 	__asm__ volatile("" : : "r"(h), "r"(fn) : "memory");
 }
 
-static double calib_loop(struct sp_fn_thread *h, void *fn, bool hooks)
+/* ns per pair of calls, over CALLS pairs: of the hooks, or of empty
+ * functions, for the NFN functions of fns in turn. */
+enum { CALIB_NFN = 16 };
+static double calib_round(struct sp_fn_thread *h, void *const *fns, bool hooks)
 {
-	enum { CALLS = 4096, ROUNDS = 8 };
-	double best = -1;
-	for (int r = 0; r < ROUNDS; r++) {
-		int64_t t0 = sp_monotonic_ns();
-		for (int i = 0; i < CALLS; i++) {
-			if (hooks) {
-				calib_enter(h, fn);
-				calib_exit(h, fn);
-			} else {
-				calib_empty(h, fn);
-				calib_empty(h, fn);
-			}
+	enum { CALLS = 4096 };
+	int64_t t0 = sp_monotonic_ns();
+	for (int i = 0; i < CALLS; i++) {
+		void *fn = fns[i & (CALIB_NFN - 1)];
+		if (hooks) {
+			calib_enter(h, fn);
+			calib_exit(h, fn);
+		} else {
+			calib_empty(h, fn);
+			calib_empty(h, fn);
 		}
-		double per = (double)(sp_monotonic_ns() - t0) / CALLS;
-		if (best < 0 || per < best)
-			best = per;
 	}
-	return best;
+	return (double)(sp_monotonic_ns() - t0) / CALLS;
 }
 
-/*
- * What a sampled call's duration holds of our own work: the hooks' real
- * sampled path (this file's hooks, sp_fn_enter_sampled, the exit through
- * sp_fn_exit_filtered) around an empty instrumented function of ours
- * (calib-probe.c), 63 counted calls then a sampled one as in a run (the
- * sampled branch mispredicted), on the private thread state swapped in for
- * the calling thread's; the mean of 128 sampled calls, best of 4 rounds
- * (32 Ki calls, about 1 ms once per process).
- * Left unset (no correction) when the probe's hook calls do not reach our
- * hooks or the patch mode would rewrite its call sites.
- */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The hooks' pair over an empty pair: the median of paired rounds (the
+ * hooks, then the empty calls, back to back), so that a round an interrupt
+ * or another process lengthened counts once, on one side only; 16
+ * functions in turn (their slots and counters on lines of their own, as
+ * in a program), not one, whose layout would decide the result alone.
+ * (The best of 8 rounds of each with one function, one side after the
+ * other, gave 0.0 to 3.4 ns from run to run on the same machine.) */
+static double calib_count_ns(struct sp_fn_thread *h, void *const *fns)
+{
+	enum { ROUNDS = 9 };
+	double d[ROUNDS];
+	(void)calib_round(h, fns, true); /* warm: the slots, the code */
+	for (int r = 0; r < ROUNDS; r++) {
+		double with = calib_round(h, fns, true);
+		d[r] = with - calib_round(h, fns, false);
+	}
+	qsort(d, ROUNDS, sizeof *d, cmp_double);
+	return d[ROUNDS / 2];
+}
+
 static void calibrate_sample_bias(struct sp_fn_thread *h, struct sp_fn_stats *st)
 {
 	enum { CALLS = 128, ROUNDS = 4, GAP = 64 };
@@ -428,19 +441,23 @@ static void calibrate_count_cost(void)
 		return;
 	struct sp_rec_thread *t = calloc(1, sizeof *t);
 	struct sp_fn_thread *h = calloc(1, sizeof *h);
-	struct sp_fn_stats *st = calloc(1, sizeof *st);
-	uint64_t *counts = calloc(1, sizeof *counts);
+	struct sp_fn_stats *st = calloc(CALIB_NFN, sizeof *st);
+	uint64_t *counts = calloc(CALIB_NFN, sizeof *counts);
 	if (t && h && st && counts) {
-		void *fn = (void *)calibrate_count_cost;
+		/* keys only, never called: 64 bytes apart, distinct slots */
+		void *fns[CALIB_NFN];
 		h->t = t;
 		h->stats = st;
 		h->counts = counts;
-		h->nstats = 1;
+		h->nstats = CALIB_NFN;
 		h->countdown = UINT64_MAX;
-		h->cache[sp_fn_slot((uintptr_t)fn)] =
-			(struct sp_fn_entry){ .addr = (uintptr_t)fn, .region = 0, .gate = 1 };
-		st->throttled = 1;
-		double d = calib_loop(h, fn, true) - calib_loop(h, fn, false);
+		for (uint32_t k = 0; k < CALIB_NFN; k++) {
+			uintptr_t a = (uintptr_t)calibrate_count_cost + 64 * k;
+			fns[k] = (void *)a;
+			h->cache[sp_fn_slot(a)] = (struct sp_fn_entry){ .addr = a, .region = k, .gate = 1 };
+			st[k].throttled = 1;
+		}
+		double d = calib_count_ns(h, fns);
 		sp_fn_set_count_call_ns(d > 0 ? d : 0);
 		calibrate_sample_bias(h, st);
 	}
