@@ -101,9 +101,10 @@ static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
 /*
  * Sites are patched in batches: a site met for the first time is queued
  * (SITE_QUEUED; its hook keeps counting meanwhile), and the queue is
- * written when one of its sites is met again (its function is still hot,
- * and the sites met since are most of those of its loop), when it is full,
- * or at dlclose. A batch costs the syscalls of one patch: one mprotect per
+ * written when one of its sites is met again QUEUE_NS or more after the
+ * queue's first site (its function is still hot, and the sites met since
+ * are most of those of its loop) or when it is full; it is emptied before
+ * a dlclose. A batch costs the syscalls of one patch: one mprotect per
  * run of pages and three membarriers per module, not per site (about 10
  * syscalls a site otherwise: ~10 ms for the proxy's 1,500 sites, more under
  * oversubscription). Guarded by patch_lock.
