@@ -234,7 +234,10 @@ struct sp_summary_record {
 #define SP_META_THROTTLE_TIMING "throttle_timing" /* ours: sampled | exact | estimate */
 #define SP_META_THROTTLE_CALLS "throttle_calls"   /* ours: int64 */
 #define SP_META_THROTTLE_MEAN_NS "throttle_mean_ns"/* ours: int64 */
-#define SP_META_THROTTLE_EARLY_CALLS "throttle_early_calls" /* ours: int64, under throttle_mean_ns/100 */
+#define SP_META_THROTTLE_EARLY_CALLS "throttle_early_calls" /* ours: int64 */
+/* ours: int64, the early decision's bound on the mean (absent in files
+ * before it was written: throttle_mean_ns/100 then) */
+#define SP_META_THROTTLE_EARLY_MEAN_NS "throttle_early_mean_ns"
 #define SP_META_THROTTLE_SAMPLE "throttle_sample" /* ours: int64 */
 #define SP_META_THROTTLE_SAMPLE_BIAS_NS "throttle_sample_bias_ns" /* ours: float64 */
 

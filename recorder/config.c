@@ -58,7 +58,7 @@ static const struct setting settings[] = {
 	INT("MAX_DEPTH", max_depth, "0", 0, INT64_MAX, "deepest function nesting recorded; 0 = unlimited"),
 	INT("THROTTLE_CALLS", throttle_calls, "1000", 0, INT64_MAX, "auto-throttle a function after this many calls (0 = off) ..."),
 	S("THROTTLE_MEAN", K_DURATION, throttle_mean_ns, "10us", "... when their mean own cost is below this"),
-	INT("THROTTLE_EARLY", throttle_early, "100", 0, INT64_MAX, "... or already after this many calls of a window when their mean is below THROTTLE_MEAN/100 (0 = off; only below THROTTLE_CALLS)"),
+	INT("THROTTLE_EARLY", throttle_early, "50", 0, INT64_MAX, "... or already after this many calls of a window when their mean is below THROTTLE_MEAN/10 (0 = off; only below THROTTLE_CALLS)"),
 	CHOICE("THROTTLE_TIMING", throttle_timing, "sampled", timing_choices, "throttled calls: sampled (counted, 1 in THROTTLE_SAMPLE timed: unbiased total with a 95 % interval), exact (both timestamps, exact total) or estimate (counted only, total = count x mean before the throttle)"),
 	INT("THROTTLE_SAMPLE", throttle_sample, "256", 1, INT64_MAX, "sampled timing: 1 in this many throttled calls is timed, at random"),
 	S("PATCH", K_BOOL, patch, "0", "rewrite the hook calls of throttled functions to NOPs (x86-64; their counts become lower bounds)"),

@@ -496,9 +496,9 @@ static bool adopt_throttle(struct sp_fn_stats *st, uint32_t region)
  * The throttle decision, once per function for the whole process: after a
  * window of THROTTLE_CALLS calls on one thread whose mean own cost is below
  * THROTTLE_MEAN, or already after the window's first THROTTLE_EARLY calls
- * when their mean is below a hundredth of it (the early decision: a 20 ns
- * accessor is 500x under 10 us after 100 calls as after 1000, and each of
- * the 900 calls more costs two timestamps and an event). Own cost: the duration
+ * when their mean is below a tenth of it (the early decision: an accessor
+ * under 1 us after 50 calls is as far under 10 us after 1000, and each of
+ * the 950 calls more costs two timestamps and an event). Own cost: the duration
  * less the profiler's timing of the timed calls nested in it
  * (sp_fn_timed_cost each), so that a small function whose callees are
  * still recorded is not kept forever. A window that does not qualify

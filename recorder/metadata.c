@@ -370,6 +370,8 @@ int sp_meta_collect(struct sp_run_meta *m, const struct sp_run_info *run)
 		ret = sp_meta_set_int(m, SP_META_THROTTLE_MEAN_NS, run->throttle_mean_ns);
 	if (!ret && run->throttle_calls > 0 && run->throttle_early_calls > 0)
 		ret = sp_meta_set_int(m, SP_META_THROTTLE_EARLY_CALLS, run->throttle_early_calls);
+	if (!ret && run->throttle_calls > 0 && run->throttle_early_calls > 0)
+		ret = sp_meta_set_int(m, SP_META_THROTTLE_EARLY_MEAN_NS, run->throttle_early_mean_ns);
 	bool sampled = run->throttle_calls > 0 && run->throttle_timing &&
 		       strcmp(run->throttle_timing, "sampled") == 0;
 	if (!ret && sampled)

@@ -60,6 +60,7 @@ struct sp_run_info {
 	/* Auto-throttle settings (throttle_calls 0: off; then none is written). */
 	int64_t throttle_calls, throttle_mean_ns, throttle_sample;
 	int64_t throttle_early_calls; /* the early decision's calls, 0 none */
+	int64_t throttle_early_mean_ns; /* ... and its bound on the mean */
 	const char *throttle_timing; /* sampled | exact | estimate */
 };
 /* Called once at recording start, before the program can chdir(): its

@@ -129,6 +129,7 @@ void sp_run_info_init(struct sp_run_info *run, int rank, int size)
 	run->throttle_mean_ns = sp_config.throttle_mean_ns;
 	run->throttle_early_calls =
 		(int64_t)sp_throttle_early_calls(sp_config.throttle_early, run->throttle_calls);
+	run->throttle_early_mean_ns = sp_config.throttle_mean_ns / SP_THROTTLE_EARLY_MEAN_DIV;
 	run->throttle_sample = sp_config.throttle_sample;
 	run->throttle_timing = sp_config.throttle_timing ? sp_config.throttle_timing : "sampled";
 }

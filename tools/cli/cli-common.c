@@ -324,6 +324,20 @@ static size_t edit_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
+double cli_throttle_early_mean_ns(const struct sp_reader *r)
+{
+	const struct sp_meta *early = sp_reader_metadata_find(r, "throttle_early_calls");
+	const struct sp_meta *bound = sp_reader_metadata_find(r, "throttle_early_mean_ns");
+	const struct sp_meta *mean = sp_reader_metadata_find(r, "throttle_mean_ns");
+	if (!early || early->type != SP_META_INT || early->i <= 0)
+		return -1;
+	if (bound && bound->type == SP_META_INT && bound->i >= 0)
+		return (double)bound->i;
+	if (mean && mean->type == SP_META_INT && mean->i >= 0)
+		return (double)mean->i / 100;
+	return -1;
+}
+
 const char *cli_suggest(const char *name, const char *const *names, size_t n)
 {
 	const char *best = NULL, *prefix = NULL;

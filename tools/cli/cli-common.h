@@ -96,6 +96,11 @@ int cli_open(const struct cli_common *c, const char *path,
  */
 const char *cli_suggest(const char *name, const char *const *names, size_t n);
 
+/* The auto-throttle's early decision in a file: its bound on the mean in
+ * ns (metadata throttle_early_mean_ns; files before that key used
+ * throttle_mean_ns/100), or -1 when the file has no early decision. */
+double cli_throttle_early_mean_ns(const struct sp_reader *r);
+
 /* Shortest "%.{15,16,17}g" that round-trips; NaN/inf => "null". */
 void cli_format_double(char *buf, size_t size, double v);
 

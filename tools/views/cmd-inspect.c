@@ -183,9 +183,10 @@ static void explain_throttle(struct sp_reader *r)
 		printf(";\n   auto-throttle after a window of %lld calls with a mean own cost under\n"
 		       "   %.3g us, decided once per function for the whole process",
 		       (long long)calls->i, (double)mean->i / 1e3);
-	if (calls && mean && early && early->i > 0)
+	double early_ns = cli_throttle_early_mean_ns(r);
+	if (calls && mean && early && early_ns >= 0)
 		printf(";\n   or after the window's first %lld calls with a mean under %.3g us",
-		       (long long)early->i, (double)mean->i / 1e5);
+		       (long long)early->i, early_ns / 1e3);
 	printf(";\n   also calls under MIN_DURATION or deeper than MAX_DEPTH, timed exactly.\n");
 	if (strcmp(t, "sampled") == 0)
 		printf("   throttle_timing=sampled: 1 in %lld throttled calls timed at random\n"

@@ -150,10 +150,11 @@ static void legends(struct tbl *t, struct sp_reader *r, bool multi_paths)
 	const char *multi = multi_paths
 		? ";\non several call paths: timeline calls only (all: --flat)" : "";
 
-	if (calls && mean && early && early->i > 0)
+	double early_ns = cli_throttle_early_mean_ns(r);
+	if (calls && mean && early && early_ns >= 0)
 		snprintf(why, sizeof why, "auto-throttle: %lld calls, own cost < %.3g us,\n"
 			 "or %lld calls < %.3g us", (long long)calls->i, (double)mean->i / 1e3,
-			 (long long)early->i, (double)mean->i / 1e5);
+			 (long long)early->i, early_ns / 1e3);
 	else if (calls && mean)
 		snprintf(why, sizeof why, "auto-throttle: %lld calls, own cost < %.3g us",
 			 (long long)calls->i, (double)mean->i / 1e3);

@@ -2,7 +2,7 @@
 /*
  * Test program for the default auto-throttle (tests/e2e/hooks/test-throttle.py),
  * compiled with -finstrument-functions.
- *   throttle-prog phase N   spin() is called N times, 1 us per call for the
+ *   throttle-prog phase N   spin() is called N times, 2 us per call for the
  *                           first half and 7 us for the second; the body
  *                           measures itself (CLOCK_MONOTONIC) and prints, as
  *                           JSON, its durations of the first K calls (K =
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 		if (first_k < 0 || first_k > 4096)
 			return 2;
 		for (long i = 0; i < n; i++)
-			spin(i < n / 2 ? 1000 : 7000);
+			spin(i < n / 2 ? 2000 : 7000);
 		printf("{\"calls\": %lld, \"later_total_ns\": %lld, \"later_excess_ns\": %lld, \"first_ns\": [",
 		       calls, later_total, later_excess);
 		for (long i = 0; i < first_k; i++)
