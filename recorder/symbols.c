@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,20 +92,29 @@ static int module_find_or_add(const char *path, uintptr_t bias, bool *ret_new)
 	return nmodules++;
 }
 
+/* The main program's path, read once: it is the same file until exec,
+ * which replaces this library too ("" when /proc could not say). */
+static char exe_path[4096];
+static pthread_once_t exe_once = PTHREAD_ONCE_INIT;
+
+static void read_exe_path(void)
+{
+	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+	exe_path[n > 0 ? n : 0] = '\0';
+}
+
 int sp_sym_module_of(uintptr_t addr)
 {
 	Dl_info info;
 	struct link_map *lm = NULL;
 	if (!dladdr1((void *)addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
 		return -ENOENT;
-	char exe[4096];
 	const char *path = lm->l_name;
 	if (!path || !*path) { /* the main program */
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-		if (n <= 0)
+		pthread_once(&exe_once, read_exe_path);
+		if (!exe_path[0])
 			return -ENOENT;
-		exe[n] = '\0';
-		path = exe;
+		path = exe_path;
 	}
 	bool added;
 	int i = module_find_or_add(path, lm->l_addr, &added);

@@ -151,6 +151,28 @@ int sp_writer_make_col(struct sp_writer *w, hid_t group, const char *name, hid_t
 	return make_dset_level(group, name, type, n, raw ? DSET_RAW : 0);
 }
 
+/*
+ * A transfer property list whose type-conversion buffers hold n values of
+ * the two types and no more (at least 4 KiB, at most HDF5's default of
+ * 1 MiB): HDF5 allocates and zeroes the whole default 1 MiB twice for any
+ * converted write, 10 MB of memset and page faults in a finalize that
+ * writes a few hundred names. H5P_DEFAULT when it cannot be made.
+ */
+static hid_t small_xfer(hid_t ftype, hid_t mtype, uint64_t n)
+{
+	size_t a = H5Tget_size(ftype), b = H5Tget_size(mtype), one = a > b ? a : b;
+	if (!one)
+		return H5P_DEFAULT;
+	size_t bytes = n < ((size_t)1 << 20) / one ? (size_t)n * one : (size_t)1 << 20;
+	bytes = bytes < 4096 ? 4096 : bytes;
+	hid_t x = H5Pcreate(H5P_DATASET_XFER);
+	if (x >= 0 && H5Pset_buffer(x, bytes, NULL, NULL) < 0) {
+		H5Pclose(x);
+		x = H5I_INVALID_HID;
+	}
+	return x >= 0 ? x : H5P_DEFAULT;
+}
+
 /* Read or write n values at [first, first+n) of group/name (native types). */
 static int range_io(hid_t group, const char *name, uint64_t first, uint64_t n, void *buf,
 		    bool write)
@@ -165,10 +187,14 @@ static int range_io(hid_t group, const char *name, uint64_t first, uint64_t n, v
 	hsize_t start = first, count = n;
 	hid_t mspace = H5Screate_simple(1, &count, NULL);
 	herr_t rc = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL);
+	hid_t mtype = mem_type(ftype);
+	hid_t xfer = small_xfer(ftype, mtype, n);
 	if (rc >= 0)
-		rc = write ? H5Dwrite(d, mem_type(ftype), mspace, fspace, H5P_DEFAULT, buf)
-			   : H5Dread(d, mem_type(ftype), mspace, fspace, H5P_DEFAULT, buf);
+		rc = write ? H5Dwrite(d, mtype, mspace, fspace, xfer, buf)
+			   : H5Dread(d, mtype, mspace, fspace, xfer, buf);
 	int ret = rc < 0 ? h5_error() : 0;
+	if (xfer != H5P_DEFAULT)
+		H5Pclose(xfer);
 	H5Sclose(mspace);
 	H5Sclose(fspace);
 	H5Tclose(ftype);

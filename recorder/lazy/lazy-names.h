@@ -57,6 +57,7 @@
 	X(H5Lvisit) \
 	X(H5Oget_info_by_name) \
 	X(H5P_CLS_DATASET_CREATE_ID_g) \
+	X(H5P_CLS_DATASET_XFER_ID_g) \
 	X(H5P_CLS_FILE_ACCESS_ID_g) \
 	X(H5Pclose) \
 	X(H5Pcreate) \
@@ -65,6 +66,7 @@
 	X(H5Pget_layout) \
 	X(H5Pget_nfilters) \
 	X(H5Pset_alloc_time) \
+	X(H5Pset_buffer) \
 	X(H5Pset_chunk) \
 	X(H5Pset_deflate) \
 	X(H5Pset_elink_cb) \
