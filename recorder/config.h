@@ -48,9 +48,9 @@ struct sp_config {
  * first THROTTLE_EARLY calls of a window have a mean own cost below
  * THROTTLE_MEAN / SP_THROTTLE_EARLY_MEAN_DIV is throttled then. Returns the
  * calls, 0 when there is none (off, or not shorter than the window).
- * A tenth, not less: a timed call of an empty function measures 25-100 ns
- * of our own timing on a VM with a slow rdtsc, so a hundredth (100 ns)
- * left half of the proxy's accessors to the full window by a few ns.
+ * A tenth, not less: a timed call of a 2 ns accessor measures 60-100 ns
+ * on a VM with a slow rdtsc (our own timing), so a hundredth (100 ns) left
+ * 27 of the proxy's accessors to the full window by a few ns.
  */
 enum { SP_THROTTLE_EARLY_MEAN_DIV = 10 };
 static inline uint64_t sp_throttle_early_calls(int64_t early, int64_t throttle_calls)

@@ -34,13 +34,14 @@ static void *scopes[SP_LAZY_NLIBS];
 static int errs[SP_LAZY_NLIBS];
 /* dlerror()'s text at the failed load, for sp_lazy_error. */
 static char why[SP_LAZY_NLIBS][256];
+/* The failure was printed (once, by the first caller that asks to). */
+static bool said[SP_LAZY_NLIBS];
 
 static int load(enum sp_lazy_lib lib, bool say)
 {
 	if (__atomic_load_n(&handles[lib], __ATOMIC_ACQUIRE))
 		return 0;
 	pthread_mutex_lock(&lock);
-	bool first = false;
 	if (!handles[lib] && !errs[lib]) {
 		/* RTLD_LOCAL: its symbols stay out of the program's lookups */
 		void *h = dlopen(sonames[lib], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -66,13 +67,17 @@ static int load(enum sp_lazy_lib lib, bool say)
 					 "than the one scope-profiler was built with", missing);
 			else
 				snprintf(why[lib], sizeof why[lib], "%s", e ? e : "unknown error");
-			first = true;
 		}
 	}
 	int ret = handles[lib] ? 0 : errs[lib];
+	/* A silent try (sp_lazy_try: the reader) leaves the warning to the
+	 * first caller that needs the library and says so (the writer). */
+	bool tell = ret && say && !said[lib];
+	if (tell)
+		said[lib] = true;
 	pthread_mutex_unlock(&lock);
 	/* stderr itself: the CLI's file writer has no sp_log */
-	if (first && say)
+	if (tell)
 		fprintf(stderr, "scope-profiler: could not load %s: %s\n", sonames[lib], why[lib]);
 	return ret;
 }
