@@ -4,7 +4,7 @@
 uninstrumented build, glibc's empty __cyg_profile_func_* hooks, our preload
 (recording every call, auto-throttle off), and `uftrace record` on the same
 binary. "scope_profiler_default" is our preload with default settings: tiny
-is throttled after its first 100 calls (the early decision), counted, 1 in 256 calls timed. Median of
+is throttled after its first 50 calls (the early decision), counted, 1 in 256 calls timed. Median of
 RUNS runs each; prints a table, one JSON line per metric, and the verdict
 against the targets (<= 30 ns, <= 0.22 x uftrace).
 A fifth variant, "floor_rdtsc_records", links the simplest possible recording
