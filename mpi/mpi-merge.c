@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "functions.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "mpi-callsites.h"
@@ -784,11 +785,18 @@ void sp_mpi_before_finalize(void)
 {
 	int e = errno;
 	MPI_Comm comm = sp_mpi_private_comm;
+	bool deferred = sp_mpi_node_comm != MPI_COMM_NULL;
+	if (deferred)
+		sp_fn_defer_names(); /* named once per node, below */
 	bool mine = sp_lifecycle_begin_finalize(); /* stops recording */
 	int any = mine, rank = sp_mpi_world_rank, written = 1;
 	if (comm == MPI_COMM_NULL ||
 	    PMPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
 		any = 0;
+	if (any)
+		sp_mpi_names_share(mine);
+	if (deferred)
+		sp_fn_names_finish(); /* what is left, and the symbolizer closed */
 	if (any) {
 		struct sp_merge_local l;
 		char copy[4096];
@@ -822,6 +830,10 @@ void sp_mpi_before_finalize(void)
 	if (mine) {
 		sp_mpi_records_reset();
 		sp_lifecycle_end_finalize();
+	}
+	if (sp_mpi_node_comm != MPI_COMM_NULL) {
+		PMPI_Comm_free(&sp_mpi_node_comm);
+		sp_mpi_node_comm = MPI_COMM_NULL;
 	}
 	if (comm != MPI_COMM_NULL) {
 		PMPI_Comm_free(&sp_mpi_private_comm);

@@ -17,7 +17,7 @@
 #include "mpi-record.h"
 #include "spill.h"
 
-MPI_Comm sp_mpi_private_comm = MPI_COMM_NULL;
+MPI_Comm sp_mpi_private_comm = MPI_COMM_NULL, sp_mpi_node_comm = MPI_COMM_NULL;
 int sp_mpi_world_rank, sp_mpi_world_size = 1;
 static bool initialized;
 
@@ -44,6 +44,13 @@ void sp_mpi_after_init(void)
 			PMPI_Comm_set_errhandler(sp_mpi_private_comm, MPI_ERRORS_RETURN);
 		else
 			sp_mpi_private_comm = MPI_COMM_NULL;
+		/* the ranks that share this node's files (finalize's naming) */
+		if (sp_mpi_private_comm == MPI_COMM_NULL ||
+		    PMPI_Comm_split_type(sp_mpi_private_comm, MPI_COMM_TYPE_SHARED, 0,
+					 MPI_INFO_NULL, &sp_mpi_node_comm) != MPI_SUCCESS)
+			sp_mpi_node_comm = MPI_COMM_NULL;
+		if (sp_mpi_node_comm != MPI_COMM_NULL)
+			PMPI_Comm_set_errhandler(sp_mpi_node_comm, MPI_ERRORS_RETURN);
 		sp_mpi_clock_init(sp_mpi_private_comm); /* collective, like the dup */
 		sp_lifecycle_mpi_owned = true;
 		sp_spill_set_rank(sp_config.output, sp_mpi_world_rank, sp_mpi_world_size);

@@ -17,9 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "sp-array.h"
+#include "sp-map.h"
+#include "sp-wire.h"
 
 unsigned sp_fn_mode;
 int64_t sp_fn_min_ticks;
@@ -58,6 +62,7 @@ struct fn_info {
 	uint32_t region; /* SP_NO_REGION: excluded */
 	int32_t module;  /* sp_sym_module_of() result, < 0 unknown */
 	atomic_int stale;        /* its module was unloaded (under fn_lock) */
+	bool named;              /* named by another rank (fn_lock): not resolved here */
 	struct fn_info *retired; /* next on the retired list (fn_lock) */
 };
 
@@ -947,29 +952,251 @@ static void publish_probes(const struct sp_clock_map *cm)
 				(count_call_ns > 0 ? count_call_ns : 0);
 }
 
-static void resolve_one(const struct fn_info *fi)
+/* The region of a function still to be named here, or NULL. */
+static struct sp_region *unnamed_region(const struct fn_info *fi)
 {
-	struct sp_region *r = fi && fi->region != SP_NO_REGION ? sp_region_get(fi->region) : NULL;
-	if (!r || (r->name && r->source_line >= 0))
-		return;
+	struct sp_region *r = fi && fi->region != SP_NO_REGION && !fi->named
+				      ? sp_region_get(fi->region) : NULL;
+	return r && !(r->name && r->source_line >= 0) ? r : NULL;
+}
+
+static size_t resolve_one(const struct fn_info *fi)
+{
+	struct sp_region *r = unnamed_region(fi);
+	if (!r)
+		return 0;
 	struct sp_symbol sym;
 	if (sp_sym_resolve(fi->module, fi->addr, true, &sym) < 0)
-		return;
+		return 0;
 	if (!r->name)
 		sp_region_set_name(r, sym.name);
 	if (sym.file || sym.line >= 0)
 		sp_region_set_source(r, sym.file, sym.line);
 	sp_sym_free(&sym);
+	return 1;
 }
 
-/* Every entry, the replaced ones too (each names its own module). */
-static void resolve_all(void)
+/* Every entry, the replaced ones too (each names its own module). Returns
+ * how many were named here. */
+static size_t resolve_all(void)
 {
+	size_t n = 0;
 	struct fn_map *m = atomic_load_explicit(&fn_map, memory_order_acquire);
 	for (size_t i = 0; m && i <= m->mask; i++)
-		resolve_one(atomic_load_explicit(&m->slots[i], memory_order_relaxed));
+		n += resolve_one(atomic_load_explicit(&m->slots[i], memory_order_relaxed));
 	for (const struct fn_info *fi = retired_list; fi; fi = fi->retired)
-		resolve_one(fi);
+		n += resolve_one(fi);
+	return n;
+}
+
+/* ---- names resolved once per node ------------------------------------- */
+
+static bool names_deferred;      /* fn_lock, as everything below */
+static struct fn_info **asked;   /* this process's list, in its order */
+static size_t nasked, capasked;
+static struct sp_symbol *answers; /* the answering rank's, each resolved once */
+static size_t nanswers, capanswers;
+static struct sp_map answer_map; /* module << 40 | offset -> index in answers */
+static size_t nanswered;         /* this process's functions named by another */
+
+/* Name what is left here; the symbolizer's files are closed after. */
+static void resolve_rest(void)
+{
+	int64_t t0 = sp_monotonic_ns();
+	size_t here = resolve_all();
+	sp_sym_close_all();
+	sp_log(SP_LOG_DEBUG, "functions", "names and sources: %zu from the node, %zu resolved "
+	       "here in %.3f ms", nanswered, here, (double)(sp_monotonic_ns() - t0) / 1e6);
+}
+
+void sp_fn_defer_names(void)
+{
+	pthread_mutex_lock(&fn_lock);
+	names_deferred = true;
+	pthread_mutex_unlock(&fn_lock);
+}
+
+struct ask {
+	int nmod;
+	int32_t *wire;   /* module -> its index in the list, -1 not yet, -2 not sent */
+	uint32_t nwire;
+	struct sp_wire_out mods, keys;
+};
+
+/* A function goes on the list when its module is a file every rank of the
+ * node can open by its absolute path (identified by device and inode). */
+static int ask_one(struct ask *a, struct fn_info *fi)
+{
+	if (!unnamed_region(fi) || fi->module < 0 || fi->module >= a->nmod)
+		return 0;
+	uintptr_t bias = 0;
+	const char *path = sp_sym_module_path(fi->module, &bias);
+	int32_t *w = &a->wire[fi->module];
+	if (*w == -1) {
+		struct stat sb;
+		*w = -2;
+		if (path && path[0] == '/' && stat(path, &sb) == 0) {
+			*w = (int32_t)a->nwire++;
+			sp_wire_u64(&a->mods, (uint64_t)sb.st_dev);
+			sp_wire_u64(&a->mods, (uint64_t)sb.st_ino);
+			sp_wire_str(&a->mods, path);
+		}
+	}
+	if (*w < 0 || fi->addr < bias)
+		return 0;
+	if (SP_ARRAY_RESERVE(asked, capasked, nasked + 1, 256) < 0)
+		return -ENOMEM;
+	asked[nasked++] = fi;
+	sp_wire_u32(&a->keys, (uint32_t)*w);
+	sp_wire_u64(&a->keys, (uint64_t)(fi->addr - bias));
+	return 0;
+}
+
+int sp_fn_names_request(char **ret_buf, size_t *ret_len)
+{
+	pthread_mutex_lock(&fn_lock);
+	nasked = 0;
+	struct ask a = { .nmod = sp_sym_module_count() };
+	a.wire = malloc((size_t)(a.nmod > 0 ? a.nmod : 1) * sizeof *a.wire);
+	int ret = a.wire ? 0 : -ENOMEM;
+	for (int i = 0; i < a.nmod && a.wire; i++)
+		a.wire[i] = -1;
+	struct fn_map *m = atomic_load_explicit(&fn_map, memory_order_acquire);
+	for (size_t i = 0; !ret && m && i <= m->mask; i++)
+		ret = ask_one(&a, atomic_load_explicit(&m->slots[i], memory_order_relaxed));
+	for (struct fn_info *fi = retired_list; !ret && fi; fi = fi->retired)
+		ret = ask_one(&a, fi);
+	struct sp_wire_out out = { 0 };
+	sp_wire_u32(&out, a.nwire);
+	sp_wire_put(&out, a.mods.p, a.mods.len);
+	sp_wire_u32(&out, (uint32_t)nasked);
+	sp_wire_put(&out, a.keys.p, a.keys.len);
+	if (!ret && (a.mods.oom || a.keys.oom || out.oom || nasked > UINT32_MAX))
+		ret = -ENOMEM;
+	free(a.wire);
+	free(a.mods.p);
+	free(a.keys.p);
+	if (ret < 0) {
+		free(out.p);
+		nasked = 0;
+	} else {
+		*ret_buf = out.p;
+		*ret_len = out.len;
+	}
+	pthread_mutex_unlock(&fn_lock);
+	return ret;
+}
+
+/* The answer for an offset in a module of this process's symbolizer,
+ * resolved on first demand (NULL: no memory). */
+static const struct sp_symbol *answer_for(int module, uint64_t off)
+{
+	uintptr_t bias = 0;
+	if (module >= (1 << 23) || off >= (1ull << 40) || !sp_sym_module_path(module, &bias))
+		return NULL;
+	uint64_t key = (uint64_t)module << 40 | off;
+	const uint32_t *v = sp_map_find(&answer_map, key);
+	if (v)
+		return &answers[*v];
+	if (SP_ARRAY_RESERVE(answers, capanswers, nanswers + 1, 256) < 0 ||
+	    sp_sym_resolve(module, bias + (uintptr_t)off, true, &answers[nanswers]) < 0)
+		return NULL;
+	if (sp_map_put(&answer_map, key, (uint32_t)nanswers) < 0) {
+		sp_sym_free(&answers[nanswers]);
+		return NULL;
+	}
+	return &answers[nanswers++];
+}
+
+char *sp_fn_names_answer(const char *req, size_t len, size_t *ret_len)
+{
+	struct sp_wire_in r = { .p = req, .left = len };
+	struct sp_wire_out out = { 0 };
+	pthread_mutex_lock(&fn_lock);
+	uint32_t nmods = sp_wire_get_u32(&r);
+	/* each module takes 20 bytes or more: a count past that is not a list */
+	int *local = nmods <= r.left / 20 ? calloc(nmods ? nmods : 1, sizeof *local) : NULL;
+	for (uint32_t k = 0; local && k < nmods; k++) {
+		uint64_t dev = sp_wire_get_u64(&r), ino = sp_wire_get_u64(&r);
+		char *path;
+		local[k] = -1;
+		if (!sp_wire_get_str(&r, &path))
+			break;
+		struct stat sb;
+		/* the same file here, or no answers for it */
+		if (path && path[0] == '/' && stat(path, &sb) == 0 && (uint64_t)sb.st_dev == dev &&
+		    (uint64_t)sb.st_ino == ino) {
+			local[k] = sp_sym_module_find(path);
+			if (local[k] < 0)
+				local[k] = sp_sym_module_add(path, 0);
+		}
+		free(path);
+	}
+	uint32_t nkeys = sp_wire_get_u32(&r);
+	for (uint32_t i = 0; local && !r.bad && i < nkeys; i++) {
+		uint32_t mod = sp_wire_get_u32(&r);
+		uint64_t off = sp_wire_get_u64(&r);
+		const struct sp_symbol *a = !r.bad && mod < nmods && local[mod] >= 0
+						    ? answer_for(local[mod], off) : NULL;
+		sp_wire_u32(&out, a != NULL);
+		if (a) {
+			sp_wire_str(&out, a->name);
+			sp_wire_str(&out, a->file);
+			sp_wire_u64(&out, (uint64_t)a->line);
+		}
+	}
+	pthread_mutex_unlock(&fn_lock);
+	free(local);
+	if (out.oom || !out.len) {
+		free(out.p);
+		return NULL;
+	}
+	*ret_len = out.len;
+	return out.p;
+}
+
+void sp_fn_names_apply(const char *ans, size_t len)
+{
+	struct sp_wire_in r = { .p = ans, .left = len };
+	pthread_mutex_lock(&fn_lock);
+	for (size_t i = 0; i < nasked && !r.bad; i++) {
+		char *name = NULL, *file = NULL;
+		if (!sp_wire_get_u32(&r) || !sp_wire_get_str(&r, &name) ||
+		    !sp_wire_get_str(&r, &file)) {
+			free(name);
+			continue; /* not answered, or the end */
+		}
+		int64_t line = (int64_t)sp_wire_get_u64(&r);
+		struct sp_region *reg = unnamed_region(asked[i]);
+		if (!r.bad && name && reg) {
+			if (!reg->name)
+				sp_region_set_name(reg, name);
+			if (file || line >= 0)
+				sp_region_set_source(reg, file, line < 0 ? -1 : line);
+			asked[i]->named = true;
+			nanswered++;
+		}
+		free(name);
+		free(file);
+	}
+	pthread_mutex_unlock(&fn_lock);
+}
+
+void sp_fn_names_finish(void)
+{
+	pthread_mutex_lock(&fn_lock);
+	names_deferred = false;
+	resolve_rest(); /* the symbolizer's files answered others: closed here too */
+	free(asked);
+	asked = NULL;
+	nasked = capasked = 0;
+	for (size_t i = 0; i < nanswers; i++)
+		sp_sym_free(&answers[i]);
+	free(answers);
+	answers = NULL;
+	nanswers = capanswers = 0;
+	sp_map_free(&answer_map);
+	pthread_mutex_unlock(&fn_lock);
 }
 
 void sp_fn_finalize(void)
@@ -980,11 +1207,8 @@ void sp_fn_finalize(void)
 	sp_clock_map_now(&cm);
 	publish_counters(&cm);
 	publish_probes(&cm);
-	int64_t t0 = sp_monotonic_ns();
-	resolve_all();
-	sp_sym_close_all();
-	sp_log(SP_LOG_DEBUG, "functions", "names and sources resolved in %.3f ms",
-	       (double)(sp_monotonic_ns() - t0) / 1e6);
+	if (!names_deferred)
+		resolve_rest();
 	pthread_mutex_unlock(&fn_lock);
 	errno = saved;
 }

@@ -185,6 +185,30 @@ SP_HIDDEN int sp_fn_setup(void);
  * regions' throttled_calls/throttled_ns and resolve every function region's
  * name and source. */
 SP_HIDDEN void sp_fn_finalize(void);
+
+/*
+ * Names resolved once per node (the MPI finalize): every rank lists the
+ * functions it has not named yet by file and offset, one rank of the node
+ * resolves them all with its own symbolizer and sends each rank its answers,
+ * which carry the name, file and line sp_sym_resolve() gives (the same file
+ * on the same node: the same answer). What is not answered is resolved by
+ * the rank itself in sp_fn_names_finish().
+ *
+ * sp_fn_defer_names: the next sp_fn_finalize() publishes the counters but
+ * names nothing; sp_fn_names_finish() then names what is left and ends it.
+ * sp_fn_names_request: this process's list (a new buffer, caller frees);
+ * remembered until sp_fn_names_apply() or sp_fn_names_finish().
+ * sp_fn_names_answer: the answers to one process's list (a new buffer);
+ * never fails on a malformed list (NULL: nothing to answer, or no memory).
+ * Answers are kept until sp_fn_names_finish() for the next list.
+ * sp_fn_names_apply: this process's answers, in its list's order (a short
+ * or malformed buffer: what it holds up to there).
+ */
+SP_HIDDEN void sp_fn_defer_names(void);
+SP_HIDDEN int sp_fn_names_request(char **ret_buf, size_t *ret_len);
+SP_HIDDEN char *sp_fn_names_answer(const char *req, size_t len, size_t *ret_len);
+SP_HIDDEN void sp_fn_names_apply(const char *ans, size_t len);
+SP_HIDDEN void sp_fn_names_finish(void);
 /* A forked child that records on (FORK=child), alone: forget the calls the
  * parent counted, timed by sampling or dropped, in every thread's counters
  * and the regions' totals; the throttle decisions stay. */
@@ -263,6 +287,11 @@ SP_HIDDEN void sp_sym_set_module_hook(void (*fn)(void));
 /* A module by file path and load bias, not necessarily mapped (`recover`
  * resolves offsets with bias 0). Returns its index or -ENOMEM. */
 SP_HIDDEN int sp_sym_module_add(const char *path, uintptr_t bias);
+/* The file path and load bias of a module (NULL: no such module). */
+SP_HIDDEN const char *sp_sym_module_path(int module, uintptr_t *ret_bias);
+/* The first module with this file path, whatever its bias, or -ENOENT. */
+SP_HIDDEN int sp_sym_module_find(const char *path);
+SP_HIDDEN int sp_sym_module_count(void);
 /* Whether the module's file is the one that ran: readable, an ELF file
  * libdw opens, with this GNU build-id (n 0: not checked). Returns 0,
  * -errno of the file (-ENOENT missing), -ENOEXEC not readable as ELF, or

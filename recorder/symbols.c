@@ -129,6 +129,27 @@ int sp_sym_module_add(const char *path, uintptr_t bias)
 	return module_find_or_add(path, bias, &added);
 }
 
+const char *sp_sym_module_path(int module, uintptr_t *ret_bias)
+{
+	if (module < 0 || module >= nmodules)
+		return NULL;
+	*ret_bias = modules[module].bias;
+	return modules[module].path;
+}
+
+int sp_sym_module_count(void)
+{
+	return nmodules;
+}
+
+int sp_sym_module_find(const char *path)
+{
+	for (int i = 0; i < nmodules; i++)
+		if (strcmp(modules[i].path, path) == 0)
+			return i;
+	return -ENOENT;
+}
+
 static Dwfl_Module *module_open(struct module *m)
 {
 	if (m->opened || m->stale)
