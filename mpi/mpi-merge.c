@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "functions.h"
+#include "lazy.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "mpi-callsites.h"
@@ -781,6 +782,15 @@ static bool want_stream(MPI_Comm comm, char copy[static 4096])
 	return v[0];
 }
 
+/* World rank 0 lays the file out with HDF5: loaded while the node's
+ * names are resolved by another rank, off the finalize's critical path
+ * (a failure is said where the layout needs it: sp_lazy_load). */
+static void load_hdf5(void)
+{
+	if (sp_mpi_world_rank == 0)
+		(void)sp_lazy_try(SP_LAZY_HDF5);
+}
+
 void sp_mpi_before_finalize(void)
 {
 	int e = errno;
@@ -794,7 +804,7 @@ void sp_mpi_before_finalize(void)
 	    PMPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
 		any = 0;
 	if (any)
-		sp_mpi_names_share(mine);
+		sp_mpi_names_share(mine, load_hdf5);
 	if (deferred)
 		sp_fn_names_finish(); /* what is left, and the symbolizer closed */
 	if (any) {

@@ -626,11 +626,12 @@ SP_HIDDEN int sp_mpi_record_init(void);
 /* The private communicator of the merge, and the part of it on this node
  * (MPI_COMM_NULL: none). */
 SP_HIDDEN extern MPI_Comm sp_mpi_private_comm, sp_mpi_node_comm;
-/* At finalize, recording stopped (mpi-naming.c): rank 0 of the node names
+/* At finalize, recording stopped (mpi-naming.c): the node's last rank names
  * the functions of every rank on it that asks (mine: this rank recorded),
- * so that the node reads its files' symbols once, not once per rank.
- * Collective over sp_mpi_node_comm; a rank without answers names its own. */
-SP_HIDDEN void sp_mpi_names_share(bool mine);
+ * so that the node reads its files' symbols once, not once per rank; the
+ * others call meanwhile() (if not NULL) while it does. Collective over
+ * sp_mpi_node_comm; a rank without answers names its own. */
+SP_HIDDEN void sp_mpi_names_share(bool mine, void (*meanwhile)(void));
 
 /* MPI columns of snapshot events: aux -> record of the event's thread. */
 struct sp_snapshot;

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Functions named once per node (mpi-naming.c): each rank calls functions
- * the others do not, so rank 0 of the node must name what it never ran.
+ * the others do not, so the node's answering rank (its last) must name what
+ * it never ran.
  *   every rank        main, everywhere
+ *   rank 0            on_first_rank
  *   the last rank     on_last_rank
  *   rank 1            plugin_work of argv[1], dlopen'ed by its absolute
- *                     path: a module rank 0 never mapped
+ *                     path: a module the last rank never mapped
  *   rank 2            plugin_work of argv[2], dlopen'ed by a path relative
  *                     to the working directory: not sent, named by rank 2
  * Each definition line carries a "naming:" marker: test-naming.sh finds
@@ -23,7 +25,13 @@ static __attribute__((noinline)) double everywhere(int k) /* naming: everywhere 
 	return s;
 }
 
-__attribute__((noinline)) double on_last_rank(int k); /* a declaration: not the line */
+__attribute__((noinline)) double on_first_rank(int k); /* a declaration: not the line */
+__attribute__((noinline)) double on_first_rank(int k) /* naming: on_first_rank */
+{
+	return everywhere(k) + 1;
+}
+
+__attribute__((noinline)) double on_last_rank(int k);
 __attribute__((noinline)) double on_last_rank(int k) /* naming: on_last_rank */
 {
 	return everywhere(k) * 2;
@@ -47,6 +55,8 @@ int main(int argc, char **argv) /* naming: main */
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	double s = everywhere(rank);
+	if (rank == 0)
+		s += on_first_rank(rank);
 	if (rank == size - 1)
 		s += on_last_rank(rank);
 	if (rank == 1 && argc > 1)

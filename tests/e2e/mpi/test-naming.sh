@@ -2,10 +2,10 @@
 # Function names resolved once per node at finalize (mpi/mpi-naming.c), on
 # 4 ranks: every function row of every rank has the name and the source
 # file and line the program's source gives (its "naming:" markers), those
-# only other ranks ran included (a plugin rank 0 never loaded too); rank 0
-# alone read the symbols of the shared files, the other ranks named only
-# what they could not send (a plugin loaded by a relative path), as the
-# debug log's count lines say. Once per MPI family.
+# only other ranks ran included (a plugin the answering rank never loaded
+# too); the node's last rank alone read the symbols of the shared files, the
+# other ranks named only what they could not send (a plugin loaded by a
+# relative path), as the debug log's count lines say. Once per MPI family.
 set -euo pipefail
 build=${SP_BUILD_DIR:?}
 src=${SP_SOURCE_DIR:?}
@@ -34,7 +34,7 @@ for s in (main_src, plugin_src):
         m = re.search(r'/\* naming: (\w+) \*/', line)
         if m:
             want[m.group(1)] = (os.path.realpath(s), no)
-assert set(want) == {'everywhere', 'on_last_rank', 'main', 'plugin_work'}, want
+assert set(want) == {'everywhere', 'on_first_rank', 'on_last_rank', 'main', 'plugin_work'}, want
 f = h5py.File(path, 'r')
 names = [n.decode() for n in f['region_table/names'][()]]
 idx = f['rank_region_index']
@@ -43,7 +43,7 @@ for rid, rank, file, line in zip(idx['region_ids'][()], idx['ranks'][()], idx['s
                                  idx['source_lines'][()]):
     rows[(names[rid], int(rank))] = (file.decode(), int(line))
 expect_rows = [('main', r) for r in range(4)] + [('everywhere', r) for r in range(4)] + [
-    ('on_last_rank', 3), ('plugin_work', 1), ('plugin_work', 2)]
+    ('on_first_rank', 0), ('on_last_rank', 3), ('plugin_work', 1), ('plugin_work', 2)]
 bad = []
 for key in expect_rows:
     got = rows.get(key)
@@ -52,11 +52,12 @@ for key in expect_rows:
     elif (os.path.realpath(got[0]), got[1]) != want[key[0]]:
         bad.append('%s rank %d: %s:%d, expected %s:%d' % (key + got + want[key[0]]))
 for key in rows:
-    if key[0] in ('on_last_rank', 'plugin_work') and key not in expect_rows:
+    if key[0] in ('on_first_rank', 'on_last_rank', 'plugin_work') and key not in expect_rows:
         bad.append('%s rank %d: a row for a function it never ran' % key)
-# The count lines: rank 0 of the node named its own two (main, everywhere)
-# itself, 0 from the node; every other rank got its functions from it
-# (2 or 3) and named only the relative-path plugin (rank 2: 1) or nothing.
+# The count lines: the node's last rank (3) named its own three (main,
+# everywhere, on_last_rank) itself, 0 from the node; every other rank got
+# its functions from it (2 or 3: rank 0's on_first_rank and rank 1's plugin
+# too) and named only the relative-path plugin (rank 2: 1) or nothing.
 counts = [tuple(map(int, m.groups())) for m in re.finditer(
     r'names and sources: (\d+) from the node, (\d+) resolved here', open(log).read())]
 if len(counts) != 4:
@@ -64,8 +65,8 @@ if len(counts) != 4:
 else:
     leader = [c for c in counts if c[0] == 0]
     others = sorted((c for c in counts if c[0] > 0), key=lambda c: c[1])
-    if leader != [(0, 2)]:
-        bad.append('rank 0 of the node: %s, expected (0, 2)' % leader)
+    if leader != [(0, 3)]:
+        bad.append('the answering rank: %s, expected (0, 3)' % leader)
     if [c[1] for c in others] != [0, 0, 1] or any(c[0] < 2 for c in others):
         bad.append('other ranks (from the node, here): %s, expected here 0, 0, 1 and '
                    '>= 2 from the node each' % others)
