@@ -56,7 +56,9 @@ grep -qE ':CONSOLE[:(].*Content Security Policy' network.log ||
   { cat network.log; echo "FAIL: a network load is not reported"; exit 1; }
 echo "harness: an injected error and a network load are both caught"
 
-# The MPI example; manual-regions without MPI.
+# The MPI example (the first MPI family's, under its own launcher:
+# SP_MPI_FAMILY, tests/lib/mpi.sh); manual-regions without MPI.
+source "$SP_SOURCE_DIR/tests/lib/mpi.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 jacobi="$build/examples/jacobi/jacobi"
 lib="$build/preload/libscope-profiler.so"

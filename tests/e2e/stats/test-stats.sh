@@ -7,7 +7,8 @@ np=${1:?ranks}
 check=${2:?check_stats.py}
 build=${SP_BUILD_DIR:?}
 py=${SP_PYTHON:?}
-command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; exit 1; }
+# stats-mpi is the first MPI family's: its own launcher (tests/lib/mpi.sh)
+source "${SP_SOURCE_DIR:?}/tests/lib/mpi.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 lib="$build/preload/libscope-profiler.so"
 lib="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$lib"
