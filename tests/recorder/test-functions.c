@@ -288,6 +288,64 @@ START_TEST(test_unwind_skipped_frames)
 }
 END_TEST
 
+/*
+ * Names once per node (functions.h): this process both lists its unnamed
+ * functions and answers the list, as the node's answering rank would. Every
+ * prefix of the list and of the answers (a short message) and lists with
+ * counts past their bytes are taken without a fault; the names then
+ * applied, from a truncated answer or in full, equal the local resolution.
+ */
+START_TEST(test_names_share)
+{
+	start(NULL);
+	struct sp_fn_thread *h = sp_fn_thread_attach();
+	uint32_t a = region_of(h, fn_alpha), b = region_of(h, fn_beta), g = region_of(h, fn_gamma);
+	sp_recorder_stop();
+	sp_fn_defer_names();
+	sp_fn_finalize();
+	ck_assert_ptr_null(sp_region_get(a)->name); /* deferred: nothing named yet */
+	char *req = NULL;
+	size_t len = 0;
+	ck_assert_int_eq(sp_fn_names_request(&req, &len), 0);
+	ck_assert_uint_gt(len, 3 * 12);
+	size_t alen = 0;
+	char *ans = sp_fn_names_answer(req, len, &alen);
+	ck_assert_ptr_nonnull(ans);
+	for (size_t k = 0; k < len; k++) { /* every short list */
+		size_t n = 0;
+		free(sp_fn_names_answer(req, k, &n));
+	}
+	char *bad = malloc(len);
+	memcpy(bad, req, len);
+	memset(bad, 0xff, 4); /* a module count past the bytes */
+	size_t n = 0;
+	free(sp_fn_names_answer(bad, len, &n));
+	memcpy(bad, req, len);
+	for (size_t k = 4; k + 4 <= len; k++) { /* a count or length of 0xffffffff anywhere */
+		memcpy(bad, req, len);
+		memset(bad + k, 0xff, 4);
+		free(sp_fn_names_answer(bad, len, &n));
+	}
+	free(bad);
+	/* a short answer: its whole entries (the first of three, ~80 bytes each) */
+	sp_fn_names_apply(ans, alen / 2);
+	int named = !!sp_region_get(a)->name + !!sp_region_get(b)->name + !!sp_region_get(g)->name;
+	ck_assert_int_eq(named, 1);
+	sp_fn_names_apply(ans, alen); /* then all: from the answers, not resolved here */
+	const struct sp_region *ra = sp_region_get(a);
+	ck_assert_str_eq(ra->name, "fn_alpha");
+	ck_assert_int_eq(ra->source_line, fn_alpha_line);
+	ck_assert_ptr_nonnull(strstr(ra->source_file, "test-functions.c"));
+	ck_assert_str_eq(sp_region_get(b)->name, "fn_beta");
+	ck_assert_str_eq(sp_region_get(g)->name, "fn_gamma");
+	ck_assert_int_eq(sp_region_get(g)->source_line, fn_alpha_line + 10);
+	sp_fn_names_finish(); /* nothing left to name; the symbolizer closed */
+	ck_assert_str_eq(sp_region_get(a)->name, "fn_alpha");
+	free(req);
+	free(ans);
+}
+END_TEST
+
 static Suite *functions_suite(void)
 {
 	Suite *s = suite_create("functions");
@@ -302,6 +360,7 @@ static Suite *functions_suite(void)
 	tcase_add_test(tc, test_min_duration_rewinds);
 	tcase_add_test(tc, test_max_depth);
 	tcase_add_test(tc, test_unwind_skipped_frames);
+	tcase_add_test(tc, test_names_share);
 	suite_add_tcase(s, tc);
 	return s;
 }
