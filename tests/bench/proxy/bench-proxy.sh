@@ -22,7 +22,7 @@
 # second, where the per-rank start-up and finalize weigh most), and 8 ranks
 # at -i ITER_LONG ("long", the cycle count of the LULESH runs the issue
 # measured: -i 20-30), without the everything-recorded variant (GBs).
-#   env: SP_BUILD_DIR, SP_BENCH_PROXY_RUNS (3), SP_BENCH_PROXY_ITER (4),
+#   env: SP_BUILD_DIR, SP_BENCH_PROXY_RUNS (5), SP_BENCH_PROXY_ITER (4),
 #        SP_BENCH_PROXY_ITER_LONG (30; 0: no long shape),
 #        SP_BENCH_PROXY_S1 (20: -s on 1 rank), SP_BENCH_PROXY_S8 (10: -s on 8 ranks)
 set -uo pipefail
@@ -37,7 +37,7 @@ command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (openmpi-bin)"; e
 for f in "$cli" "$plain" "$proxy"; do
   [ -x "$f" ] || { echo "FAIL: not built: $f"; exit 1; }
 done
-runs=${SP_BENCH_PROXY_RUNS:-3}
+runs=${SP_BENCH_PROXY_RUNS:-5}
 iter=${SP_BENCH_PROXY_ITER:-4}
 iter_long=${SP_BENCH_PROXY_ITER_LONG:-30}
 # The profiler's defaults are what is measured: nothing inherited.
@@ -189,11 +189,13 @@ for v in order:
                    finalize_s=round(f["fin"] / 1e9, 4) if f.get("fin") is not None else None)
         if every:
             rec["file_pct_of_everything"] = round(100.0 * f["size"] / every, 3)
-        # The footer's estimate against what the run paid: the excess of the
-        # median wall over the empty-hooks run's, per rank (the estimate sums
-        # over ranks; the ranks ran side by side on shared cores).
+        # The footer's estimate against what the run paid: the excess wall
+        # over the same round's empty-hooks run (the median over the rounds:
+        # a slow minute of the VM slows both runs of a round), per rank (the
+        # estimate sums over ranks; the ranks ran side by side on shared cores).
         if f.get("est") is not None:
-            paid = (med - st.median(emp.values())) * min(np_, os.cpu_count() or 1)
+            excess = st.median(wall[v][i] - emp[i] for i in wall[v] if i in emp)
+            paid = excess * min(np_, os.cpu_count() or 1)
             rec.update(overhead_estimate_s=f["est"], overhead_paid_s=round(paid, 4),
                        estimate_to_paid=round(f["est"] / paid, 3) if paid > 0 else None)
     recs.append(rec)
