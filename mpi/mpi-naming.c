@@ -5,12 +5,12 @@
  * proxy of 450 functions, the same files on every rank of a node. Instead,
  * every rank sends the functions it has not named yet (module file by path,
  * device and inode, and offset) to the node's last rank, which resolves each
- * distinct one once and sends every rank its answers. (The last: world rank
- * 0, the first of its node, loads HDF5 for the file's layout meanwhile.) The answers are what
- * the rank's own symbolizer would give for the same file; anything not
- * answered (another file at the path, a module without an absolute path, no
- * memory) the rank names itself, as before. Five collective rounds on the
- * node communicator:
+ * distinct one once and sends every rank its answers (the last: world rank
+ * 0, the first of its node, loads HDF5 for the file's layout meanwhile).
+ * The answers are what the rank's own symbolizer would give for the same
+ * file; anything not answered (another file at the path, a module without
+ * an absolute path, no memory) the rank names itself, as before. Five
+ * collective rounds on the node communicator:
  *   Gather    the request sizes (the answering rank asks nothing)
  *   Bcast     whether it takes them (they fit an int and its memory)
  *   Gatherv   the requests
@@ -70,7 +70,8 @@ void sp_mpi_names_share(bool mine, void (*meanwhile)(void))
 	char *req = NULL;
 	size_t len = 0;
 	/* every rank's request fits an int, and so do all of them together */
-	if (rank != root && mine && (sp_fn_names_request(&req, &len) < 0 || len > (size_t)(INT_MAX / size))) {
+	if (rank != root && mine &&
+	    (sp_fn_names_request(&req, &len) < 0 || len > (size_t)(INT_MAX / size))) {
 		free(req);
 		req = NULL;
 		len = 0;
@@ -100,7 +101,7 @@ void sp_mpi_names_share(bool mine, void (*meanwhile)(void))
 	char *all = NULL, *ans = NULL;
 	if (ok) {
 		if (PMPI_Gatherv(req, n, MPI_CHAR, reqs, rlens, rdispls, MPI_CHAR, root, node) ==
-			    MPI_SUCCESS &&
+			MPI_SUCCESS &&
 		    rank == root)
 			all = answer_all(reqs, rlens, rdispls, size, alens, adispls);
 		else if (meanwhile)
@@ -110,8 +111,8 @@ void sp_mpi_names_share(bool mine, void (*meanwhile)(void))
 		/* without the memory for its answers a rank fails its receive
 		 * (MPI_ERRORS_RETURN) and names its own */
 		ans = alen > 0 ? malloc((size_t)alen) : NULL;
-		if (PMPI_Scatterv(all, alens, adispls, MPI_CHAR, ans, ans ? alen : 0, MPI_CHAR, root,
-				  node) == MPI_SUCCESS &&
+		if (PMPI_Scatterv(all, alens, adispls, MPI_CHAR, ans, ans ? alen : 0, MPI_CHAR,
+				  root, node) == MPI_SUCCESS &&
 		    ans)
 			sp_fn_names_apply(ans, (size_t)alen);
 	}
