@@ -90,7 +90,8 @@ static inline uint64_t sp_wire_get_u64(struct sp_wire_in *r)
 
 /* A string written by sp_wire_str(), copied with its terminating NUL into
  * a new allocation (*ret NULL for a NULL string). Returns false when the
- * bytes end early (r->bad) or memory runs out. */
+ * bytes end early or memory runs out; either sets r->bad (its bytes were
+ * not taken, so nothing after it can be read in step). */
 static inline bool sp_wire_get_str(struct sp_wire_in *r, char **ret)
 {
 	*ret = NULL;
@@ -104,8 +105,10 @@ static inline bool sp_wire_get_str(struct sp_wire_in *r, char **ret)
 		return false;
 	}
 	char *s = malloc((size_t)n + 1);
-	if (!s)
+	if (!s) {
+		r->bad = true;
 		return false;
+	}
 	memcpy(s, r->p, n);
 	s[n] = '\0';
 	r->p += n;

@@ -1115,11 +1115,12 @@ char *sp_fn_names_answer(const char *req, size_t len, size_t *ret_len)
 	pthread_mutex_lock(&fn_lock);
 	uint32_t nmods = sp_wire_get_u32(&r);
 	/* each module takes 20 bytes or more: a count past that is not a list */
-	int *local = nmods <= r.left / 20 ? calloc(nmods ? nmods : 1, sizeof *local) : NULL;
+	int *local = nmods <= r.left / 20 ? malloc((nmods ? nmods : 1) * sizeof *local) : NULL;
+	for (uint32_t k = 0; local && k < nmods; k++)
+		local[k] = -1; /* no answers for a module not read in full */
 	for (uint32_t k = 0; local && k < nmods; k++) {
 		uint64_t dev = sp_wire_get_u64(&r), ino = sp_wire_get_u64(&r);
 		char *path;
-		local[k] = -1;
 		if (!sp_wire_get_str(&r, &path))
 			break;
 		struct stat sb;
