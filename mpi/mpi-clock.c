@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "config.h"
 #include "log.h"
+#include "mpi-wait.h"
 
 /* Tags of their own: the merge's messages on the same communicator never
  * match them (both are below the guaranteed MPI_TAG_UB of 32767). */
@@ -134,24 +135,6 @@ static bool parse_skew(const char *s, int rank, int64_t origin)
 	return true;
 }
 
-/*
- * Wait for req without spinning: test, then sleep `nap` ns, doubling up to
- * `most`. Ranks that wait for their turn (or for the others to finish)
- * leave the cores to rank 0 and the rank it serves: with more ranks than
- * cores a spinning MPI wait, or many short naps, stretch every round trip
- * to a scheduler time slice (ms).
- */
-static int wait_idle(MPI_Request *req, long nap, long most)
-{
-	int done = 0;
-	while (PMPI_Test(req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
-		struct timespec ts = { 0, nap };
-		nanosleep(&ts, NULL);
-		nap = 2 * nap < most ? 2 * nap : most;
-	}
-	return done ? 0 : -EIO;
-}
-
 /* Tell rank r (if it exists) the flag and the ns it may spend on extra
  * ping-pongs: EXTRA_NS while the measurement has taken less than
  * BUDGET_NS, then none. */
@@ -206,9 +189,9 @@ static int ping(MPI_Comm comm, struct sample *out, int64_t *ret_flag)
 	MPI_Request req;
 	int64_t go[2];
 	if (PMPI_Irecv(go, 2, MPI_INT64_T, 0, TAG_READY, comm, &req) != MPI_SUCCESS ||
-	    wait_idle(&req, SHORT_NAP_NS, LONG_NAP_NS) ||
+	    sp_mpi_wait_idle(&req, SHORT_NAP_NS, LONG_NAP_NS) ||
 	    PMPI_Irecv(go, 2, MPI_INT64_T, 0, TAG_GO, comm, &req) != MPI_SUCCESS ||
-	    wait_idle(&req, SHORT_NAP_NS, SHORT_NAP_NS))
+	    sp_mpi_wait_idle(&req, SHORT_NAP_NS, SHORT_NAP_NS))
 		return -EIO;
 	*ret_flag = go[0];
 	int64_t msg[2], best = INT64_MAX, since = sp_monotonic_ns();
@@ -264,7 +247,7 @@ static int measure(MPI_Comm comm, int rank, int size, int64_t flag, struct sampl
 		PMPI_Send(&done, 1, MPI_INT64_T, r, TAG_DONE, comm);
 	if (rank != 0 &&
 	    (PMPI_Irecv(&done, 1, MPI_INT64_T, 0, TAG_DONE, comm, &req) != MPI_SUCCESS ||
-	     wait_idle(&req, SHORT_NAP_NS, LONG_NAP_NS)))
+	     sp_mpi_wait_idle(&req, SHORT_NAP_NS, LONG_NAP_NS)))
 		ret = -EIO;
 	return ret;
 }

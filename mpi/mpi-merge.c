@@ -26,6 +26,7 @@
 #include "mpi-clock.h"
 #include "mpi-merge.h"
 #include "mpi-record.h"
+#include "mpi-wait.h"
 #include "names.h"
 #include "output.h"
 #include "snapshot.h"
@@ -799,10 +800,14 @@ void sp_mpi_before_finalize(void)
 	if (deferred)
 		sp_fn_defer_names(); /* named once per node, below */
 	bool mine = sp_lifecycle_begin_finalize(); /* stops recording */
-	int any = mine, rank = sp_mpi_world_rank, written = 1;
+	int rank = sp_mpi_world_rank, written = 1;
+	/* whether any rank recorded, and whether any node is crowded */
+	int v[2] = { mine, sp_mpi_node_crowded(sp_mpi_node_comm) };
 	if (comm == MPI_COMM_NULL ||
-	    PMPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-		any = 0;
+	    PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+		v[0] = v[1] = 0;
+	int any = v[0];
+	sp_mpi_crowded = v[1];
 	if (any)
 		sp_mpi_names_share(mine, load_hdf5);
 	if (deferred)

@@ -88,6 +88,10 @@ SP_HIDDEN void sp_merge_warn_dropped(uint64_t dropped, int ranks, bool written);
  */
 SP_HIDDEN int sp_merge_serial(struct sp_merge_local *l, MPI_Comm comm, const char *path);
 
+/* A file of at most this many bytes after the layout (FINALIZE=auto) has
+ * its slices written by rank 0, gathered, instead of through MPI-IO. */
+#define SP_PWRITE_GATHER_MAX (16u << 20)
+
 /* The parallel write (every rank, collective on comm). */
 enum { SP_PWRITE_DONE = 0, SP_PWRITE_FALLBACK = 1 };
 /* Returns SP_PWRITE_DONE (written: 0 on every rank), SP_PWRITE_FALLBACK

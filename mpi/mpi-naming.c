@@ -26,6 +26,7 @@
 #include "functions.h"
 #include "log.h"
 #include "mpi-record.h"
+#include "mpi-wait.h"
 
 /* The answering rank: the answers to every request, back to back; lens
  * and displs per rank. Returns the buffer or NULL (then every len is 0). */
@@ -106,6 +107,7 @@ void sp_mpi_names_share(bool mine, void (*meanwhile)(void))
 			all = answer_all(reqs, rlens, rdispls, size, alens, adispls);
 		else if (meanwhile)
 			meanwhile(); /* the others wait for the answers anyway */
+		sp_mpi_await(node, root); /* asleep, on a crowded node */
 		if (PMPI_Scatter(alens, 1, MPI_INT, &alen, 1, MPI_INT, root, node) != MPI_SUCCESS)
 			alen = 0;
 		/* without the memory for its answers a rank fails its receive

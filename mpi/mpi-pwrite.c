@@ -36,9 +36,11 @@
 #include "log.h"
 #include "mpi-clock.h"
 #include "mpi-merge.h"
+#include "mpi-wait.h"
 #include "names.h"
 #include "recorder.h"
 #include "snapshot.h"
+#include "sp-io.h"
 #include "sp-safe-file.h"
 #include "writer.h"
 
@@ -70,6 +72,8 @@ struct pw {
 	/* layout */
 	struct sp_writer *w;          /* rank 0 */
 	uint64_t off[SP_RAW_NCOLS];
+	uint64_t size;                /* the temporary's size after the layout */
+	bool gather;                  /* the slices go through rank 0 (a small file) */
 	int64_t t[6];                 /* phase ends (rank 0's debug line) */
 };
 
@@ -599,6 +603,8 @@ struct layout_msg {
 	uint64_t off[SP_RAW_NCOLS];
 	uint64_t ino;
 	uint64_t path_len;
+	uint64_t size;   /* the temporary's size */
+	uint64_t gather; /* small: rank 0 writes every rank's slices */
 };
 
 /* The layout phase; every rank ends with the offsets and the temporary's
@@ -633,11 +639,14 @@ static void phase_layout(struct pw *W, int64_t t0, char *tmp, uint64_t *ret_ino)
 		const char *p = sp_writer_temp_path(W->w);
 		uint64_t dev = 0;
 		m.path_len = strlen(p) + 1;
-		m.ret = m.path_len <= PATH_MAX ? sp_writer_temp_id(W->w, &dev, &m.ino) : -ENAMETOOLONG;
+		m.ret = m.path_len <= PATH_MAX ? sp_writer_temp_id(W->w, &dev, &m.ino, &m.size)
+					       : -ENAMETOOLONG;
+		m.gather = !strcmp(sp_config.finalize, "auto") && m.size <= SP_PWRITE_GATHER_MAX;
 		memcpy(m.off, W->off, sizeof m.off);
 		if (!m.ret)
 			memcpy(tmp, p, m.path_len);
 	}
+	sp_mpi_await(W->comm, 0); /* the others wait for the layout asleep */
 	if (PMPI_Bcast(&m, sizeof m, MPI_BYTE, 0, W->comm) != MPI_SUCCESS)
 		m.ret = -EIO;
 	if (!m.ret && (m.path_len == 0 || m.path_len > PATH_MAX ||
@@ -648,6 +657,8 @@ static void phase_layout(struct pw *W, int64_t t0, char *tmp, uint64_t *ret_ino)
 		W->ret = (int)m.ret; /* every rank agrees */
 	memcpy(W->off, m.off, sizeof W->off);
 	*ret_ino = m.ino;
+	W->size = m.size;
+	W->gather = m.gather != 0;
 	free(mine_files);
 	free(index);
 	free(files);
@@ -672,7 +683,7 @@ struct blocks {
 };
 
 struct slices {
-	MPI_File fh;
+	MPI_File fh;                  /* not with W->gather */
 	struct pw *W;
 	int ok;
 	struct blocks b;
@@ -731,9 +742,13 @@ static int cmp_block(const void *pa, const void *pb, void *arg)
 /* One collective write of the round's blocks (every rank, even with none):
  * a file view of the blocks in file order (MPI wants its displacements
  * non-decreasing) and the memory in the same order. */
+static void gather_round(struct slices *S);
+
 static void write_round(struct slices *S)
 {
 	struct blocks *b = &S->b;
+	if (S->W->gather)
+		return gather_round(S);
 	int n = S->ok ? b->n : 0;
 	MPI_Datatype ft = MPI_BYTE, mt = MPI_BYTE;
 	MPI_Aint *fd = NULL, *md = NULL;
@@ -775,6 +790,89 @@ static void write_round(struct slices *S)
 	free(fd);
 	free(md);
 	free(len);
+	b->n = 0;
+}
+
+/*
+ * Rank 0 writes a block received in a gather round: (file offset, length)
+ * then the bytes, inside the temporary's allocation (its size after the
+ * layout), or the round fails.
+ */
+static int put_gathered(struct pw *W, const char *p, uint64_t n)
+{
+	int fd = sp_writer_temp_fd(W->w);
+	while (n > 0) {
+		uint64_t h[2];
+		if (n < sizeof h || fd < 0)
+			return -EIO;
+		memcpy(h, p, sizeof h);
+		p += sizeof h;
+		n -= sizeof h;
+		if (h[1] > n || h[0] > W->size || h[1] > W->size - h[0])
+			return -EIO;
+		int ret = sp_pwrite_full(fd, p, (size_t)h[1], h[0]);
+		if (ret)
+			return ret;
+		p += h[1];
+		n -= h[1];
+	}
+	return 0;
+}
+
+/*
+ * One round of a small file (W->gather): every rank packs its blocks as
+ * (file offset, length, bytes) and rank 0 gathers them and pwrite()s them
+ * into the temporary. No MPI-IO: its open alone (the io components loaded
+ * on every rank) took longer than the whole write of a few MB. Collective.
+ */
+static void gather_round(struct slices *S)
+{
+	struct pw *W = S->W;
+	struct blocks *b = &S->b;
+	uint64_t bytes = 0;
+	for (int i = 0; S->ok && i < b->n; i++)
+		bytes += 2 * sizeof(uint64_t) + (uint64_t)b->len[i];
+	char *mine = S->ok && bytes <= SP_PWRITE_GATHER_MAX ? malloc(bytes + 1) : NULL;
+	if (!mine)
+		S->ok = 0;
+	char *p = mine;
+	for (int i = 0; mine && i < b->n; i++) {
+		uint64_t h[2] = { (uint64_t)b->file[i], (uint64_t)b->len[i] };
+		memcpy(p, h, sizeof h);
+		memcpy(p + sizeof h, (const void *)(uintptr_t)b->mem[i], (size_t)b->len[i]);
+		p += sizeof h + (size_t)b->len[i];
+	}
+	int n = mine ? (int)bytes : 0, *counts = NULL, *displs = NULL, ok = 0;
+	char *all = NULL;
+	uint64_t total = 0;
+	if (W->rank == 0) {
+		counts = calloc((size_t)W->P, sizeof *counts);
+		displs = calloc((size_t)W->P, sizeof *displs);
+	}
+	if (PMPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, W->comm) == MPI_SUCCESS &&
+	    W->rank == 0 && counts && displs) {
+		for (int r = 0; r < W->P; r++) {
+			displs[r] = (int)(total <= INT_MAX ? total : 0);
+			total += counts[r] > 0 ? (uint64_t)counts[r] : 0;
+		}
+		all = total <= INT_MAX ? malloc(total + 1) : NULL;
+		ok = all != NULL;
+	}
+	if (PMPI_Bcast(&ok, 1, MPI_INT, 0, W->comm) != MPI_SUCCESS || !ok) {
+		S->ok = 0; /* every rank fails the write (agreed at its end) */
+	} else if (PMPI_Gatherv(mine, n, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, W->comm) !=
+		   MPI_SUCCESS) {
+		S->ok = 0;
+	} else {
+		for (int r = 0; W->rank == 0 && S->ok && r < W->P; r++)
+			if (put_gathered(W, all + displs[r], (uint64_t)counts[r]))
+				S->ok = 0;
+		W->recv += total;
+	}
+	free(all);
+	free(counts);
+	free(displs);
+	free(mine);
 	b->n = 0;
 }
 
@@ -940,7 +1038,7 @@ static bool open_slices(struct slices *S, const char *tmp, uint64_t ino)
 {
 	struct stat st;
 	const char *f = getenv("SCOPE_PROFILER_TEST_MPIIO_FAIL");
-	bool forced = f && *f && atoi(f) == S->W->rank;
+	bool forced = !S->W->gather && f && *f && atoi(f) == S->W->rank;
 	int ok = !forced && lstat(tmp, &st) == 0 && S_ISREG(st.st_mode) &&
 		 (uint64_t)st.st_ino == ino;
 	S->fd = S->dirfd = -1;
@@ -952,13 +1050,15 @@ static bool open_slices(struct slices *S, const char *tmp, uint64_t ino)
 	}
 	/* MPI_File_open is collective, with one name on every rank: a rank
 	 * whose check failed takes part (no create, no truncation) and then
-	 * nothing is written anywhere */
-	int rc = PMPI_File_open(S->W->comm, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &S->fh);
-	bool opened = rc == MPI_SUCCESS;
+	 * nothing is written anywhere. A small file goes through rank 0,
+	 * which holds the temporary open: no MPI-IO. */
+	bool opened = S->W->gather ||
+		      PMPI_File_open(S->W->comm, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &S->fh) ==
+			      MPI_SUCCESS;
 	ok = ok && opened;
 	if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, S->W->comm) != MPI_SUCCESS)
 		ok = 0;
-	if (!ok && opened)
+	if (!ok && opened && !S->W->gather)
 		PMPI_File_close(&S->fh);
 	if (!ok)
 		close_stream(S);
@@ -1005,7 +1105,7 @@ static void phase_write(struct pw *W, struct slices *S)
 	free(S->b.mem);
 	free(S->b.len);
 	free(S->b.order);
-	if (PMPI_File_close(&S->fh) != MPI_SUCCESS)
+	if (!W->gather && PMPI_File_close(&S->fh) != MPI_SUCCESS)
 		S->ok = 0;
 	if (PMPI_Allreduce(MPI_IN_PLACE, &S->ok, 1, MPI_INT, MPI_MIN, W->comm) != MPI_SUCCESS)
 		S->ok = 0;
@@ -1063,22 +1163,27 @@ int sp_pwrite(struct sp_merge_local *l, MPI_Comm comm, const char *path)
 		/* The metadata went in with the layout, before the events were
 		 * written: the finalize time it holds leaves the write out, which
 		 * the overhead estimate needs (every rank waited for it). Set to
-		 * the whole finalize now; the file is fine without it. */
-		int up = sp_writer_update_int(W.w, SP_META_FINALIZE_NS, sp_recorder_finalize_spent_ns());
+		 * the whole finalize now; the file is fine without it. So are
+		 * the bytes rank 0 received, when it gathered the slices. */
+		const char *keys[] = { SP_META_FINALIZE_NS, SP_META_MPI_FINALIZE_RECV };
+		int64_t values[] = { sp_recorder_finalize_spent_ns(), (int64_t)W.recv };
+		int up = sp_writer_update_ints(W.w, keys, values, W.gather ? 2 : 1);
 		if (up)
 			sp_log(SP_LOG_DEBUG, "finalize", "could not update %s after the write: %s",
 			       SP_META_FINALIZE_NS, strerror(-up));
 		ret = sp_writer_publish(W.w);
 		W.w = NULL;
 	}
+	sp_mpi_await(comm, 0); /* and for the commit */
 	if (PMPI_Bcast(&ret, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
 		ret = -EIO;
 	int64_t t4 = sp_monotonic_ns();
 	if (W.rank == 0) {
 		sp_log(SP_LOG_DEBUG, "finalize", "path=parallel ranks=%d events=%llu "
-		       "rank0_recv_bytes=%llu names_ms=%.3f scan_ms=%.3f layout_ms=%.3f "
-		       "write_ms=%.3f commit_ms=%.3f", W.P, (unsigned long long)W.total[N_EVENTS],
-		       (unsigned long long)W.recv, (W.t[0] - t0) / 1e6, (W.t[1] - W.t[0]) / 1e6,
+		       "rank0_recv_bytes=%llu write=%s names_ms=%.3f scan_ms=%.3f "
+		       "layout_ms=%.3f write_ms=%.3f commit_ms=%.3f", W.P,
+		       (unsigned long long)W.total[N_EVENTS],
+		       (unsigned long long)W.recv, W.gather ? "gather" : "mpiio", (W.t[0] - t0) / 1e6, (W.t[1] - W.t[0]) / 1e6,
 		       (W.t[2] - W.t[1]) / 1e6, (W.t[3] - W.t[2]) / 1e6, (t4 - W.t[3]) / 1e6);
 		if (ret)
 			sp_log(SP_LOG_WARN, "mpi", "could not write %s: %s", path, strerror(-ret));

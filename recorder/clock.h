@@ -57,6 +57,9 @@ struct sp_clock_map {
 /* Take the end reference and build the map for everything recorded so far.
  * Waits (at most a few ms) if the run was too short for a precise fit. */
 SP_HIDDEN void sp_clock_map_now(struct sp_clock_map *map);
+/* The same from a fit of at least 0.2 ms (waits at most that): a rate good
+ * to ~5e-4, for thresholds, not for timestamps. */
+SP_HIDDEN void sp_clock_map_rough(struct sp_clock_map *map);
 
 static inline int64_t sp_clock_to_ns(const struct sp_clock_map *m, int64_t tick)
 {

@@ -38,7 +38,7 @@ static const char *const clock_choices[] = { "auto", "tsc", "monotonic", NULL };
 static const char *const timing_choices[] = { "sampled", "exact", "estimate", NULL };
 static const char *const fork_choices[] = { "none", "child", NULL };
 static const char *const exec_choices[] = { "own", "none", NULL };
-static const char *const finalize_choices[] = { "auto", "serial", NULL };
+static const char *const finalize_choices[] = { "auto", "parallel", "serial", NULL };
 
 #define S(name, kind, field, def, help) { name, kind, offsetof(struct sp_config, field), def, help, NULL, 0, 0 }
 #define CHOICE(name, field, def, choices, help) \
@@ -68,7 +68,7 @@ static const struct setting settings[] = {
 	S("SIGNALS", K_BOOL, signals, "1", "on SIGTERM/INT/XCPU/HUP and crashes, dump events to the spill file, re-raise"),
 	CHOICE("FORK", fork, "none", fork_choices, "forked child: none (records nothing) or child (writes <output>.pid<N>)"),
 	CHOICE("EXEC", exec, "own", exec_choices, "exec'd child of a profiled process: own (writes <output> with .pid<N> before the extension) or none (records nothing)"),
-	CHOICE("FINALIZE", finalize, "auto", finalize_choices, "MPI_Finalize's write: auto (every rank writes its slices through MPI-IO; the rank-0 stream when compressing or when MPI-IO fails) or serial (the rank-0 stream)"),
+	CHOICE("FINALIZE", finalize, "auto", finalize_choices, "MPI_Finalize's write: auto (every rank its slices: gathered to rank 0 up to 16 MiB, else through MPI-IO; the rank-0 stream when compressing or when MPI-IO fails), parallel (through MPI-IO whatever the size) or serial (the rank-0 stream)"),
 	INT("COMPRESSION", compression, "0", 0, 9, "gzip level 1-9 (with byte shuffle) for the event columns; 0 = uncompressed"),
 	S("QUIET", K_BOOL, quiet, "0", "do not print the \"wrote FILE\" line on stderr"),
 	S("PRINT_CONFIG", K_BOOL, print_config, "0", "print the effective configuration to stderr at start"),

@@ -28,7 +28,7 @@ struct sp_config {
 	int64_t throttle_calls;  /* THROTTLE_CALLS: 0 = off */
 	int64_t throttle_mean_ns;/* THROTTLE_MEAN */
 	int64_t throttle_early;  /* THROTTLE_EARLY: calls of the early decision, 0 = off */
-	char *finalize;          /* FINALIZE: auto | serial */
+	char *finalize;          /* FINALIZE: auto | parallel | serial */
 	char *throttle_timing;   /* THROTTLE_TIMING: sampled | exact | estimate */
 	int64_t throttle_sample; /* THROTTLE_SAMPLE: 1 in K throttled calls timed */
 	bool functions;          /* FUNCTIONS: record -finstrument-functions hooks */

@@ -783,9 +783,9 @@ int sp_fn_setup(void)
 	double ticks_per_ns = 1.0;
 	bool timed = sp_config.min_duration_ns > 0 || sp_config.throttle_calls > 0;
 	if (timed && sp_clock_tsc) {
-		/* Waits until 2 ms after the start of recording at most. */
+		/* Waits until 0.2 ms after the start of recording at most. */
 		struct sp_clock_map cm;
-		sp_clock_map_now(&cm);
+		sp_clock_map_rough(&cm);
 		ticks_per_ns = 1.0 / cm.ns_per_tick;
 	}
 	unsigned mode = 0;

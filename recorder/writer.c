@@ -670,17 +670,24 @@ const char *sp_writer_temp_path(const struct sp_writer *w)
 	return w->out.tmp_path;
 }
 
-int sp_writer_temp_id(const struct sp_writer *w, uint64_t *dev, uint64_t *ino)
+int sp_writer_temp_id(const struct sp_writer *w, uint64_t *dev, uint64_t *ino, uint64_t *size)
 {
 	struct stat st;
 	if (fstat(w->out.fd, &st) != 0)
 		return -errno;
 	*dev = (uint64_t)st.st_dev;
 	*ino = (uint64_t)st.st_ino;
+	*size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
 	return 0;
 }
 
-int sp_writer_update_int(struct sp_writer *w, const char *key, int64_t value)
+int sp_writer_temp_fd(const struct sp_writer *w)
+{
+	return w->layout.raw && w->file < 0 ? w->out.fd : -1;
+}
+
+int sp_writer_update_ints(struct sp_writer *w, const char *const *keys, const int64_t *values,
+			  int n)
 {
 	if (!w->layout.raw || w->file >= 0)
 		return -EINVAL;
@@ -691,10 +698,14 @@ int sp_writer_update_int(struct sp_writer *w, const char *key, int64_t value)
 	if (f < 0)
 		return h5_error();
 	hid_t g = H5Gopen2(f, SP_GROUP_METADATA, H5P_DEFAULT);
-	hid_t a = g < 0 ? H5I_INVALID_HID : H5Aopen(g, key, H5P_DEFAULT);
-	int ret = a < 0 || H5Awrite(a, H5T_NATIVE_INT64, &value) < 0 ? h5_error() : 0;
-	if (a >= 0)
-		H5Aclose(a);
+	int ret = g < 0 ? h5_error() : 0;
+	for (int i = 0; !ret && i < n; i++) {
+		hid_t a = H5Aopen(g, keys[i], H5P_DEFAULT);
+		if (a < 0 || H5Awrite(a, H5T_NATIVE_INT64, &values[i]) < 0)
+			ret = h5_error();
+		if (a >= 0)
+			H5Aclose(a);
+	}
 	if (g >= 0)
 		H5Gclose(g);
 	if (H5Fclose(f) < 0 && !ret)

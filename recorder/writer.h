@@ -235,13 +235,19 @@ SP_HIDDEN int sp_writer_put_thread_names(struct sp_writer *w, uint64_t first, ui
  */
 SP_HIDDEN int sp_writer_seal(struct sp_writer *w);
 SP_HIDDEN const char *sp_writer_temp_path(const struct sp_writer *w);
-/* The sealed temporary's identity (for a check by the other writers). */
-SP_HIDDEN int sp_writer_temp_id(const struct sp_writer *w, uint64_t *dev, uint64_t *ino);
-/* A sealed file's metadata attribute key (an int64 written with
- * sp_writer_put_metadata), set to value: the file opened again by HDF5
+/* The sealed temporary's identity (for a check by the other writers) and
+ * size (the raw columns are allocated in it). */
+SP_HIDDEN int sp_writer_temp_id(const struct sp_writer *w, uint64_t *dev, uint64_t *ino,
+				uint64_t *size);
+/* The sealed temporary's descriptor (writable; the writer keeps it), -1
+ * when not sealed. */
+SP_HIDDEN int sp_writer_temp_fd(const struct sp_writer *w);
+/* A sealed file's metadata attributes keys[0..n) (int64s written with
+ * sp_writer_put_metadata), set to values: the file opened again by HDF5
  * after the other writers' raw bytes, before sp_writer_publish. The raw
  * data lies inside HDF5's allocation and is not touched. 0 or -errno. */
-SP_HIDDEN int sp_writer_update_int(struct sp_writer *w, const char *key, int64_t value);
+SP_HIDDEN int sp_writer_update_ints(struct sp_writer *w, const char *const *keys,
+				   const int64_t *values, int n);
 /* Publish a sealed file: fsync and rename over the final path. Freed. */
 SP_HIDDEN int sp_writer_publish(struct sp_writer *w);
 /* Close, fsync and rename over the final path. The writer is freed. */

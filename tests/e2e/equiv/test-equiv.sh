@@ -8,7 +8,9 @@
 # a thread with MPI on rank 0, instrumented functions), the same with MPI
 # call sites (SCOPE_PROFILER_CALLSITES=2), and scale-ranks with 280,000
 # events per rank (more than one 262,144-event chunk of the stream); then
-# scale-ranks at 1 rank and at 8 ranks without the thread.
+# scale-ranks at 1 rank and at 8 ranks without the thread. The small files
+# (all but the 280,000 events) have their slices gathered to rank 0; the
+# mpi-known run again with FINALIZE=parallel writes them through MPI-IO.
 # Then the bounded finalize (docs/MPI.md, "A big rank streams"): with
 # SCOPE_PROFILER_TEST_FINALIZE_PLAN=1 every rank keeps only its MPI rows in
 # memory and streams the rest into its slices; the copy is the rank-0 stream
@@ -92,6 +94,9 @@ PY
 }
 run known "$build/tests/e2e/equiv/equiv-known$sp_sfx"
 equal known
+# a small file's slices go through rank 0 (auto); the same through MPI-IO
+SCOPE_PROFILER_FINALIZE=parallel run known-mpiio "$build/tests/e2e/equiv/equiv-known$sp_sfx"
+equal known-mpiio
 SCOPE_PROFILER_CALLSITES=2 run sites "$build/tests/e2e/equiv/equiv-known$sp_sfx"
 $py -c "import h5py, sys; sys.exit('no /callsites' if 'callsites' not in h5py.File('sites.h5') else 0)"
 equal sites
@@ -134,7 +139,7 @@ SH
 chmod +x odd.sh
 run plan-odd ./odd.sh "$build/tests/e2e/scale/scale-ranks$sp_sfx" 100
 equal plan-odd "$np" --rows
-SCOPE_PROFILER_TEST_MPIIO_FAIL=1 run plan-fallback "$build/tests/e2e/scale/scale-ranks$sp_sfx" 100
+SCOPE_PROFILER_FINALIZE=parallel SCOPE_PROFILER_TEST_MPIIO_FAIL=1 run plan-fallback "$build/tests/e2e/scale/scale-ranks$sp_sfx" 100
 grep -q "rank 0 writes every rank's data instead" plan-fallback.err ||
   { cat plan-fallback.err; echo "FAIL: plan-fallback: no fallback"; exit 1; }
 $py - plan-fallback.h5 plan-big.h5 <<'PY'

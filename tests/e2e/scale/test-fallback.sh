@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The fallback of the parallel finalize to the rank-0 stream, forced, at
 # NP ranks (scale-ranks, check_scale.py):
-#   - SCOPE_PROFILER_TEST_MPIIO_FAIL=1 (test only): rank 1 refuses the
-#     MPI-IO open, so every rank takes the stream: the file is complete
+#   - SCOPE_PROFILER_TEST_MPIIO_FAIL=1 (test only) with FINALIZE=parallel
+#     (a file this small is otherwise written without MPI-IO): rank 1
+#     refuses the MPI-IO open, so every rank takes the stream: the file is complete
 #     (exact calls), says path "serial", has the shape of a normal run's
 #     file (compare_h5.py --shape), rank 0 says "MPI-IO could not open"
 #     exactly once and no temporary is left;
@@ -16,7 +17,7 @@ build=${SP_BUILD_DIR:?}
 src=${SP_SOURCE_DIR:?}
 py=${SP_PYTHON:?}
 source "$src/tests/lib/mpi.sh"
-export SCOPE_PROFILER_THROTTLE_CALLS=0 OMPI_MCA_btl=self,vader
+export SCOPE_PROFILER_THROTTLE_CALLS=0 OMPI_MCA_btl=self,vader SCOPE_PROFILER_FINALIZE=auto
 lib="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$sp_mpi_lib"
 cli="$build/tools/scope-profiler"
 bin="$build/tests/e2e/scale/scale-ranks$sp_sfx"
@@ -30,7 +31,8 @@ mkdir out
 prof() {
   SCOPE_PROFILER_OUTPUT="$work/out/$1.h5" timeout 300 mpirun --oversubscribe -n "$np" \
     -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x SCOPE_PROFILER_THROTTLE_CALLS \
-    -x SCOPE_PROFILER_TEST_MPIIO_FAIL -x SCOPE_PROFILER_COMPRESSION "$bin" 2 0 > "$1.out" 2> "$1.err" ||
+    -x SCOPE_PROFILER_TEST_MPIIO_FAIL -x SCOPE_PROFILER_COMPRESSION -x SCOPE_PROFILER_FINALIZE \
+    "$bin" 2 0 > "$1.out" 2> "$1.err" ||
     { tail -20 "$1.err"; echo "FAIL: $1: mpirun exited $?"; exit 1; }
   grep -q "scope-profiler: wrote $work/out/$1.h5 ($np ranks" "$1.err" ||
     { tail -20 "$1.err"; echo "FAIL: $1: no merged file reported"; exit 1; }
@@ -43,7 +45,8 @@ count() { grep -cF -- "$2" "$1.err" || true; }
 SCOPE_PROFILER_TEST_MPIIO_FAIL= SCOPE_PROFILER_COMPRESSION=0 prof normal parallel
 [ "$(count normal 'MPI-IO could not open')" = 0 ] || { cat normal.err; echo "FAIL: a warning without a failure"; exit 1; }
 
-SCOPE_PROFILER_TEST_MPIIO_FAIL=1 SCOPE_PROFILER_COMPRESSION=0 prof mpiio serial
+SCOPE_PROFILER_FINALIZE=parallel SCOPE_PROFILER_TEST_MPIIO_FAIL=1 SCOPE_PROFILER_COMPRESSION=0 \
+  prof mpiio serial
 n=$(count mpiio 'MPI-IO could not open')
 [ "$n" = 1 ] || { cat mpiio.err; echo "FAIL: $n 'MPI-IO could not open' lines, expected 1"; exit 1; }
 $py "$src/tests/e2e/equiv/compare_h5.py" --shape out/normal.h5 out/mpiio.h5 "$np"

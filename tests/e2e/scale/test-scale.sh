@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Scale: scale-ranks under real `mpirun --oversubscribe -n NP` (2 cores,
-# so 64 ranks share them), once per finalize path given (auto = the
-# parallel MPI-IO write, serial = the rank-0 stream). Each file is checked
-# by check_scale.py: every rank present, unified names, exact calls per
-# (rank, region) row, the MPI values, the CLI's totals. With TRAFFIC as the
-# last argument, also: on the parallel path the bytes rank 0 receives do
-# not change when every rank records 10 times the events (same names, same
-# rows), while on the serial path they grow with them.
-#   test-scale.sh NP PATH... [traffic]     PATH: auto | serial
+# so 64 ranks share them), once per finalize path given (auto = every
+# rank's slices, gathered to rank 0 for these small files; parallel = the
+# same slices through MPI-IO; serial = the rank-0 stream). Each file is
+# checked by check_scale.py: every rank present, unified names, exact calls
+# per (rank, region) row, the MPI values, the CLI's totals. With TRAFFIC as
+# the last argument, also: through MPI-IO the bytes rank 0 receives do not
+# change when every rank records 10 times the events (same names, same
+# rows), while gathered and on the serial path they grow with them.
+#   test-scale.sh NP PATH... [traffic]     PATH: auto | parallel | serial
 set -euo pipefail
 np=${1:?NP}; shift
 build=${SP_BUILD_DIR:?}
@@ -54,9 +55,14 @@ for a in "$@"; do
   if [ "$a" = traffic ]; then traffic=1; else paths+=("$a"); fi
 done
 for p in "${paths[@]}"; do
-  want=any
+  want=any write=
   if [ "$strict" = 1 ]; then
-    want=serial; [ "$p" = auto ] && want=parallel
+    want=serial; [ "$p" != serial ] && want=parallel
+  fi
+  # auto: every rank's slices (these files are small) through rank 0;
+  # parallel: through MPI-IO. A library that says which in its debug line.
+  if grep -q "write=%s" "$sp_mpi_lib"; then
+    case $p in auto) write=gather ;; parallel) write=mpiio ;; esac
   fi
   prof "s-$p" "$p" 1
   $py "$src/tests/e2e/scale/check_scale.py" "s-$p.h5" "$np" 1 1 "$cli" "$want"
@@ -68,6 +74,8 @@ for p in "${paths[@]}"; do
       { echo "FAIL: $p: debug line says $(recv "s-$p") bytes, mpi_finalize_rank0_recv_bytes $k"; exit 1; }
     grep -q "debug: finalize: path=$want ranks=$np " "s-$p.err" ||
       { grep finalize "s-$p.err"; echo "FAIL: $p: no debug line for path=$want ranks=$np"; exit 1; }
+    [ -z "$write" ] || grep -q "debug: finalize: path=$want .* write=$write " "s-$p.err" ||
+      { grep finalize "s-$p.err"; echo "FAIL: $p: the slices not written by $write"; exit 1; }
   fi
   [ "$traffic" = 1 ] || continue
   prof "x-$p" "$p" 10
@@ -78,9 +86,13 @@ for p in "${paths[@]}"; do
     [ "$strict" = 0 ] || { echo "FAIL: $p: no rank0_recv_bytes in the debug line"; exit 1; }
     continue
   fi
-  if [ "$want" = parallel ]; then
+  if [ "$want" = parallel ] && [ "$write" != gather ]; then
     [ "$a" = "$b" ] ||
       { echo "FAIL: parallel path: rank 0 received $a then $b bytes: it depends on the events"; exit 1; }
+  elif [ "$want" = parallel ] && [ "$np" -gt 1 ]; then
+    # Gathered slices: every other rank's events, 16 B each (start, end).
+    [ "$b" -ge $((a + (np - 1) * 25200 * 16)) ] ||
+      { echo "FAIL: gathered slices: rank 0 received $a then $b bytes, expected the events' growth"; exit 1; }
   elif [ "$np" -gt 1 ]; then
     # The rank-0 stream carries every other rank's events: >= 20 B each.
     [ "$b" -ge $((a + (np - 1) * 25200 * 20)) ] ||
