@@ -15,7 +15,9 @@
  *           never filled), writes names, strings, groups and metadata,
  *           reads where each numeric dataset lies, closes it and
  *           broadcasts the offsets;
- *   write   every rank opens the temporary with MPI_File_open and writes
+ *   write   a temporary of at most SP_PWRITE_GATHER_MAX (FINALIZE=auto):
+ *           rank 0 gathers every rank's slices and pwrite()s them; else
+ *           every rank opens the temporary with MPI_File_open and writes
  *           its slices with MPI_File_write_at_all;
  *   commit  rank 0 fsyncs and renames, as every writer does.
  * A rank that cannot open the file makes every rank take the rank-0
