@@ -777,6 +777,8 @@ static bool want_stream(MPI_Comm comm, char copy[static 4096])
 		if (v[1])
 			memcpy(copy, c, (size_t)v[1]);
 	}
+	/* rank 0 may still be loading HDF5 (load_hdf5): the others wait asleep */
+	sp_mpi_await(comm, 0);
 	if (PMPI_Bcast(v, 2, MPI_INT, 0, comm) != MPI_SUCCESS ||
 	    (v[1] && PMPI_Bcast(copy, v[1], MPI_CHAR, 0, comm) != MPI_SUCCESS))
 		return true;

@@ -1079,6 +1079,10 @@ int sp_fn_names_request(char **ret_buf, size_t *ret_len)
 	if (ret < 0) {
 		free(out.p);
 		nasked = 0;
+	} else if (nasked == 0) {
+		free(out.p); /* nothing to ask (MPI calls only): no request */
+		*ret_buf = NULL;
+		*ret_len = 0;
 	} else {
 		*ret_buf = out.p;
 		*ret_len = out.len;

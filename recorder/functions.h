@@ -196,8 +196,9 @@ SP_HIDDEN void sp_fn_finalize(void);
  *
  * sp_fn_defer_names: the next sp_fn_finalize() publishes the counters but
  * names nothing; sp_fn_names_finish() then names what is left and ends it.
- * sp_fn_names_request: this process's list (a new buffer, caller frees);
- * remembered until sp_fn_names_apply() or sp_fn_names_finish().
+ * sp_fn_names_request: this process's list (a new buffer, caller frees;
+ * NULL and length 0 when it has nothing to ask); remembered until
+ * sp_fn_names_apply() or sp_fn_names_finish().
  * sp_fn_names_answer: the answers to one process's list (a new buffer);
  * never fails on a malformed list (NULL: nothing to answer, or no memory).
  * Answers are kept until sp_fn_names_finish() for the next list.

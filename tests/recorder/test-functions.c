@@ -339,6 +339,11 @@ START_TEST(test_names_share)
 	ck_assert_str_eq(sp_region_get(b)->name, "fn_beta");
 	ck_assert_str_eq(sp_region_get(g)->name, "fn_gamma");
 	ck_assert_int_eq(sp_region_get(g)->source_line, fn_alpha_line + 10);
+	char *again = (char *)"x";
+	size_t again_len = 1;
+	ck_assert_int_eq(sp_fn_names_request(&again, &again_len), 0);
+	ck_assert_ptr_null(again); /* every function named: nothing to ask */
+	ck_assert_uint_eq(again_len, 0);
 	sp_fn_names_finish(); /* nothing left to name; the symbolizer closed */
 	ck_assert_str_eq(sp_region_get(a)->name, "fn_alpha");
 	free(req);
