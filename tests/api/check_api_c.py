@@ -67,7 +67,9 @@ assert byname["late"][1:3] == ("late.c", 42)
 assert byname["work"][1:3] == ("", -1)
 assert byname["located"][1].endswith("api-c.c") and byname["located"][2] > 0
 s, e = byname["fib"][3], byname["fib"][4]
-assert s[0] == s.min() and e[0] == e.max() and (e > s).all()
+# (e >= s: fib(0) and fib(1) return at once, and a virtualized TSC, as on
+# this VM, may advance 1 tick between two reads: their calls can last 0 ns.)
+assert s[0] == s.min() and e[0] == e.max() and (e >= s).all()
 
 # The explicit context, rank 3.
 rank, regs = read_spt("ctx_rank00003.spt")
