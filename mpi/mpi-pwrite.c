@@ -836,7 +836,7 @@ static void gather_round(struct slices *S)
 		bytes += 2 * sizeof(uint64_t) + (uint64_t)b->len[i];
 	char *mine = S->ok && bytes <= SP_PWRITE_GATHER_MAX ? malloc(bytes + 1) : NULL;
 	if (!mine)
-		S->ok = 0;
+		S->ok = 0, bytes = 0; /* sends nothing; the write fails on every rank at its end */
 	/* SCOPE_PROFILER_TEST_GATHER_PAST=R (test only): rank R's blocks lie
 	 * past the file, which rank 0 must refuse */
 	const char *past = getenv("SCOPE_PROFILER_TEST_GATHER_PAST");
@@ -848,36 +848,17 @@ static void gather_round(struct slices *S)
 		memcpy(p + sizeof h, (const void *)(uintptr_t)b->mem[i], (size_t)b->len[i]);
 		p += sizeof h + (size_t)b->len[i];
 	}
-	int n = mine ? (int)bytes : 0, *counts = NULL, *displs = NULL, ok = 0;
 	char *all = NULL;
-	uint64_t total = 0;
-	if (W->rank == 0) {
-		counts = calloc((size_t)W->P, sizeof *counts);
-		displs = calloc((size_t)W->P, sizeof *displs);
-	}
-	if (PMPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, W->comm) == MPI_SUCCESS &&
-	    W->rank == 0 && counts && displs) {
-		for (int r = 0; r < W->P; r++) {
-			displs[r] = (int)(total <= INT_MAX ? total : 0);
-			total += counts[r] > 0 ? (uint64_t)counts[r] : 0;
-		}
-		all = total <= INT_MAX ? malloc(total + 1) : NULL;
-		ok = all != NULL;
-	}
-	if (PMPI_Bcast(&ok, 1, MPI_INT, 0, W->comm) != MPI_SUCCESS || !ok) {
-		S->ok = 0; /* every rank fails the write (agreed at its end) */
-	} else if (PMPI_Gatherv(mine, n, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, W->comm) !=
-		   MPI_SUCCESS) {
+	uint64_t total = 0, *counts = NULL;
+	if (gather_bytes(W, mine ? mine : "", bytes, &all, &total, &counts))
 		S->ok = 0;
-	} else {
-		for (int r = 0; W->rank == 0 && S->ok && r < W->P; r++)
-			if (put_gathered(W, all + displs[r], (uint64_t)counts[r]))
-				S->ok = 0;
-		W->recv += total;
+	for (int r = 0, at = 0; W->rank == 0 && S->ok && all && counts && r < W->P; r++) {
+		if (put_gathered(W, all + at, counts[r]))
+			S->ok = 0;
+		at += (int)counts[r]; /* the counts sum to total <= INT32_MAX */
 	}
 	free(all);
 	free(counts);
-	free(displs);
 	free(mine);
 	b->n = 0;
 }
