@@ -1169,8 +1169,8 @@ int sp_pwrite(struct sp_merge_local *l, MPI_Comm comm, const char *path)
 		sp_log(SP_LOG_DEBUG, "finalize", "path=parallel ranks=%d events=%llu "
 		       "rank0_recv_bytes=%llu write=%s names_ms=%.3f scan_ms=%.3f "
 		       "layout_ms=%.3f write_ms=%.3f commit_ms=%.3f", W.P,
-		       (unsigned long long)W.total[N_EVENTS],
-		       (unsigned long long)W.recv, W.gather ? "gather" : "mpiio", (W.t[0] - t0) / 1e6, (W.t[1] - W.t[0]) / 1e6,
+		       (unsigned long long)W.total[N_EVENTS], (unsigned long long)W.recv,
+		       W.gather ? "gather" : "mpiio", (W.t[0] - t0) / 1e6, (W.t[1] - W.t[0]) / 1e6,
 		       (W.t[2] - W.t[1]) / 1e6, (W.t[3] - W.t[2]) / 1e6, (t4 - W.t[3]) / 1e6);
 		if (ret)
 			sp_log(SP_LOG_WARN, "mpi", "could not write %s: %s", path, strerror(-ret));
