@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# MPI_Finalize with the profiler, both finalize paths in one run
-# (SCOPE_PROFILER_FINALIZE=serial: the rank-0 stream; auto: every rank
-# writes its slices through MPI-IO), interleaved per configuration:
+# MPI_Finalize with the profiler, every finalize path in one run
+# (SCOPE_PROFILER_FINALIZE=serial: the rank-0 stream; auto: every rank's
+# slices, gathered to rank 0 for a file of at most 16 MiB, else through
+# MPI-IO; parallel: through MPI-IO at any size), interleaved per
+# configuration:
 #   - against ranks 1, 2, 8, 32, 64 at 100 k events per rank,
 #   - against events per rank 10 k, 100 k, 1 M at 8 ranks.
 # Per configuration: finalize wall time on rank 0 (median of RUNS, min-max),
@@ -14,7 +16,8 @@
 # traffic and memory columns are.
 #   SP_PYTHON=python3-with-h5py tests/bench/mpi/bench-finalize.sh [BUILD_DIR]
 # SP_BENCH_FINALIZE_RUNS (default 3), SP_BENCH_FINALIZE_RANKS ("1 2 8 32 64"),
-# SP_BENCH_FINALIZE_EVENTS ("10000 100000 1000000"), SP_BENCH_FINALIZE_PATHS ("serial auto").
+# SP_BENCH_FINALIZE_EVENTS ("10000 100000 1000000"),
+# SP_BENCH_FINALIZE_PATHS ("serial auto parallel").
 set -euo pipefail
 src=${SP_SOURCE_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
 build=${SP_BUILD_DIR:-${1:-$src/build}}
@@ -29,7 +32,7 @@ bin="$build/tests/bench/mpi/bench-finalize"
 runs=${SP_BENCH_FINALIZE_RUNS:-3}
 read -r -a rank_list <<< "${SP_BENCH_FINALIZE_RANKS:-1 2 8 32 64}"
 read -r -a event_list <<< "${SP_BENCH_FINALIZE_EVENTS:-10000 100000 1000000}"
-read -r -a path_list <<< "${SP_BENCH_FINALIZE_PATHS:-serial auto}"
+read -r -a path_list <<< "${SP_BENCH_FINALIZE_PATHS:-serial auto parallel}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 : > "$work/rows.json"
@@ -62,6 +65,7 @@ def key(k):
 recv = dbg.get('rank0_recv_bytes', key('mpi_finalize_rank0_recv_bytes'))
 row = {'metric': 'mpi_finalize', 'ranks': np_, 'events_per_rank': ev, 'requested': path,
        'path': dbg.get('path') or key('mpi_finalize_path') or 'n/a',
+       'write': dbg.get('write'),  # gather | mpiio (parallel path), None before
        'finalize_s': statistics.median(t), 'finalize_min_s': min(t), 'finalize_max_s': max(t),
        'runs': len(t), 'rank0_recv_bytes': None if recv is None else int(recv),
        'phases_ms': {k[:-3]: float(v) for k, v in dbg.items() if k.endswith('_ms')},
@@ -97,7 +101,8 @@ for r in rows:
     per = (None if r['rank0_recv_bytes'] is None or r['ranks'] < 2
            else round(r['rank0_recv_bytes'] / (r['ranks'] - 1)))
     ph = ' '.join(f'{k} {v:g}' for k, v in r['phases_ms'].items()) or 'n/a'
-    print(f"| {r['path']} ({r['requested']}) | {r['ranks']} | {r['events_per_rank']} "
+    how = r['path'] + (' ' + r['write'] if r.get('write') else '')
+    print(f"| {how} ({r['requested']}) | {r['ranks']} | {r['events_per_rank']} "
           f"| {r['finalize_s']:.3f} ({r['finalize_min_s']:.3f}-{r['finalize_max_s']:.3f}) "
           f"| {na(r['rank0_recv_bytes'])} | {na(per)} "
           f"| {mib(r['hwm_rank0_kb'])} / {mib(r['hwm_rank1_kb'])} | {r['file_bytes']} | {ph} |")
