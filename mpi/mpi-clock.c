@@ -5,9 +5,10 @@
  * keeps the one of shortest round trip. Rank 0 read its clock inside that
  * round trip, so the offset (midpoint minus rank 0's reading) is off by at
  * most half of it. The two offsets give offset + drift, with which the
- * rank's snapshot is mapped onto rank 0's timeline at finalize, unless
- * the rank reads rank 0's very CLOCK_MONOTONIC (same boot and time
- * namespace). Only PMPI calls, on the private communicator.
+ * rank's snapshot is mapped onto rank 0's timeline at finalize. A rank
+ * that reads rank 0's very CLOCK_MONOTONIC (same boot and time namespace)
+ * is neither measured nor mapped: there is nothing to measure (unless the
+ * test skew is set). Only PMPI calls, on the private communicator.
  */
 #define _GNU_SOURCE
 #include "mpi-clock.h"
@@ -67,6 +68,9 @@ static struct {
 	struct sample init;
 	bool same_boot;
 	bool skewed;               /* SCOPE_PROFILER_TEST_CLOCK_SKEW applies */
+	bool measured;             /* this rank takes part in the ping-pongs */
+	int *todo;                 /* rank 0: the ranks it serves, in order */
+	int ntodo;
 	struct lin skew;           /* this rank's share of it */
 	int64_t skew_offset, skew_origin;
 	double skew_ppm;
@@ -135,32 +139,36 @@ static bool parse_skew(const char *s, int rank, int64_t origin)
 	return true;
 }
 
-/* Tell rank r (if it exists) the flag and the ns it may spend on extra
- * ping-pongs: EXTRA_NS while the measurement has taken less than
- * BUDGET_NS, then none. */
-static void tell(MPI_Comm comm, int size, int r, int tag, int64_t flag, int64_t t0)
+/* Tell rank r the flag and the ns it may spend on extra ping-pongs:
+ * EXTRA_NS while the measurement has taken less than BUDGET_NS, then
+ * none. */
+static void tell(MPI_Comm comm, int r, int tag, int64_t flag, int64_t t0)
 {
 	int64_t msg[2] = { flag, sp_monotonic_ns() - t0 < BUDGET_NS ? EXTRA_NS : 0 };
-	if (r < size)
-		PMPI_Send(msg, 2, MPI_INT64_T, r, tag, comm);
+	PMPI_Send(msg, 2, MPI_INT64_T, r, tag, comm);
 }
 
 /*
- * Rank 0's side. Each rank hears "ready" AHEAD ranks before its turn (it
- * naps short from then on) and "go" one rank before (it pings, then waits
- * in its blocking receive for rank 0 to serve it): the naps of the ready
- * ranks are hidden behind the ranks served meanwhile, and only the ready
- * ones wake up often. Then its ping-pongs until it says stop (msg[1] = 0).
+ * Rank 0's side, for the ranks todo[0..n). Each rank hears "ready" AHEAD
+ * ranks before its turn (it naps short from then on) and "go" one rank
+ * before (it pings, then waits in its blocking receive for rank 0 to serve
+ * it): the naps of the ready ranks are hidden behind the ranks served
+ * meanwhile, and only the ready ones wake up often. Then its ping-pongs
+ * until it says stop (msg[1] = 0).
  */
-static void serve(MPI_Comm comm, int size, int64_t flag)
+static void serve(MPI_Comm comm, const int *todo, int n, int64_t flag)
 {
 	int64_t msg[2], t0 = sp_monotonic_ns();
-	for (int r = 1; r <= AHEAD; r++)
-		tell(comm, size, r, TAG_READY, flag, t0);
-	tell(comm, size, 1, TAG_GO, flag, t0);
-	for (int r = 1; r < size; r++) {
-		tell(comm, size, r + AHEAD, TAG_READY, flag, t0);
-		tell(comm, size, r + 1, TAG_GO, flag, t0);
+	for (int i = 0; i < AHEAD && i < n; i++)
+		tell(comm, todo[i], TAG_READY, flag, t0);
+	if (n > 0)
+		tell(comm, todo[0], TAG_GO, flag, t0);
+	for (int i = 0; i < n; i++) {
+		int r = todo[i];
+		if (i + AHEAD < n)
+			tell(comm, todo[i + AHEAD], TAG_READY, flag, t0);
+		if (i + 1 < n)
+			tell(comm, todo[i + 1], TAG_GO, flag, t0);
 		for (int k = 0; k <= MAX_PINGPONGS; k++) {
 			if (PMPI_Recv(msg, 2, MPI_INT64_T, r, TAG_PING, comm,
 				      MPI_STATUS_IGNORE) != MPI_SUCCESS || !msg[1])
@@ -221,9 +229,9 @@ static int ping(MPI_Comm comm, struct sample *out, int64_t *ret_flag)
 }
 
 /*
- * One measurement, collective: rank 0 serves ranks 1..size-1 in turn and
- * tells each `flag`, which lands in *ret_flag; then all wait, idle, for
- * the last one.
+ * One measurement, collective: rank 0 serves the ranks it measures in turn
+ * and tells each `flag`, which lands in *ret_flag (a rank not measured
+ * gets it with "done"); then all wait, idle, for the last one.
  */
 static int measure(MPI_Comm comm, int rank, int size, int64_t flag, struct sample *out,
 		   int64_t *ret_flag)
@@ -232,24 +240,51 @@ static int measure(MPI_Comm comm, int rank, int size, int64_t flag, struct sampl
 	if (rank == 0) {
 		int64_t t = sp_monotonic_ns();
 		*out = (struct sample){ t, t, 0 };
-		serve(comm, size, flag);
+		serve(comm, clk.todo, clk.ntodo, flag);
 		*ret_flag = flag;
-		sp_log(SP_LOG_DEBUG, "clock", "served %d ranks in %.3f ms", size - 1,
+		sp_log(SP_LOG_DEBUG, "clock", "served %d of %d ranks in %.3f ms", clk.ntodo, size - 1,
 		       (double)(sp_monotonic_ns() - t) / 1e6);
-	} else {
+	} else if (clk.measured) {
 		ret = ping(comm, out, ret_flag);
+	} else {
+		*out = (struct sample){ 0, 0, -1 };
 	}
 	/* The end, by a message from rank 0: a rank waiting in a sleep-polled
 	 * MPI_Ibarrier made MPICH's round trips as long as its naps. */
-	int64_t done = 0;
+	int64_t done = flag;
 	MPI_Request req;
 	for (int r = 1; rank == 0 && r < size; r++)
 		PMPI_Send(&done, 1, MPI_INT64_T, r, TAG_DONE, comm);
 	if (rank != 0 &&
 	    (PMPI_Irecv(&done, 1, MPI_INT64_T, 0, TAG_DONE, comm, &req) != MPI_SUCCESS ||
 	     sp_mpi_wait_idle(&req, SHORT_NAP_NS, LONG_NAP_NS)))
-		ret = -EIO;
+		return -EIO;
+	if (rank != 0 && !clk.measured)
+		*ret_flag = done;
 	return ret;
+}
+
+/* Rank 0 learns which ranks it measures: those off its boot or time
+ * namespace, and every rank under the test skew. False if it cannot
+ * (then no rank is measured). */
+static bool plan(MPI_Comm comm, int rank, int size)
+{
+	int need = rank != 0 && clk.measured;
+	int *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
+	int ok = rank != 0 || all;
+	/* every rank learns whether rank 0 has room for the list */
+	if (PMPI_Bcast(&ok, 1, MPI_INT, 0, comm) != MPI_SUCCESS || !ok ||
+	    PMPI_Gather(&need, 1, MPI_INT, all, 1, MPI_INT, 0, comm) != MPI_SUCCESS) {
+		free(all);
+		return false;
+	}
+	if (rank == 0) {
+		for (int r = 1; r < size; r++)
+			if (all[r])
+				all[clk.ntodo++] = r;
+		clk.todo = all;
+	}
+	return true;
 }
 
 void sp_mpi_clock_init(MPI_Comm comm)
@@ -270,6 +305,9 @@ void sp_mpi_clock_init(MPI_Comm comm)
 		return;
 	clk.same_boot = mine[0] && memcmp(mine, root.id, ID_BYTES) == 0;
 	clk.skewed = parse_skew(sp_config.test_clock_skew, rank, root.origin);
+	clk.measured = !clk.same_boot || clk.skewed;
+	if (!plan(comm, rank, size))
+		clk.measured = false; /* and rank 0 serves nobody */
 	int64_t flag;
 	if (measure(comm, rank, size, 1, &clk.init, &flag))
 		clk.init.error = -1;
@@ -365,6 +403,9 @@ void sp_mpi_clock_finalize(struct sp_snapshot *s, MPI_Comm comm)
 	struct sample fin = { 0, 0, -1 };
 	if (measure(comm, rank, size, gather, &fin, &gather))
 		fin.error = -1;
+	free(clk.todo);
+	clk.todo = NULL;
+	clk.ntodo = 0;
 	struct sp_clock_row row;
 	struct lin map;
 	fit(rank, &clk.init, &fin, &row, &map);
@@ -372,10 +413,16 @@ void sp_mpi_clock_finalize(struct sp_snapshot *s, MPI_Comm comm)
 		transform(s, &map);
 	clk.mapped = row.applied;
 	clk.map = map;
-	sp_log(SP_LOG_DEBUG, "clock", "rank %d: offset %lld ns +- %lld at init, %lld +- %lld at "
-	       "finalize, drift %.3f ppm +- %.3f, %s", rank, (long long)row.init_offset,
-	       (long long)row.init_error, (long long)row.final_offset, (long long)row.final_error,
-	       row.drift_ppm, row.drift_error_ppm, row.applied ? "mapped" : "not mapped");
+	if (rank != 0 && !clk.measured)
+		sp_log(SP_LOG_DEBUG, "clock", "rank %d: %s, not measured", rank,
+		       clk.same_boot ? "rank 0's clock (same boot and time namespace)"
+				     : "rank 0 could not plan the measurement");
+	else
+		sp_log(SP_LOG_DEBUG, "clock", "rank %d: offset %lld ns +- %lld at init, %lld +- %lld "
+		       "at finalize, drift %.3f ppm +- %.3f, %s", rank, (long long)row.init_offset,
+		       (long long)row.init_error, (long long)row.final_offset,
+		       (long long)row.final_error, row.drift_ppm, row.drift_error_ppm,
+		       row.applied ? "mapped" : "not mapped");
 	if (gather && PMPI_Gather(&row, sizeof row, MPI_BYTE, all, sizeof row, MPI_BYTE, 0,
 				  comm) == MPI_SUCCESS && rank == 0) {
 		clk.rows = all;
