@@ -120,11 +120,13 @@ bool sp_safe_is_ours(const struct sp_safe_file *f, int fd)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-int sp_safe_commit(struct sp_safe_file *f)
+int sp_safe_commit(struct sp_safe_file *f, bool durable)
 {
 	if (renameat(f->dirfd, f->tmp, f->dirfd, f->base) < 0)
 		return -errno;
 	f->committed = true;
+	if (!durable)
+		return 0;
 	int d = openat(f->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d >= 0) {
 		fsync(d);

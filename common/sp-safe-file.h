@@ -51,9 +51,11 @@ bool sp_safe_is_ours(const struct sp_safe_file *f, int fd);
 /*
  * sp_safe_commit() - rename the temporary over the output, in the same
  * directory (renameat: a symlink at the output is replaced, never
- * followed), then fsync the directory. Return: 0 or a negative errno.
+ * followed), then, if durable, fsync the directory (the name survives a
+ * crash of the machine, not only of the process). Return: 0 or a negative
+ * errno.
  */
-int sp_safe_commit(struct sp_safe_file *f);
+int sp_safe_commit(struct sp_safe_file *f, bool durable);
 
 /* sp_safe_close() - close descriptors, remove the temporary if it was not
  * committed, free the names. */

@@ -719,7 +719,7 @@ int sp_writer_publish(struct sp_writer *w)
 	if (!ret && fsync(w->out.fd) < 0)
 		ret = -errno;
 	if (!ret)
-		ret = sp_safe_commit(&w->out);
+		ret = sp_safe_commit(&w->out, true);
 	sp_writer_destroy(w);
 	return ret;
 }
