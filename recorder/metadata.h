@@ -56,7 +56,7 @@ struct sp_run_info {
 	double count_cost_ns;       /* a counted-only call over empty hooks, <0 unknown */
 	double sample_bias_ns;      /* taken off each sampled call's duration, <0 unknown */
 	int64_t alloc_ns;           /* allocating and faulting in event memory */
-	int64_t startup_ns;         /* launcher exec to the end of the constructor, <0 unknown */
+	int64_t startup_ns;         /* the launcher's start to the end of the constructor, <0 unknown */
 	/* Auto-throttle settings (throttle_calls 0: off; then none is written). */
 	int64_t throttle_calls, throttle_mean_ns, throttle_sample;
 	int64_t throttle_early_calls; /* the early decision's calls, 0 none */
