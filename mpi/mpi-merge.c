@@ -262,7 +262,8 @@ static void pack_events(const struct sp_merge_local *l, uint64_t first, uint64_t
 
 /* The next n MPI values (the events of the MPI rows, row order) as columns:
  * bytes (int64), peer, root, tag, comm, call site (int32). */
-void sp_merge_pack_mpi(const struct sp_merge_local *l, struct sp_merge_cursor *c, uint64_t n, char *buf)
+void sp_merge_pack_mpi(const struct sp_merge_local *l, struct sp_merge_cursor *c, uint64_t n,
+		       char *buf)
 {
 	const struct sp_snapshot *s = &l->s;
 	int64_t *bytes = (int64_t *)buf;

@@ -69,7 +69,8 @@ bool sp_clock_init(enum sp_clock_mode mode)
 		break;
 	}
 	read_pair(&ref_tick, &ref_ns);
-	sp_log(SP_LOG_DEBUG, "clock", "hot-path ticks from %s", sp_clock_tsc ? "the TSC" : "CLOCK_MONOTONIC");
+	sp_log(SP_LOG_DEBUG, "clock", "hot-path ticks from %s",
+	       sp_clock_tsc ? "the TSC" : "CLOCK_MONOTONIC");
 	return sp_clock_tsc;
 }
 
