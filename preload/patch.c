@@ -473,24 +473,32 @@ static int set_prot(uintptr_t lo, uintptr_t hi, int prot, bool w)
 	return mprotect((void *)lo, hi - lo, w ? PROT_READ | PROT_WRITE | PROT_EXEC : prot) == 0 ? 0 : -errno;
 }
 
-/* The runs of pages of the jobs (sorted by page): one mprotect each. */
-static unsigned runs_end(const struct job *j, unsigned n, unsigned i)
+/* The runs of pages of the jobs (sorted by page), one mprotect each: the
+ * run that starts at job i ends before the returned job, its pages end at
+ * *ret_hi. */
+static unsigned run_at(const struct job *j, unsigned n, unsigned i, uintptr_t *ret_hi)
 {
 	uintptr_t hi = j[i].hi;
 	unsigned k = i + 1;
 	for (; k < n && j[k].lo <= hi && j[k].prot == j[i].prot; k++)
 		if (j[k].hi > hi)
 			hi = j[k].hi;
+	*ret_hi = hi;
 	return k;
 }
 
-static uintptr_t runs_hi(const struct job *j, unsigned i, unsigned k)
+/* Every run's pages back to their protection: 0 or the first -errno. */
+static int restore_runs(const struct job *j, unsigned n)
 {
-	uintptr_t hi = 0;
-	for (unsigned x = i; x < k; x++)
-		if (j[x].hi > hi)
-			hi = j[x].hi;
-	return hi;
+	int ret = 0;
+	for (unsigned i = 0, k; i < n; i = k) {
+		uintptr_t hi;
+		k = run_at(j, n, i, &hi);
+		int rc = set_prot(j[i].lo, hi, j[i].prot, false);
+		if (rc < 0 && !ret)
+			ret = rc;
+	}
+	return ret;
 }
 
 static void refuse(struct site *s, uintptr_t ret, int err)
@@ -518,17 +526,18 @@ static void log_patched(uint32_t region)
 static void write_jobs(struct job *j, unsigned n)
 {
 	qsort(j, n, sizeof *j, job_cmp);
-	for (unsigned i = 0; i < n; i = runs_end(j, n, i)) {
-		int rc = set_prot(j[i].lo, runs_hi(j, i, runs_end(j, n, i)), j[i].prot, true);
+	for (unsigned i = 0, k; i < n; i = k) {
+		uintptr_t hi;
+		k = run_at(j, n, i, &hi);
+		int rc = set_prot(j[i].lo, hi, j[i].prot, true);
 		if (rc < 0) {
 			stop(rc == -EACCES || rc == -EPERM
 			     ? "the kernel refused to make code writable (W^X policy: SELinux execmod/execmem, "
 			       "PaX MPROTECT or a seccomp filter)"
 			     : "mprotect of the code failed", -rc);
-			for (unsigned k = 0; k < i; k = runs_end(j, n, k))
-				(void)set_prot(j[k].lo, runs_hi(j, k, runs_end(j, n, k)), j[k].prot, false);
-			for (unsigned k = 0; k < n; k++)
-				refuse(j[k].s, j[k].ret, rc);
+			(void)restore_runs(j, i); /* the runs before this one */
+			for (unsigned x = 0; x < n; x++)
+				refuse(j[x].s, j[x].ret, rc);
 			return;
 		}
 	}
@@ -567,9 +576,9 @@ static void write_jobs(struct job *j, unsigned n)
 		batches++;
 		batch_sites += n;
 	}
-	for (unsigned i = 0; i < n; i = runs_end(j, n, i))
-		if (set_prot(j[i].lo, runs_hi(j, i, runs_end(j, n, i)), j[i].prot, false) < 0)
-			stop("restoring the protection of patched code failed", errno);
+	int rc4 = restore_runs(j, n);
+	if (rc4 < 0)
+		stop("restoring the protection of patched code failed", -rc4);
 	/* (the NOPs are in place all the same) */
 }
 
