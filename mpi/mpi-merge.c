@@ -607,11 +607,84 @@ void sp_merge_warn_dropped(uint64_t dropped, int ranks, bool written)
 		       ranks, ranks == 1 ? "" : "s", written ? "; counts are in the file" : "");
 }
 
+/*
+ * The self-measured costs the overhead estimate multiplies (docs/FORMAT.md,
+ * "Self-measurement"), over every rank rather than rank 0's alone: each
+ * process measures its own, and one rank's measurement of the counted
+ * call varies from process to process (0.5-2.6 ns on the 2-core VM, for
+ * the same ~1.3 ns paid per call). The per-call costs are means weighted
+ * by each rank's calls of that kind (unweighted when no rank has any), so
+ * the file's calls x cost is the sum of the ranks' own estimates; the
+ * start-up and memory times are means over the ranks (the estimate counts
+ * them once per rank). Rank 0 keeps them for sp_merge_meta.
+ */
+/* Per cost: sum of cost x calls, sum of calls, sum of costs, ranks. */
+enum { C_WSUM, C_W, C_SUM, C_RANKS, C_PER };
+enum { C_COUNT = 0, C_CALL = C_PER, C_START = 2 * C_PER, C_ALLOC = 3 * C_PER, C_N = 4 * C_PER };
+static double costs[C_N];
+static bool costs_known;
+
+/* This rank's cost at `at` (< 0: not measured) with its number of calls. */
+static void add_cost(double *v, int at, double cost, double calls)
+{
+	if (!(cost >= 0))
+		return;
+	v[at + C_WSUM] += cost * calls;
+	v[at + C_W] += calls;
+	v[at + C_SUM] += cost;
+	v[at + C_RANKS] += 1;
+}
+
+/* Collective on comm: rank 0 gets the sums of every rank's costs. */
+static void reduce_costs(const struct sp_merge_local *l, bool mine, MPI_Comm comm)
+{
+	double v[C_N] = { 0 }, unused[C_N];
+	struct sp_run_info run;
+	sp_run_info_init(&run, sp_mpi_world_rank, sp_mpi_world_size);
+	if (mine) {
+		double counted = 0, timed = 0;
+		for (uint32_t i = 0; i < l->s.nrows; i++) {
+			const struct sp_snap_row *r = &l->s.rows[i];
+			uint64_t t = r->throttle_timed < r->throttled_calls ? r->throttle_timed
+									     : r->throttled_calls;
+			counted += (double)(r->throttled_calls - t);
+			timed += (double)(r->count + t);
+		}
+		add_cost(v, C_COUNT, run.count_cost_ns, counted);
+		add_cost(v, C_CALL, run.call_cost_ns, timed);
+		add_cost(v, C_START, (double)run.startup_ns, 1);
+		add_cost(v, C_ALLOC, (double)run.alloc_ns, 1);
+		sp_log(SP_LOG_DEBUG, "finalize", "costs: rank %d: %.0f counted x %.6f ns, %.0f timed x "
+		       "%.6f ns, start-up %lld ns, memory %lld ns", sp_mpi_world_rank, counted,
+		       run.count_cost_ns, timed, run.call_cost_ns, (long long)run.startup_ns,
+		       (long long)run.alloc_ns);
+	}
+	bool root = sp_mpi_world_rank == 0;
+	costs_known = PMPI_Reduce(root ? MPI_IN_PLACE : v, root ? v : unused, C_N, MPI_DOUBLE,
+				  MPI_SUM, 0, comm) == MPI_SUCCESS;
+	if (costs_known && root)
+		memcpy(costs, v, sizeof costs);
+}
+
+/* The mean of the ranks' costs at `at`, weighted by their calls (plain
+ * when none had a call of that kind), or `own` when no rank measured it. */
+static double mean_cost(int at, double own)
+{
+	const double *c = costs + at;
+	if (!costs_known || c[C_RANKS] <= 0)
+		return own;
+	return c[C_W] > 0 ? c[C_WSUM] / c[C_W] : c[C_SUM] / c[C_RANKS];
+}
+
 int sp_merge_meta(struct sp_run_meta *meta, int64_t t0, uint64_t dropped, const char *path,
 		  uint64_t recv_bytes)
 {
 	struct sp_run_info run;
 	sp_run_info_init(&run, 0, sp_mpi_world_size);
+	run.count_cost_ns = mean_cost(C_COUNT, run.count_cost_ns);
+	run.call_cost_ns = mean_cost(C_CALL, run.call_cost_ns);
+	run.startup_ns = (int64_t)mean_cost(C_START, (double)run.startup_ns);
+	run.alloc_ns = (int64_t)mean_cost(C_ALLOC, (double)run.alloc_ns);
 	int ret = sp_meta_collect(meta, &run);
 	if (!ret)
 		ret = sp_meta_set_int(meta, SP_META_DROPPED, (int64_t)dropped);
@@ -821,6 +894,7 @@ void sp_mpi_before_finalize(void)
 		bool stream = want_stream(comm, copy);
 		/* a big snapshot stays a plan for the parallel write */
 		sp_merge_local_take(&l, mine, !stream);
+		reduce_costs(&l, mine, comm);
 		sp_mpi_clock_finalize(&l.s, comm); /* onto rank 0's timeline */
 		int ret = stream ? SP_PWRITE_FALLBACK : sp_pwrite(&l, comm, sp_config.output);
 		/* the stream (and the test copy) takes every event in memory */

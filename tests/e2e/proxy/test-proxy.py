@@ -13,7 +13,13 @@ engages):
       the step, the exact number of calls (event_counts + throttled_counts,
       from `summary --json` and independently from the file with h5py)
       equals the formula of examples/proxy/README.md;
-  (c) MPI counts per rank (Isend, Irecv, Waitall, Allreduce, Reduce).
+  (c) MPI counts per rank (Isend, Irecv, Waitall, Allreduce, Reduce);
+  (d) with the default settings, the self-measured costs in the file's
+      metadata are the ranks' own (SCOPE_PROFILER_DEBUG=finalize prints
+      each rank's) averaged: the counted and timed call costs weighted by
+      each rank's calls of that kind, whose sums over the ranks are the
+      file's counted (throttled - timed) and timed (events + timed) calls;
+      start-up and memory as plain means.
 Whether a function is throttled by default is not assumed: only the sum is
 checked (and that --throttle-calls 0 throttles nothing). The formulas are
 checked to fail when N, ITER or the rank are perturbed, so the comparison
@@ -206,6 +212,48 @@ def check_profile(label, path, plain_out, out, err):
     return throttled
 
 
+COSTS = re.compile(r"^scope-profiler: debug: finalize: costs: rank (\d+): (\d+) counted x "
+                   r"(-?[\d.]+) ns, (\d+) timed x (-?[\d.]+) ns, start-up (-?\d+) ns, "
+                   r"memory (\d+) ns$", re.M)
+
+
+def check_costs(path, err):
+    """(d): the file's costs against the ranks' own, printed at finalize."""
+    ranks = {int(m[1]): [float(x) for x in m.groups()[1:]] for m in COSTS.finditer(err)}
+    check(sorted(ranks) == list(range(NP)), "costs: every rank printed its own (%s)" % sorted(ranks))
+    if sorted(ranks) != list(range(NP)):
+        return
+    f = h5py.File(path, "r")
+    meta = f["metadata"].attrs
+    idx = f["rank_region_index"]
+    thr, timed = idx["throttled_counts"][:], idx["throttled_timed_counts"][:]
+    counted = int(sum(int(t) - min(int(k), int(t)) for t, k in zip(thr, timed)))
+    ontime = int(sum(int(e) for e in idx["event_counts"][:])) + \
+        int(sum(min(int(k), int(t)) for t, k in zip(thr, timed)))
+    v = list(ranks.values())
+    check(sum(r[0] for r in v) == counted and counted > 0,
+          "costs: the ranks' counted calls sum to the file's (%d)" % counted)
+    check(sum(r[2] for r in v) == ontime,
+          "costs: the ranks' timed calls sum to the file's events + timed (%d)" % ontime)
+
+    def wmean(c, n):
+        w = [r for r in v if r[c] >= 0]
+        tot = sum(r[n] for r in w)
+        return sum(r[c] * r[n] for r in w) / tot if tot else sum(r[c] for r in w) / len(w)
+    for key, want, tol in (
+            ("profiler_count_cost_ns", wmean(1, 0), 1e-5),
+            ("profiler_call_cost_ns", wmean(3, 2), 1e-5),
+            ("profiler_startup_ns", sum(r[4] for r in v) / NP, 2.0 / 1e6),
+            ("profiler_alloc_ns", sum(r[5] for r in v) / NP, 2.0 / 1e6)):
+        got = float(meta[key])
+        check(abs(got - want) <= tol * max(1.0, abs(want)),
+              "costs: %s %.6g is the ranks' mean %.6g" % (key, got, want))
+    # rank 0's own start-up is not what the file says when the ranks differ
+    if abs(ranks[0][4] - ranks[1][4]) > 1000:
+        check(abs(float(meta["profiler_startup_ns"]) - ranks[0][4]) > 100,
+              "costs: profiler_startup_ns is not rank 0's alone")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="sp-e2e-proxy-")
     try:
@@ -216,8 +264,11 @@ def main():
         check(empty_out == plain_out, "instrumented binary on glibc's empty hooks: same output")
 
         path = os.path.join(tmp, "defaults.h5")
+        ENV["SCOPE_PROFILER_DEBUG"] = "finalize"
         out, err = run(MPIRUN + [CLI, "run", "-o", path, "--", PROXY] + ARGS)
+        del ENV["SCOPE_PROFILER_DEBUG"]
         check_profile("defaults", path, plain_out, out, err)
+        check_costs(path, err)
         if SFX:
             print("note: %s runs the default settings only (the throttle cases are the "
                   "default family's)" % FAMILY)
