@@ -220,7 +220,8 @@ COSTS = re.compile(r"^scope-profiler: debug: finalize: costs: rank (\d+): (\d+) 
 def check_costs(path, err):
     """(d): the file's costs against the ranks' own, printed at finalize."""
     ranks = {int(m[1]): [float(x) for x in m.groups()[1:]] for m in COSTS.finditer(err)}
-    check(sorted(ranks) == list(range(NP)), "costs: every rank printed its own (%s)" % sorted(ranks))
+    check(sorted(ranks) == list(range(NP)),
+          "costs: every rank printed its own (%s)" % sorted(ranks))
     if sorted(ranks) != list(range(NP)):
         return
     f = h5py.File(path, "r")
