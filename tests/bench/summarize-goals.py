@@ -39,9 +39,29 @@ def val(r, *keys):
     return None
 
 
+def breakeven(es, el, ps, pl):
+    """(steps, empty-hooks wall there [s], fixed cost [ms], saving a step [ms])
+    where two variants' walls cross, each a line through its short and long
+    shape's medians; None when a record is missing or the lines do not cross."""
+    def line(short, long_):
+        if not short or not long_ or "median" not in short or "median" not in long_:
+            return None
+        i0, i1 = (int(r["args"].split("-i ")[1].split()[0]) for r in (short, long_))
+        if i1 == i0:
+            return None
+        b = (long_["median"] - short["median"]) / (i1 - i0)
+        return short["median"] - b * i0, b
+    e, p = line(es, el), line(ps, pl)
+    if not e or not p or e[1] <= p[1]:
+        return None
+    steps = (p[0] - e[0]) / (e[1] - p[1])
+    return steps, e[0] + e[1] * steps, 1e3 * (p[0] - e[0]), 1e3 * (e[1] - p[1])
+
+
 def main():
     recs = records()
     rows = []
+    print_notes = []
 
     def goal(metric, measured, limit, unit, note=""):
         met = None if measured is None else measured <= limit
@@ -150,6 +170,14 @@ def main():
              (r or {}).get("note") or ("goal is strictly below 1.0 x" if v == "patch" else ""))
         if v == "patch" and rows[-1][1] is not None:
             rows[-1] = rows[-1][:4] + (rows[-1][1] < 1.0,) + rows[-1][5:]
+    # Where --patch starts to pay on 8 ranks: the step count at which the
+    # short and long shapes' walls, as straight lines in the step count
+    # (fixed start-up and finalize + a cost per step), cross. Informational.
+    be = breakeven(px("empty", 8), lg("empty"), px("patch", 8), lg("patch"))
+    print_notes.append(
+        "proxy 8 ranks: --patch below the empty hooks from ~%.1f steps (a %.2f s job with "
+        "the empty hooks; fixed cost %+.0f ms, %.1f ms less a step)" % be if be else
+        "proxy 8 ranks: --patch break-even not computed (a shape or variant missing)")
     # The overhead estimate against what the run paid (within 1.5x either way:
     # the goal is on max(est/paid, paid/est)).
     for v in ("defaults", "everything"):
@@ -158,6 +186,10 @@ def main():
             goal("proxy %d rank%s %s: overhead estimate off by" % (n, "s" if n > 1 else "", v),
                  max(e, 1 / e) if e else None, 1.5, "x",
                  "estimate / paid = %.3f" % e if e else "")
+    e = val(lg("defaults"), "estimate_to_paid")
+    goal("proxy 8 ranks %s defaults: overhead estimate off by" % (lg("defaults") or {}).get(
+        "args", "long"), max(e, 1 / e) if e else None, 1.5, "x",
+         "estimate / paid = %.3f" % e if e else "")
     rss = val(px("defaults", 8), "rss_over_app_mib")
     goal("proxy 8 ranks: defaults RSS per rank over app", rss, 64, "MiB",
          "worst rank's peak RSS over its empty-hooks run; everything recorded: +%.1f MiB"
@@ -169,6 +201,8 @@ def main():
         m = "not run" if measured is None else "%.3f %s" % (measured, unit)
         print("%-48s %12s %10s %5s  %s" % (metric, m, "<= %g %s" % (limit, unit),
                                            "-" if met is None else "yes" if met else "no", note))
+    for note in print_notes:
+        print(note)
     for metric, measured, limit, unit, met, note in rows:
         print(json.dumps({"benchmark": "goals", "metric": metric, "measured": measured,
                           "goal": "<= %g %s" % (limit, unit), "met": met, "note": note}))
