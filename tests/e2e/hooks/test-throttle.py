@@ -13,7 +13,7 @@ program measures itself. The same check fails for THROTTLE_TIMING=estimate
 (count x the mean before the throttle), so it can fail. Exits 77 when gcc
 is missing.
 """
-import json, os, shutil, statistics, subprocess, sys, tempfile
+import json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 import h5py
 
@@ -197,6 +197,27 @@ def main():
         check(env_out.returncode == 0 and "SCOPE_PROFILER_OUTPUT=" in env_out.stdout
               and "SCOPE_PROFILER_LAUNCH_NS" not in env_out.stdout,
               "the program's environment has no SCOPE_PROFILER_LAUNCH_NS")
+        # The start-up counts from the launcher's start when it says when
+        # (SCOPE_PROFILER_LAUNCH_NS, CLOCK_MONOTONIC ns), else from the
+        # library's constructor; a value in the future, over a minute old or
+        # not a number is ignored.
+        def startup_s(launch):
+            path = os.path.join(tmp, "startup.h5")
+            env = dict(os.environ, SCOPE_PROFILER_OUTPUT=path, LD_PRELOAD=LIB)
+            if launch is not None:
+                env["SCOPE_PROFILER_LAUNCH_NS"] = launch
+            if os.path.exists(path):
+                os.unlink(path)
+            subprocess.run([exe, "threads", "10"], env=env, check=True, capture_output=True)
+            with h5py.File(path) as g:
+                return int(g["metadata"].attrs["profiler_startup_ns"]) / 1e9
+        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        for launch, lo, hi in ((str(now - 2_000_000_000), 2.0, 30.0), (None, 0.0, 1.0),
+                               (str(now + 10_000_000_000), 0.0, 1.0),
+                               (str(now - 120_000_000_000), 0.0, 1.0), ("12x", 0.0, 1.0)):
+            got = startup_s(launch)
+            check(lo <= got < hi, "SCOPE_PROFILER_LAUNCH_NS=%s: profiler_startup_ns %.3f s in "
+                  "[%g, %g) s" % (launch, got, lo, hi))
         bogus = subprocess.run([exe, "threads", "10"], env=dict(os.environ, SCOPE_PROFILER_CLOCK="bogus",
                                SCOPE_PROFILER_OUTPUT=os.path.join(tmp, "bogus.h5"), LD_PRELOAD=LIB),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
