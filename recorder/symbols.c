@@ -631,7 +631,8 @@ static void index_symbols(struct module *m)
  * (libdwfl 0.188's rules; test-functions checks them against libdwfl on
  * libc's and libstdc++'s aliases). NULL when that rule is not certain to
  * be libdwfl's (no sized symbol starts there, an earlier symbol covers the
- * address, or the choice is not a function): the caller asks libdwfl.
+ * address, a sizeless symbol there binds higher, or the choice is not a
+ * function): the caller asks libdwfl.
  */
 static const char *indexed_name(struct module *m, Dwarf_Addr addr, bool any_type)
 {
@@ -648,14 +649,22 @@ static const char *indexed_name(struct module *m, Dwarf_Addr addr, bool any_type
 	if (lo == m->nsyms || m->syms[lo].value != addr || m->syms[lo].end_before > addr)
 		return NULL;
 	const struct fsym *best = NULL;
+	int sizeless = -1; /* the highest binding of a sizeless symbol there */
 	for (size_t i = lo; i < m->nsyms && m->syms[i].value == addr; i++) {
-		if (m->syms[i].size == 0)
+		if (m->syms[i].size == 0) {
+			if (m->syms[i].bind > sizeless)
+				sizeless = m->syms[i].bind;
 			continue;
+		}
 		if (!best || m->syms[i].bind > best->bind ||
 		    (m->syms[i].bind == best->bind && m->syms[i].size < best->size))
 			best = &m->syms[i]; /* ties: the first (entries sort by index) */
 	}
-	if (!best || (!best->code && !any_type))
+	/* A sizeless symbol of a higher binding at the same address (a global
+	 * section-end marker on a local object: __TMC_END__ at the end of
+	 * .data on completed.0 at the start of .bss) is libdwfl's choice
+	 * there: not certain either. */
+	if (!best || (!best->code && !any_type) || sizeless > (int)best->bind)
 		return NULL;
 	GElf_Sym sym;
 	GElf_Addr value;

@@ -13,6 +13,7 @@ struct sp_chunk {
 	size_t capacity;        /* events */
 	size_t used;            /* valid once the thread moved on, or at flush */
 	size_t mapped;          /* bytes if mmap'ed, 0 if malloc'ed */
+	size_t ready;           /* events of it populated (all if malloc'ed) */
 	struct sp_event events[];
 };
 
