@@ -62,16 +62,25 @@ static atomic_int populate_by_madvise = 1; /* 0 once the kernel refused it */
  * false when the kernel has no MADV_POPULATE_WRITE. */
 static bool populate(struct sp_chunk *c, size_t from, size_t to)
 {
-	uintptr_t page = 4096, a = ((uintptr_t)c + from) & ~(page - 1);
+	uintptr_t page = (uintptr_t)getpagesize(), a = ((uintptr_t)c + from) & ~(page - 1);
 	uintptr_t b = ((uintptr_t)c + to + page - 1) & ~(page - 1);
 	if (b > (uintptr_t)c + c->mapped)
 		b = (uintptr_t)c + c->mapped;
-	if (madvise((void *)a, b - a, MADV_POPULATE_WRITE) == 0)
-		return true;
+	int saved = errno; /* a hook's caller keeps its errno */
+	/* SCOPE_PROFILER_TEST_NO_MADV_POPULATE (test only): as a kernel
+	 * before 5.14 answers */
+	static int no_madv = -1;
+	if (no_madv < 0)
+		no_madv = getenv("SCOPE_PROFILER_TEST_NO_MADV_POPULATE") != NULL;
+	bool ok = !no_madv && madvise((void *)a, b - a, MADV_POPULATE_WRITE) == 0;
+	if (no_madv)
+		errno = EINVAL;
 	/* EINVAL: a kernel before 5.14. Anything else (ENOMEM, EFAULT, an
 	 * interrupted call): the pages fault in one by one as written,
 	 * which MAP_POPULATE's silent failure left too. */
-	return errno != EINVAL;
+	bool supported = ok || errno != EINVAL;
+	errno = saved;
+	return supported;
 }
 
 /* The current mapped chunk has unpopulated room: populate the next part
