@@ -241,13 +241,14 @@ def check_costs(path, err):
         w = [r for r in v if r[c] >= 0]
         tot = sum(r[n] for r in w)
         return sum(r[c] * r[n] for r in w) / tot if tot else sum(r[c] for r in w) / len(w)
+    # the costs printed to 1e-6 ns; the times are whole ns (the mean truncated)
     for key, want, tol in (
-            ("profiler_count_cost_ns", wmean(1, 0), 1e-5),
-            ("profiler_call_cost_ns", wmean(3, 2), 1e-5),
-            ("profiler_startup_ns", sum(r[4] for r in v) / NP, 2.0 / 1e6),
-            ("profiler_alloc_ns", sum(r[5] for r in v) / NP, 2.0 / 1e6)):
+            ("profiler_count_cost_ns", wmean(1, 0), 1e-5 * max(1.0, wmean(1, 0))),
+            ("profiler_call_cost_ns", wmean(3, 2), 1e-5 * max(1.0, wmean(3, 2))),
+            ("profiler_startup_ns", sum(r[4] for r in v) / NP, 1.0),
+            ("profiler_alloc_ns", sum(r[5] for r in v) / NP, 1.0)):
         got = float(meta[key])
-        check(abs(got - want) <= tol * max(1.0, abs(want)),
+        check(abs(got - want) <= tol,
               "costs: %s %.6g is the ranks' mean %.6g" % (key, got, want))
     # rank 0's own start-up is not what the file says when the ranks differ
     if abs(ranks[0][4] - ranks[1][4]) > 1000:
