@@ -69,9 +69,12 @@ static bool populate(struct sp_chunk *c, size_t from, size_t to)
 	int saved = errno; /* a hook's caller keeps its errno */
 	/* SCOPE_PROFILER_TEST_NO_MADV_POPULATE (test only): as a kernel
 	 * before 5.14 answers */
-	static int no_madv = -1;
-	if (no_madv < 0)
+	static atomic_int test_no_madv = -1;
+	int no_madv = atomic_load_explicit(&test_no_madv, memory_order_relaxed);
+	if (no_madv < 0) {
 		no_madv = getenv("SCOPE_PROFILER_TEST_NO_MADV_POPULATE") != NULL;
+		atomic_store_explicit(&test_no_madv, no_madv, memory_order_relaxed);
+	}
 	bool ok = !no_madv && madvise((void *)a, b - a, MADV_POPULATE_WRITE) == 0;
 	if (no_madv)
 		errno = EINVAL;
