@@ -174,10 +174,13 @@ def main():
     # short and long shapes' walls, as straight lines in the step count
     # (fixed start-up and finalize + a cost per step), cross. Informational.
     be = breakeven(px("empty", 8), lg("empty"), px("patch", 8), lg("patch"))
-    print_notes.append(
-        "proxy 8 ranks: --patch below the empty hooks from ~%.1f steps (a %.2f s job with "
-        "the empty hooks; fixed cost %+.0f ms, %.1f ms less a step)" % be if be else
-        "proxy 8 ranks: --patch break-even not computed (a shape or variant missing)")
+    if be:
+        print_notes.append(
+            "proxy 8 ranks: --patch below the empty hooks from ~%.1f steps (a %.2f s job with "
+            "the empty hooks; fixed cost %+.0f ms, %.1f ms less a step)" % be)
+    elif px("empty", 8):
+        print_notes.append("proxy 8 ranks: --patch break-even not computed (the long shape, "
+                           "the patch variant or a crossing missing)")
     # The overhead estimate against what the run paid (within 1.5x either way:
     # the goal is on max(est/paid, paid/est)).
     for v in ("defaults", "everything"):
