@@ -34,6 +34,10 @@ static pthread_mutex_t finalize_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool config_loaded;
 static bool keep_spill; /* the file could not be written: the spill file stays */
 static bool is_exec_child; /* started by a profiled process (resolve_output) */
+/* The output's name is the same for every rank of a launcher's job (no %p
+ * or %r): one that writes without MPI's merge names its own (write_local). */
+static bool name_shared;
+static char *rank_output; /* that name, once chosen */
 
 enum sp_state sp_lifecycle_state(void)
 {
@@ -168,6 +172,7 @@ static int resolve_output(void)
 	}
 	if (!ret && !child)
 		export_template(tmpl);
+	name_shared = !child && !sp_output_template_per_process(tmpl);
 	if (ret || (ret = set_output(path)) < 0) {
 		free(path);
 		sp_log(SP_LOG_WARN, "lifecycle", "cannot name the output %s: %s; nothing is recorded",
@@ -349,13 +354,37 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 	return ret;
 }
 
+/* A rank above 0 of a launcher's job that writes without MPI's merge (a
+ * program without MPI_Init under mpirun, or started with the preload that
+ * has no MPI layer) writes <output>.rank<R><ext>, not world rank 0's name,
+ * which every rank would otherwise write over. A previous file of that
+ * name is kept aside once (a checkpoint writes it again). */
+static const char *local_output(void)
+{
+	int rank = sp_launcher_rank();
+	if (rank_output || !name_shared || rank <= 0)
+		return rank_output ? rank_output : sp_config.output;
+	char *moved = NULL, *own = NULL;
+	if (sp_output_path_for_rank(sp_config.output, rank, &own) < 0)
+		return sp_config.output;
+	rank_output = own;
+	int ret = sp_output_path_rotate(own, &moved);
+	if (ret > 0)
+		sp_log(SP_LOG_WARN, "lifecycle", "%s exists: kept it as %s", own, moved);
+	else if (ret < 0)
+		sp_log(SP_LOG_WARN, "lifecycle", "%s exists and could not be kept aside (%s): it "
+		       "will be replaced", own, strerror(-ret));
+	free(moved);
+	return own;
+}
+
 int sp_lifecycle_write_local(void)
 {
 	/* An exec'd child that recorded nothing (the shell of system(), a
 	 * tool without instrumentation) writes no file of its own. */
 	if (is_exec_child && sp_region_count() == 0)
 		return 0;
-	return sp_lifecycle_write_rank(sp_config.output, 0, 1);
+	return sp_lifecycle_write_rank(local_output(), 0, 1);
 }
 
 /*
@@ -387,6 +416,9 @@ static void forked_child(void)
 	}
 	free(sp_config.output);
 	sp_config.output = out;
+	free(rank_output); /* the parent's: this child's name has its pid */
+	rank_output = NULL;
+	name_shared = false;
 	sp_lifecycle_mpi_owned = false;
 	open_spill();
 	atomic_store(&sp_recording, 1);

@@ -112,8 +112,12 @@ int sp_output_path_expand(const char *tmpl, const struct sp_path_values *v, char
 			}
 			break;
 		case 'r':
-			snprintf(num, sizeof num, "%d", v->rank);
-			fputs(num, f);
+			if (tpl) {
+				fputs("%r", f);
+			} else {
+				snprintf(num, sizeof num, "%d", v->rank);
+				fputs(num, f);
+			}
 			break;
 		case 'h':
 			put(f, v->host ? v->host : "localhost", tpl);
@@ -230,6 +234,25 @@ int sp_output_path_for_pid(const char *path, pid_t pid, char **ret)
 	char infix[32];
 	snprintf(infix, sizeof infix, "pid%d", (int)pid);
 	return with_infix(path, infix, ret);
+}
+
+int sp_output_path_for_rank(const char *path, int rank, char **ret)
+{
+	char infix[32];
+	snprintf(infix, sizeof infix, "rank%d", rank);
+	return with_infix(path, infix, ret);
+}
+
+bool sp_output_template_per_process(const char *tmpl)
+{
+	for (const char *c = tmpl; *c; c++) {
+		if (c[0] != '%' || !c[1])
+			continue;
+		c++;
+		if (*c == 'p' || *c == 'r')
+			return true;
+	}
+	return false;
 }
 
 int sp_output_path_fallback(const char *path, char **ret)

@@ -28,7 +28,9 @@ struct sp_path_values {
 	const char *host;     /* %h */
 	const char *job;      /* %j */
 	int64_t start_s;      /* %t: UTC seconds, written YYYYMMDDTHHMMSSZ */
-	bool keep_pid;        /* leave %p as it is (run: the program's pid is not known yet) */
+	bool keep_pid;        /* leave %p and %r as they are (run: the program's pid is not
+			       * known yet, and the program decides whether %r names its own
+			       * file; the rank is the same there) */
 };
 
 /* This process's values: getpid(), the rank from the launcher's
@@ -63,6 +65,11 @@ SP_HIDDEN int sp_output_path_check(const char *path);
 /* The file of an exec'd child: out.h5 -> out.pid<N>.h5 (before the last
  * extension of the file name; none: appended). Returns 0 or -ENOMEM. */
 SP_HIDDEN int sp_output_path_for_pid(const char *path, pid_t pid, char **ret);
+/* The file of a launcher's rank that writes without MPI's merge:
+ * out.h5 -> out.rank<R>.h5, as for a pid. Returns 0 or -ENOMEM. */
+SP_HIDDEN int sp_output_path_for_rank(const char *path, int rank, char **ret);
+/* Whether a template names one file per process (it has %p or %r). */
+SP_HIDDEN bool sp_output_template_per_process(const char *tmpl);
 /* A fallback file in $TMPDIR (else /tmp), created empty with O_EXCL and
  * O_NOFOLLOW under a unique name scope-profiler-<name>.XXXXXX<ext>.
  * Returns 0 or -errno. */

@@ -37,6 +37,15 @@ START_TEST(placeholders)
 	s = expand("a-%p-%h-%%", true);
 	ck_assert_str_eq(s, "a-%p-node%%7-%%");
 	free(s);
+	/* %r too: the program decides whether it names a file per rank. */
+	s = expand("%r-%t", true);
+	ck_assert_str_eq(s, "%r-20251202T021500Z");
+	free(s);
+	ck_assert(sp_output_template_per_process("/d/out-%r.h5"));
+	ck_assert(sp_output_template_per_process("/d/%p"));
+	ck_assert(!sp_output_template_per_process("/d/out.h5"));
+	ck_assert(!sp_output_template_per_process("/d/100%%rate%%pct.h5"));
+	ck_assert(!sp_output_template_per_process("/d/x%"));
 	struct sp_path_values none = { .pid = 1, .rank = 0 };
 	ck_assert_int_eq(sp_output_path_expand("%j-%h", &none, &s), 0);
 	ck_assert_str_eq(s, "nojob-localhost");
@@ -81,6 +90,9 @@ START_TEST(names)
 	free(s);
 	ck_assert_int_eq(sp_output_path_for_pid("/d.x/out", 12, &s), 0);
 	ck_assert_str_eq(s, "/d.x/out.pid12");
+	free(s);
+	ck_assert_int_eq(sp_output_path_for_rank("/d/out.h5", 3, &s), 0);
+	ck_assert_str_eq(s, "/d/out.rank3.h5");
 	free(s);
 	ck_assert_int_eq(sp_output_path_for_pid("/d/.hidden", 12, &s), 0);
 	ck_assert_str_eq(s, "/d/.hidden.pid12");

@@ -59,4 +59,44 @@ grep -qx "scope-profiler diff: warning: the runs have different rank counts: one
 grep -q "command lines" diff.err && fail "diff warned on equal command lines: $(cat diff.err)"
 "$cli" diff m.1.h5 m.h5 > /dev/null 2> diff2.err
 grep -q "different command lines" diff2.err || fail "diff 4 vs 5: $(cat diff2.err)"
-echo "mpi: one merged file per job, rotation by rank 0, rank-count warning"
+# A program without MPI under mpirun: rank 0 writes the plain name, every
+# other rank its own .rank<R> (not over rank 0's file); a second run keeps
+# each previous file aside. A template with %r names them already.
+app="$build/tests/paths/paths-app"
+calls_of() {  # FILE: the calls of region "work" (one rank, mpi_size 1)
+  $py - "$1" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+names = [n.decode() if isinstance(n, bytes) else n for n in f["region_table/names"][()]]
+idx = f["rank_region_index"]
+assert int(f["metadata"].attrs["mpi_size"]) == 1
+print(sum(int(c) for i, c in zip(idx["region_ids"][()], idx["event_counts"][()])
+          if names[i] == "work"))
+PY
+}
+mkdir serial; cd serial
+for n in 6 7; do
+  mpirun -n 3 "$cli" run -o s.h5 -- "$app" --calls $n > "log$n" 2>&1 || { cat "log$n"; fail "serial"; }
+done
+[ "$(ls *.h5 | tr '\n' ' ')" = "s.1.h5 s.h5 s.rank1.1.h5 s.rank1.h5 s.rank2.1.h5 s.rank2.h5 " ] ||
+  fail "serial ranks' files: $(ls | tr '\n' ' ')"
+for f in s.1.h5 s.rank1.1.h5 s.rank2.1.h5; do [ "$(calls_of $f)" = 6 ] || fail "$f"; done
+for f in s.h5 s.rank1.h5 s.rank2.h5; do [ "$(calls_of $f)" = 7 ] || fail "$f"; done
+grep -q "exists: kept it as $work/serial/s.rank2.1.h5" log7 || fail "rank 2's line: $(cat log7)"
+mpirun -n 2 "$cli" run -q -o 'r-%r.h5' -- "$app" --calls 3 > log 2>&1 || { cat log; fail "%r"; }
+[ "$(ls r-*)" = "$(printf 'r-0.h5\nr-1.h5')" ] || fail "%r files: $(ls | tr '\n' ' ')"
+[ "$(calls_of r-1.h5)" = 3 ] || fail "r-1.h5"
+
+# run before the launcher: refused (exit 2), one line with the right order,
+# and nothing moved.
+before=$(ls | tr '\n' ' ')
+for l in mpirun mpiexec "$(command -v mpiexec.mpich || echo mpiexec.hydra)"; do
+  set +e; "$cli" run -o s.h5 -- "$l" -n 2 "$app" > log 2>&1; rc=$?; set -e
+  [ $rc = 2 ] || fail "run -- $l: exit $rc: $(cat log)"
+  grep -qx "scope-profiler run: $l is an MPI launcher: put scope-profiler run after it, so that every rank is profiled and the ranks' data merged into one file: $l -n 4 scope-profiler run \[options\] -- ./app" log ||
+    fail "run -- $l: $(cat log)"
+done
+[ "$(ls | tr '\n' ' ')" = "$before" ] || fail "a refused run moved files: $(ls | tr '\n' ' ')"
+cd ..
+echo "mpi: one merged file per job, rotation by rank 0, rank-count warning; a serial" \
+  "program's ranks each write their own file; run before mpirun refused"

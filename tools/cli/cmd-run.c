@@ -58,9 +58,11 @@ static const char help[] =
 	"\n"
 	"Run PROGRAM with the profiler preloaded; each option sets one\n"
 	"SCOPE_PROFILER_* variable (docs/CONFIG.md). Works per rank under mpirun\n"
-	"and srun. If PROGRAM ends by a signal or without writing its output, run\n"
-	"writes it from the spill files (under mpirun/srun each rank its part, and\n"
-	"rank 0 merges them). run exits with PROGRAM's status (or signal).\n"
+	"and srun, after the launcher: mpirun -n 4 scope-profiler run -- ./app\n"
+	"(run -- mpirun ... is refused). If PROGRAM ends by a signal or without\n"
+	"writing its output, run writes it from the spill files (under mpirun/srun\n"
+	"each rank its part, and rank 0 merges them). run exits with PROGRAM's\n"
+	"status (or signal).\n"
 	"\n"
 	"options:\n"
 	"  -o, --output FILE     output file; %p pid, %r rank, %h host, %j job id, %t\n"
@@ -635,6 +637,14 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "scope-profiler run: no program given\n%s", usage);
+		return EXIT_USAGE;
+	}
+	if (sp_is_mpi_launcher(argv[optind])) {
+		/* Before prepare_output: a refused run leaves no file moved. */
+		fprintf(stderr, "scope-profiler run: %s is an MPI launcher: put scope-profiler run "
+			"after it, so that every rank is profiled and the ranks' data merged into one "
+			"file: %s -n 4 scope-profiler run [options] -- ./app\n", argv[optind],
+			argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (prepare_output() != 0)

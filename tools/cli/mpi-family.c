@@ -231,6 +231,30 @@ static bool program_path(const char *program, char *out, size_t size)
 	return false;
 }
 
+static bool launcher_name(const char *path)
+{
+	static const char *const names[] = {
+		"mpirun", "mpiexec", "orterun", "oshrun", "srun", "prun", "aprun", "jsrun",
+		"hydra_pmi_proxy", "orted",
+	};
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(base, names[i]))
+			return true;
+	/* Debian's alternatives and MPICH's: mpirun.openmpi, mpiexec.hydra... */
+	return !strncmp(base, "mpirun.", 7) || !strncmp(base, "mpiexec.", 8);
+}
+
+bool sp_is_mpi_launcher(const char *program)
+{
+	if (launcher_name(program))
+		return true;
+	char path[PATH_MAX], real[PATH_MAX];
+	return program_path(program, path, sizeof path) && realpath(path, real) &&
+	       launcher_name(real);
+}
+
 /* Under an MPI launcher (its rank variable set) a program linked with no
  * MPI may still load one (a script, Python's mpi4py by dlopen): keep the
  * default family's library there, MPI wrappers included. */

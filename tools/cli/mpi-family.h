@@ -21,4 +21,14 @@
 int sp_mpi_family_library(const char *program, const char *forced, bool keep, char *lib,
 			  size_t size, bool verbose);
 
+/**
+ * True when program (a name looked up in PATH, or a path) is an MPI or
+ * batch launcher (mpirun, mpiexec and their Debian-suffixed names, orterun,
+ * srun, ...), by its own name or the name it resolves to through symbolic
+ * links. "scope-profiler run -- mpirun ./app" would profile the launcher
+ * and give every rank the launcher's preload, with no launcher of ours per
+ * rank: run refuses it and names the right order.
+ */
+bool sp_is_mpi_launcher(const char *program);
+
 #endif
