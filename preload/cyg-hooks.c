@@ -148,7 +148,7 @@ static __attribute__((noinline)) void patch_enter(struct sp_fn_thread *h, uint32
 	 * function is patched already: its other sites (inlined copies, a
 	 * plugin reloaded at the same address) reach this too. */
 	int64_t t0 = sp_ticks();
-	bool site_patched = sp_patch_site(ret, region) == 0;
+	bool site_patched = sp_patch_site(ret, region, NULL) == 0;
 	sp_fn_charge(h, sp_ticks() - t0);
 	follow_patched(h);
 	if (st->throttled == 1 && (site_patched || sp_fn_region_patched(st, region)))
@@ -159,13 +159,13 @@ static __attribute__((noinline)) void patch_enter(struct sp_fn_thread *h, uint32
 		sp_fn_enter_sampled(h, region, at);
 }
 
-static __attribute__((noinline)) void patch_exit(struct sp_fn_thread *h, void *ret)
+static __attribute__((noinline)) void patch_exit(struct sp_fn_thread *h, void *fn, void *ret)
 {
 	int saved = errno;
 	h->t->busy = 1;
 	h->countdown = sp_fn_next_gap(h);
 	int64_t t0 = sp_ticks();
-	(void)sp_patch_site(ret, SP_NO_REGION); /* a site that cannot be patched stays a cheap exit */
+	(void)sp_patch_site(ret, SP_NO_REGION, fn); /* a site that cannot be patched stays a cheap exit */
 	sp_fn_charge(h, sp_ticks() - t0);
 	follow_patched(h);
 	h->t->busy = 0;
@@ -286,7 +286,7 @@ static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread 
 				h->countdown = 1;
 				return;
 			}
-			return patch_exit(h, __builtin_return_address(0));
+			return patch_exit(h, fn, __builtin_return_address(0));
 		}
 		return;
 	}

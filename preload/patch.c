@@ -48,10 +48,11 @@ void sp_patch_setup(void)
 		    "x86-64 only; throttled functions stay sampled");
 }
 
-int sp_patch_site(void *ret, uint32_t region)
+int sp_patch_site(void *ret, uint32_t region, void *fn)
 {
 	(void)ret;
 	(void)region;
+	(void)fn;
 	return -ENOSYS;
 }
 
@@ -80,15 +81,24 @@ void __cyg_profile_func_exit(void *fn, void *site);
  * module unloaded and another mapped at the same address shows different
  * bytes, and the site is decided again.
  */
-enum { SITE_NEW, SITE_BUSY, SITE_PATCHED, SITE_REFUSED, SITE_QUEUED };
+enum { SITE_NEW, SITE_BUSY, SITE_PATCHED, SITE_REFUSED, SITE_QUEUED, SITE_ALIAS };
 
+/*
+ * A tail exit (`jmp` to the exit hook, the function's last instruction)
+ * is keyed like a call, by the address after it, and becomes `ret` and
+ * four int3s. The hook returns to the function's caller: that return
+ * address gets an ALIAS entry that names the tail site (`alias`), with the
+ * 6 bytes before it in `code` (another module there: decided again).
+ */
 struct site {
 	_Atomic uintptr_t ret;  /* key, 0 free; set once */
 	_Atomic uint64_t code;  /* bytes ret-6 .. ret-1 when decided; QUEUED: ret-5 .. ret-1 */
 	_Atomic uint8_t state;  /* SITE_*: BUSY while the int3 may be in the code */
-	_Atomic uint8_t len;    /* 5 (e8 rel32) or 6 (ff 15 disp32); 0 refused */
+	_Atomic uint8_t len;    /* 5 (e8 rel32, e9 rel32) or 6 (ff 15 disp32); 0 refused */
+	_Atomic uint8_t tail;   /* 1: a tail exit (e9 rel32, written as ret) */
 	int16_t err;            /* SITE_REFUSED: the -errno returned again */
 	uint32_t region;        /* QUEUED: the function of an enter site, or SP_NO_REGION */
+	_Atomic uintptr_t alias; /* SITE_ALIAS: the key of the function's tail exit */
 };
 
 #define SITE_BITS 14
@@ -119,7 +129,7 @@ static _Atomic int64_t queued_since; /* ns, the queue's first site (read without
  * (sp_patch_log). Written under patch_lock, published by npatched. */
 static uint32_t patched_log[NSITES];
 static _Atomic uint32_t npatched;
-static unsigned long long batches, batch_sites; /* debug line at exit */
+static unsigned long long batches, batch_sites, tail_sites; /* debug line at exit */
 static int64_t patch_ns;                          /* time in sp_patch_site's locked part */
 static atomic_int stopped;      /* patching stopped for the process (one line said why) */
 static struct sigaction previous_trap;
@@ -128,10 +138,17 @@ static pid_t registered_pid;    /* membarrier registration is per process */
  * int3 in place this long, so that other threads meet it, and count the
  * traps stepped over (printed at exit). */
 static long test_hold_us;
-static atomic_long test_traps;
+static atomic_long test_traps, test_tail_traps;
 
 static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 static const uint8_t nop6[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+/* A tail exit's jmp becomes ret: what the hook would have done next. */
+static const uint8_t ret5[5] = { 0xc3, 0xcc, 0xcc, 0xcc, 0xcc };
+
+static const uint8_t *written_as(unsigned len, bool tail)
+{
+	return tail ? ret5 : len == 5 ? nop5 : nop6;
+}
 
 static uint64_t hash_ret(uintptr_t a)
 {
@@ -186,9 +203,9 @@ static uint64_t code_call(uintptr_t ret)
 	return v;
 }
 
-static bool is_nop_at(uintptr_t at, unsigned len)
+static bool is_nop_at(uintptr_t at, unsigned len, bool tail)
 {
-	return memcmp((const void *)at, len == 5 ? nop5 : nop6, len) == 0;
+	return memcmp((const void *)at, written_as(len, tail), len) == 0;
 }
 
 static long membarrier_call(int cmd)
@@ -235,7 +252,17 @@ static void on_trap(int signo, siginfo_t *info, void *uctx)
 		if (st == SITE_BUSY || (st == SITE_PATCHED && head != 0xcc)) {
 			if (test_hold_us)
 				atomic_fetch_add_explicit(&test_traps, 1, memory_order_relaxed);
-			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(pc + len);
+			if (atomic_load_explicit(&s->tail, memory_order_relaxed)) {
+				/* the ret the jmp becomes: to the function's caller */
+				if (test_hold_us)
+					atomic_fetch_add_explicit(&test_tail_traps, 1,
+								  memory_order_relaxed);
+				uintptr_t *sp = (uintptr_t *)uc->uc_mcontext.gregs[REG_RSP];
+				uc->uc_mcontext.gregs[REG_RIP] = (greg_t)sp[0];
+				uc->uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)(sp + 1);
+			} else {
+				uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(pc + len);
+			}
 			errno = saved;
 			return;
 		}
@@ -387,21 +414,27 @@ static bool is_hook(uintptr_t a)
 	return a == (uintptr_t)__cyg_profile_func_enter || a == (uintptr_t)__cyg_profile_func_exit;
 }
 
-/* The 8-byte GOT slot at `slot` holds one of our hooks. */
-static bool got_holds_hook(const struct module *m, uintptr_t slot)
+/* The hook the 8-byte GOT slot at `slot` holds, 0 if none of ours. */
+static uintptr_t got_hook(const struct module *m, uintptr_t slot)
 {
 	if (!(segment_flags(m, slot, 8, NULL, NULL) & PF_R) || (slot & 7))
-		return false;
-	return is_hook(__atomic_load_n((const uintptr_t *)slot, __ATOMIC_RELAXED));
+		return 0;
+	uintptr_t v = __atomic_load_n((const uintptr_t *)slot, __ATOMIC_RELAXED);
+	return is_hook(v) ? v : 0;
 }
 
-/* A PLT stub at `t` whose GOT slot holds one of our hooks: `ff 25 disp32`
- * (.plt, .plt.got), or with IBT `f3 0f 1e fa` then `f2 ff 25 disp32`
- * (.plt.sec, bnd) or `ff 25 disp32`. */
-static bool plt_to_hook(const struct module *m, uintptr_t t)
+static bool got_holds_hook(const struct module *m, uintptr_t slot)
+{
+	return got_hook(m, slot) != 0;
+}
+
+/* The hook of a PLT stub at `t` whose GOT slot holds one of ours (0 if
+ * not): `ff 25 disp32` (.plt, .plt.got), or with IBT `f3 0f 1e fa` then
+ * `f2 ff 25 disp32` (.plt.sec, bnd) or `ff 25 disp32`. */
+static uintptr_t plt_hook(const struct module *m, uintptr_t t)
 {
 	if (!(segment_flags(m, t, 11, NULL, NULL) & PF_X))
-		return false;
+		return 0;
 	const uint8_t *p = (const uint8_t *)t;
 	int32_t disp;
 	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) {
@@ -410,9 +443,14 @@ static bool plt_to_hook(const struct module *m, uintptr_t t)
 			p++;
 	}
 	if (p[0] != 0xff || p[1] != 0x25)
-		return false;
+		return 0;
 	memcpy(&disp, p + 2, 4);
-	return got_holds_hook(m, (uintptr_t)(p + 6) + (intptr_t)disp);
+	return got_hook(m, (uintptr_t)(p + 6) + (intptr_t)disp);
+}
+
+static bool plt_to_hook(const struct module *m, uintptr_t t)
+{
+	return plt_hook(m, t) != 0;
 }
 
 /* Length of the call to one of our hooks that ends at ret (5 or 6), or
@@ -431,6 +469,249 @@ static int decode_call(const struct module *m, uintptr_t ret)
 		return got_holds_hook(m, ret + (intptr_t)disp) ? 6 : -ENOEXEC;
 	}
 	return -ENOEXEC;
+}
+
+/* 5 when the 5 bytes before ret are `jmp rel32` to the exit hook or to a
+ * PLT stub whose GOT slot holds it (a tail exit), else -ENOEXEC. The
+ * caller checked [ret - 5, ret) is in an executable segment. */
+static int decode_tail(const struct module *m, uintptr_t ret)
+{
+	const uint8_t *p = (const uint8_t *)ret;
+	int32_t disp;
+	if (p[-5] != 0xe9)
+		return -ENOEXEC;
+	memcpy(&disp, p - 4, 4);
+	uintptr_t t = ret + (intptr_t)disp, exit_hook = (uintptr_t)__cyg_profile_func_exit;
+	return t == exit_hook || plt_hook(m, t) == exit_hook ? 5 : -ENOEXEC;
+}
+
+/* ---- a function's end, from its unwind table ------------------------------ */
+
+/* A bounded reader over one readable segment of a module. */
+struct rd {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static bool rd_at(const struct module *m, uintptr_t a, struct rd *r)
+{
+	uintptr_t hi;
+	if (!(segment_flags(m, a, 1, NULL, &hi) & PF_R))
+		return false;
+	*r = (struct rd){ (const uint8_t *)a, (const uint8_t *)hi, false };
+	return true;
+}
+
+/* n (<= 8) bytes, little-endian, unsigned. */
+static uint64_t rd_u(struct rd *r, unsigned n)
+{
+	uint64_t v = 0;
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)r->p[i] << (8 * i);
+	r->p += n;
+	return v;
+}
+
+static uint64_t rd_leb(struct rd *r)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; !r->bad; shift += 7) {
+		uint8_t b = (uint8_t)rd_u(r, 1);
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+	}
+	return v; /* the value is skipped, never used */
+}
+
+/* The size of a DW_EH_PE value: 0 for one not handled (leb128, omit). */
+static unsigned enc_size(unsigned enc)
+{
+	switch (enc & 0x0f) {
+	case 0x00: case 0x04: case 0x0c: return 8;
+	case 0x02: case 0x0a: return 2;
+	case 0x03: case 0x0b: return 4;
+	default: return 0;
+	}
+}
+
+/* An encoded pointer, absolute or pc-relative (what .eh_frame holds; not
+ * indirect, not aligned). */
+static bool rd_ptr(struct rd *r, unsigned enc, uintptr_t *out)
+{
+	unsigned n = enc_size(enc), app = enc & 0x70;
+	if (!n || (enc & 0x80) || (app != 0x00 && app != 0x10))
+		return false;
+	uintptr_t at = (uintptr_t)r->p;
+	uint64_t v = rd_u(r, n);
+	if ((enc & 0x08) && n < 8 && (v >> (8 * n - 1)) & 1)
+		v |= ~0ull << (8 * n); /* signed */
+	*out = (app == 0x10 ? at : 0) + (uintptr_t)v;
+	return !r->bad;
+}
+
+/* The pointer encoding of a CIE's FDEs ('R' of a "z" augmentation;
+ * absolute without one). */
+static bool cie_encoding(const struct module *m, uintptr_t cie, unsigned *ret)
+{
+	struct rd c;
+	if (!rd_at(m, cie, &c))
+		return false;
+	uint64_t len = rd_u(&c, 4);
+	if (c.bad || len == 0 || len == 0xffffffff || len > (size_t)(c.end - c.p))
+		return false;
+	c.end = c.p + len;
+	uint64_t id = rd_u(&c, 4), version = rd_u(&c, 1);
+	if (c.bad || id != 0 || (version != 1 && version != 3))
+		return false;
+	const char *aug = (const char *)c.p;
+	const uint8_t *z = memchr(c.p, 0, (size_t)(c.end - c.p));
+	if (!z)
+		return false;
+	c.p = z + 1;
+	*ret = 0x00;
+	if (aug[0] != 'z')
+		return aug[0] == '\0';
+	rd_leb(&c); /* code alignment */
+	rd_leb(&c); /* data alignment (signed: skipped alike) */
+	if (version == 1)
+		rd_u(&c, 1);
+	else
+		rd_leb(&c); /* return address register */
+	rd_leb(&c);         /* augmentation data length */
+	for (const char *a = aug + 1; *a && !c.bad; a++) {
+		unsigned pe;
+		switch (*a) {
+		case 'R':
+			*ret = (unsigned)rd_u(&c, 1);
+			break;
+		case 'L':
+			rd_u(&c, 1);
+			break;
+		case 'P':
+			pe = (unsigned)rd_u(&c, 1);
+			if (!enc_size(pe) || (pe & 0x70) == 0x50)
+				return false;
+			rd_u(&c, enc_size(pe));
+			break;
+		case 'S':
+			break;
+		default:
+			return false;
+		}
+	}
+	return !c.bad;
+}
+
+/* The end of fn's code as its FDE gives it (found through the binary
+ * search table of .eh_frame_hdr), 0 when fn starts no FDE or a table
+ * cannot be read. Every read is bounded by the segment it is in. */
+static uintptr_t fde_end(const struct module *m, uintptr_t fn)
+{
+	const struct dl_phdr_info *info = m->info;
+	const ElfW(Phdr) *eh = NULL;
+	for (unsigned i = 0; i < info->dlpi_phnum && !eh; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+			eh = &info->dlpi_phdr[i];
+	struct rd r;
+	uintptr_t hdr = eh ? info->dlpi_addr + eh->p_vaddr : 0;
+	if (!eh || !rd_at(m, hdr, &r))
+		return 0;
+	uint64_t version = rd_u(&r, 1), ptr_enc = rd_u(&r, 1), count_enc = rd_u(&r, 1),
+		 table_enc = rd_u(&r, 1);
+	/* the table: (initial location, FDE) pairs of sdata4 from hdr */
+	if (r.bad || version != 1 || count_enc != 0x03 || table_enc != 0x3b ||
+	    !enc_size((unsigned)ptr_enc))
+		return 0;
+	rd_u(&r, enc_size((unsigned)ptr_enc)); /* .eh_frame's address */
+	uint64_t count = rd_u(&r, 4);
+	if (r.bad || count == 0 || count > (size_t)(r.end - r.p) / 8)
+		return 0;
+	const uint8_t *table = r.p;
+	uint64_t lo = 0, hi = count;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		int32_t loc;
+		memcpy(&loc, table + 8 * mid, 4);
+		if (hdr + (intptr_t)loc < fn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int32_t loc, off;
+	if (lo == count)
+		return 0;
+	memcpy(&loc, table + 8 * lo, 4);
+	memcpy(&off, table + 8 * lo + 4, 4);
+	struct rd f;
+	if (hdr + (intptr_t)loc != fn || !rd_at(m, hdr + (intptr_t)off, &f))
+		return 0;
+	uint64_t len = rd_u(&f, 4);
+	if (f.bad || len == 0 || len == 0xffffffff || len > (size_t)(f.end - f.p))
+		return 0;
+	f.end = f.p + len;
+	uintptr_t id_at = (uintptr_t)f.p;
+	uint64_t cie = rd_u(&f, 4);
+	unsigned enc;
+	uintptr_t begin;
+	if (f.bad || cie == 0 || cie > id_at || !cie_encoding(m, id_at - cie, &enc) ||
+	    !rd_ptr(&f, enc, &begin) || begin != fn)
+		return 0;
+	uint64_t range = rd_u(&f, enc_size(enc));
+	return f.bad || range < 5 || fn + range < fn ? 0 : fn + (uintptr_t)range;
+}
+
+/* What the hook that returned to `ret` for `fn` tells: `ret` follows a
+ * `call rel32` to fn, so the exit was jumped to, and fn's code ends with
+ * that jmp. */
+struct tail_find {
+	uintptr_t ret, fn;
+	bool called;   /* first walk: ret follows a call rel32 to fn */
+	uintptr_t end; /* second walk: the key of fn's tail exit (the address after it) */
+};
+
+static int called_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct tail_find *tf = data;
+	struct module m = { info };
+	if (!(segment_flags(&m, tf->ret - 5, 5, NULL, NULL) & PF_X))
+		return 0;
+	const uint8_t *p = (const uint8_t *)tf->ret;
+	int32_t disp;
+	memcpy(&disp, p - 4, 4);
+	tf->called = p[-5] == 0xe8 && tf->ret + (intptr_t)disp == tf->fn;
+	return 1;
+}
+
+static int end_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct tail_find *tf = data;
+	struct module m = { info };
+	if (!(segment_flags(&m, tf->fn, 1, NULL, NULL) & PF_X))
+		return 0;
+	uintptr_t end = fde_end(&m, tf->fn);
+	if (end && (segment_flags(&m, end - 5, 5, NULL, NULL) & PF_X) && decode_tail(&m, end) == 5)
+		tf->end = end;
+	return 1;
+}
+
+/* Under patch_lock: the key of fn's tail exit when the exit hook that
+ * returned to ret was jumped to from it, else 0. Each walk holds the
+ * loader's lock: no module goes away while it reads. */
+static uintptr_t tail_exit(uintptr_t ret, uintptr_t fn)
+{
+	struct tail_find tf = { .ret = ret, .fn = fn };
+	dl_iterate_phdr(called_module, &tf);
+	if (tf.called)
+		dl_iterate_phdr(end_module, &tf);
+	return tf.end;
 }
 
 /* ---- writing the NOP ----------------------------------------------------- */
@@ -459,6 +740,7 @@ struct job {
 	uintptr_t lo, hi;   /* its pages */
 	int prot;           /* its segment's protection */
 	unsigned len;
+	bool tail;          /* a tail exit's jmp: written as ret */
 };
 
 static int job_cmp(const void *a, const void *b)
@@ -552,13 +834,13 @@ static void write_jobs(struct job *j, unsigned n)
 		nanosleep(&hold, NULL);
 	}
 	for (unsigned i = 0; i < n; i++) {
-		const uint8_t *nop = j[i].len == 5 ? nop5 : nop6;
+		const uint8_t *nop = written_as(j[i].len, j[i].tail);
 		for (unsigned b = 1; b < j[i].len; b++)
 			write_byte(j[i].at + b, nop[b]);
 	}
 	int rc2 = sync_cores();
 	for (unsigned i = 0; i < n; i++)
-		write_byte(j[i].at, (j[i].len == 5 ? nop5 : nop6)[0]);
+		write_byte(j[i].at, written_as(j[i].len, j[i].tail)[0]);
 	int rc3 = sync_cores();
 	if (rc || rc2 || rc3) {
 		/* Never seen with a registered process. A core may then still
@@ -572,6 +854,7 @@ static void write_jobs(struct job *j, unsigned n)
 			atomic_store_explicit(&s->code, code_before(j[i].ret), memory_order_relaxed);
 			atomic_store_explicit(&s->state, SITE_PATCHED, memory_order_release);
 			log_patched(region);
+			tail_sites += j[i].tail;
 		}
 		batches++;
 		batch_sites += n;
@@ -614,14 +897,15 @@ static int flush_module(struct dl_phdr_info *info, size_t size, void *data)
 			dequeue(s);
 			continue;
 		}
-		int len = decode_call(&m, ret);
+		bool tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
+		int len = tail ? decode_tail(&m, ret) : decode_call(&m, ret);
 		if (len < 0) {
 			refuse(s, ret, len);
 			continue;
 		}
 		uintptr_t at = ret - (unsigned)len;
 		j[n++] = (struct job){
-			.s = s, .ret = ret, .at = at, .len = (unsigned)len,
+			.s = s, .ret = ret, .at = at, .len = (unsigned)len, .tail = tail,
 			.lo = at & ~(page - 1), .hi = (at + (unsigned)len - 1 + page) & ~(page - 1),
 			.prot = ((flags & PF_R) ? PROT_READ : 0) | PROT_EXEC | ((flags & PF_W) ? PROT_WRITE : 0),
 		};
@@ -648,10 +932,33 @@ static void flush(void)
 	nqueue = 0;
 }
 
-/* Under patch_lock: the site of ret, queued, or met again (then the queue
- * is written). */
-static void handle(uintptr_t ret, uint32_t region)
+/* Under patch_lock: the ALIAS entry of `ret`, the caller's return address
+ * of a function whose exit hook was jumped to, made or confirmed: the key
+ * of the function's tail exit, or 0 (not one: decided as a call). */
+static uintptr_t alias_of(uintptr_t ret, uintptr_t fn)
 {
+	struct site *a = site_find(ret);
+	unsigned st = a ? atomic_load_explicit(&a->state, memory_order_relaxed) : SITE_NEW;
+	if (st == SITE_ALIAS && atomic_load_explicit(&a->code, memory_order_relaxed) == code_before(ret))
+		return atomic_load_explicit(&a->alias, memory_order_relaxed);
+	if (st == SITE_QUEUED || st == SITE_BUSY || st == SITE_PATCHED)
+		return 0;
+	uintptr_t t = tail_exit(ret, fn);
+	if (!t || !(a = site_get(ret)))
+		return 0;
+	atomic_store_explicit(&a->alias, t, memory_order_relaxed);
+	atomic_store_explicit(&a->code, code_before(ret), memory_order_relaxed);
+	atomic_store_explicit(&a->state, SITE_ALIAS, memory_order_release);
+	return t;
+}
+
+/* Under patch_lock: the site of ret, queued, or met again (then the queue
+ * is written). fn: the exit hook's function (a tail exit's), else 0. */
+static void handle(uintptr_t ret, uint32_t region, uintptr_t fn)
+{
+	uintptr_t t = fn && (ret & 4095) >= 6 ? alias_of(ret, fn) : 0;
+	if (t)
+		ret = t;
 	struct site *s = site_get(ret);
 	if (!s) {
 		stop("too many call sites", 0);
@@ -663,13 +970,16 @@ static void handle(uintptr_t ret, uint32_t region)
 			flush();
 		return;
 	}
-	if (st == SITE_PATCHED && is_nop_at(ret - s->len, s->len))
+	if (st == SITE_PATCHED && is_nop_at(ret - s->len, s->len, s->tail))
 		return;
 	if (st == SITE_REFUSED && atomic_load_explicit(&s->code, memory_order_relaxed) == code_before(ret))
 		return;
 	if (st == SITE_BUSY)
 		return; /* a membarrier failed: patching stopped */
+	if (st == SITE_ALIAS)
+		return; /* met as a site itself: a module unloaded and reloaded */
 	s->region = region;
+	atomic_store_explicit(&s->tail, t != 0, memory_order_relaxed);
 	atomic_store_explicit(&s->code, code_call(ret), memory_order_relaxed);
 	atomic_store_explicit(&s->state, SITE_QUEUED, memory_order_release);
 	if (!nqueue)
@@ -683,6 +993,8 @@ static void handle(uintptr_t ret, uint32_t region)
 static int outcome(uintptr_t ret)
 {
 	struct site *s = site_find(ret);
+	if (s && atomic_load_explicit(&s->state, memory_order_acquire) == SITE_ALIAS)
+		s = site_find(atomic_load_explicit(&s->alias, memory_order_relaxed));
 	if (!s)
 		return -ENOSPC;
 	switch (atomic_load_explicit(&s->state, memory_order_acquire)) {
@@ -702,9 +1014,17 @@ static bool decided(uintptr_t ret, int *ret_rc)
 	if (!s || (ret & 4095) < 6)
 		return false;
 	unsigned st = atomic_load_explicit(&s->state, memory_order_acquire);
+	if (st == SITE_ALIAS) { /* the function's tail exit decides */
+		if (atomic_load_explicit(&s->code, memory_order_relaxed) != code_before(ret))
+			return false;
+		ret = atomic_load_explicit(&s->alias, memory_order_relaxed);
+		if (!(s = site_find(ret)))
+			return false;
+		st = atomic_load_explicit(&s->state, memory_order_acquire);
+	}
 	if (st == SITE_PATCHED) {
 		unsigned len = atomic_load_explicit(&s->len, memory_order_relaxed);
-		if (!is_nop_at(ret - len, len))
+		if (!is_nop_at(ret - len, len, atomic_load_explicit(&s->tail, memory_order_relaxed)))
 			return false; /* another module at the same address */
 		*ret_rc = 0;
 		return true;
@@ -722,7 +1042,7 @@ static bool decided(uintptr_t ret, int *ret_rc)
 	return false;
 }
 
-int sp_patch_site(void *ret_addr, uint32_t region)
+int sp_patch_site(void *ret_addr, uint32_t region, void *fn)
 {
 	uintptr_t ret = (uintptr_t)ret_addr;
 	int rc;
@@ -758,7 +1078,7 @@ int sp_patch_site(void *ret_addr, uint32_t region)
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	int64_t t0 = now_ns();
 	if (!atomic_load_explicit(&stopped, memory_order_relaxed))
-		handle(ret, region);
+		handle(ret, region, (uintptr_t)fn);
 	patch_ns += now_ns() - t0;
 	rc = atomic_load_explicit(&stopped, memory_order_relaxed) ? -EPERM : outcome(ret);
 	pthread_mutex_unlock(&patch_lock);
@@ -797,12 +1117,14 @@ void sp_patch_forget_queue(void)
 __attribute__((destructor)) static void test_report(void)
 {
 	if (sp_patch_enabled && batches)
-		sp_log(SP_LOG_DEBUG, "patch", "%llu call site(s) patched in %llu batch(es), %.3f ms", batch_sites,
-		    batches, (double)patch_ns / 1e6);
+		sp_log(SP_LOG_DEBUG, "patch", "%llu call site(s) patched in %llu batch(es), %.3f ms "
+		    "(%llu tail exit(s) among them)", batch_sites, batches, (double)patch_ns / 1e6,
+		    tail_sites);
 	if (test_hold_us && sp_patch_enabled && getpid() == registered_pid)
 		/* a warning, so QUIET does not hide it: the e2e test reads it */
-		sp_log(SP_LOG_WARN, "patch", "patch test: %ld trap(s) stepped over",
-		    atomic_load_explicit(&test_traps, memory_order_relaxed));
+		sp_log(SP_LOG_WARN, "patch", "patch test: %ld trap(s) stepped over (%ld at tail exits)",
+		    atomic_load_explicit(&test_traps, memory_order_relaxed),
+		    atomic_load_explicit(&test_tail_traps, memory_order_relaxed));
 }
 
 static void atfork_prepare(void)

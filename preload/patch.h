@@ -29,7 +29,10 @@ SP_HIDDEN void sp_patch_setup(void);
  * Rewrite the call to a hook that returns to `ret` (the address after the
  * call instruction in instrumented code) into a NOP of the same length;
  * `region` is the function of an enter hook's site (SP_NO_REGION for an
- * exit's). Sites are written in batches: a site met for the first time is
+ * exit's). `fn` (the exit hook's function, NULL for an enter) finds an
+ * exit the compiler made a tail call (`jmp` to the hook as the function's
+ * last instruction, so the hook returns to fn's caller): that `jmp` becomes
+ * a `ret`. Sites are written in batches: a site met for the first time is
  * queued, and the queue is written when a queued site is met again (or
  * the queue is full). Each enter site written marks its function patched
  * (sp_fn_region_set_patched) and is logged for the threads
@@ -39,7 +42,7 @@ SP_HIDDEN void sp_patch_setup(void);
  * guard. Returns 0 when the site is (now) a NOP, -EINPROGRESS when it is
  * queued, or -errno.
  */
-SP_HIDDEN int sp_patch_site(void *ret, uint32_t region);
+SP_HIDDEN int sp_patch_site(void *ret, uint32_t region, void *fn);
 
 /* The functions whose enter sites were patched so far, in order, *n of
  * them (repeats possible): a thread brings its state of log[seen..*n) in

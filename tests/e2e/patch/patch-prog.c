@@ -4,12 +4,15 @@
  * with -finstrument-functions. Prints on stdout only results that do not
  * depend on the profiler, and what it knows of its own calls as JSON to the
  * file argv[3]:
- *   patch-prog threads N JSON   16 threads call add1() and mix() N times
- *                               each while they are being patched; slow()
+ *   patch-prog threads N JSON   16 threads call add1(), mix() and stir() N
+ *                               times each while they are being patched
+ *                               (stir returns nothing: at -O2 its exit hook
+ *                               is a tail call, `jmp`, its last
+ *                               instruction); slow()
  *                               (20 us a call, 1600 calls) and rare() (30
  *                               calls a thread) are never throttled. Every
  *                               64 calls a thread compares the first bytes
- *                               of add1() and mix() with a copy taken at
+ *                               of add1(), mix() and stir() with a copy taken at
  *                               start: the calls it made before it first
  *                               saw them change all went through the hooks
  *                               (a lower bound of what the hooks counted).
@@ -56,6 +59,14 @@ __attribute__((noinline, aligned(64))) unsigned long mix(unsigned long x)
 	return x * 0x9E3779B97F4A7C15ul ^ (x >> 29);
 }
 
+__attribute__((noinline, aligned(64))) void stir(unsigned long *x)
+{
+	*x ^= *x >> 7;
+}
+
+#define NWATCHED 3
+static const char *const watched_names[NWATCHED] = { "add1", "mix", "stir" };
+
 static long long now_ns(void)
 {
 	struct timespec ts;
@@ -87,19 +98,19 @@ __attribute__((noinline)) unsigned long outer(unsigned long x)
 {
 	return inl(x) ^ 3;
 }
-static unsigned char orig[2][DUMP];
+static unsigned char orig[NWATCHED][DUMP];
 
 struct result {
 	unsigned long sum;
 	long slow_calls, rare_calls;
-	long unchanged[2]; /* calls made before the last look that saw the code unchanged */
-	long before[2];    /* the same, frozen when a look saw it changed */
+	long unchanged[NWATCHED]; /* calls made before the last look that saw the code unchanged */
+	long before[NWATCHED];    /* the same, frozen when a look saw it changed */
 };
 
 static void watch(struct result *r, long done_calls)
 {
-	const void *fn[2] = { (const void *)add1, (const void *)mix };
-	for (int k = 0; k < 2; k++) {
+	const void *fn[NWATCHED] = { (const void *)add1, (const void *)mix, (const void *)stir };
+	for (int k = 0; k < NWATCHED; k++) {
 		if (r->before[k] >= 0)
 			continue;
 		if (memcmp(orig[k], fn[k], WATCH) != 0)
@@ -113,13 +124,15 @@ static void *worker(void *arg)
 {
 	long id = (long)arg;
 	struct result *r = calloc(1, sizeof *r);
-	r->before[0] = r->before[1] = -1;
+	for (int k = 0; k < NWATCHED; k++)
+		r->before[k] = -1;
 	unsigned long acc = (unsigned long)id;
 	for (long i = 0; i < n_calls; i++) {
 		if (!(i & 63))
 			watch(r, i);
 		acc = add1(acc);
 		acc = mix(acc);
+		stir(&acc);
 		if (i % (n_calls / 100 + 1) == 0 && r->slow_calls < 100) {
 			acc += slow(acc);
 			r->slow_calls++;
@@ -129,7 +142,7 @@ static void *worker(void *arg)
 			r->rare_calls++;
 		}
 	}
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < NWATCHED; k++)
 		if (r->before[k] < 0)
 			r->before[k] = n_calls; /* never seen changed */
 	while (r->slow_calls < 100) {
@@ -147,29 +160,31 @@ static void *worker(void *arg)
 static unsigned long run_threads(int nt, FILE *json)
 {
 	pthread_t th[MAX_THREADS];
-	memcpy(orig[0], (const void *)add1, DUMP);
-	memcpy(orig[1], (const void *)mix, DUMP);
+	const unsigned char *now[NWATCHED] = { (const unsigned char *)add1,
+					       (const unsigned char *)mix,
+					       (const unsigned char *)stir };
+	for (int k = 0; k < NWATCHED; k++)
+		memcpy(orig[k], now[k], DUMP);
 	for (long i = 0; i < nt; i++)
 		pthread_create(&th[i], NULL, worker, (void *)i);
 	unsigned long total = 0;
-	long slow_calls = 0, rare_calls = 0, before[2] = { 0, 0 };
+	long slow_calls = 0, rare_calls = 0, before[NWATCHED] = { 0 };
 	for (int i = 0; i < nt; i++) {
 		struct result *r;
 		pthread_join(th[i], (void **)&r);
 		total ^= r->sum * (unsigned long)(i + 1);
 		slow_calls += r->slow_calls;
 		rare_calls += r->rare_calls;
-		before[0] += r->before[0];
-		before[1] += r->before[1];
+		for (int k = 0; k < NWATCHED; k++)
+			before[k] += r->before[k];
 		free(r);
 	}
-	fprintf(json, "{\"add1\": %ld, \"mix\": %ld, \"slow\": %ld, \"rare\": %ld, "
-		      "\"add1_before\": %ld, \"mix_before\": %ld",
-		(long)nt * n_calls, (long)nt * n_calls, slow_calls, rare_calls, before[0], before[1]);
-	const unsigned char *now[2] = { (const unsigned char *)add1, (const unsigned char *)mix };
-	for (int k = 0; k < 2; k++) {
+	fprintf(json, "{\"slow\": %ld, \"rare\": %ld", slow_calls, rare_calls);
+	for (int k = 0; k < NWATCHED; k++) {
+		fprintf(json, ", \"%s\": %ld, \"%s_before\": %ld", watched_names[k],
+			(long)nt * n_calls, watched_names[k], before[k]);
 		for (int pass = 0; pass < 2; pass++) {
-			fprintf(json, ", \"%s_%s\": \"", k ? "mix" : "add1", pass ? "code" : "orig");
+			fprintf(json, ", \"%s_%s\": \"", watched_names[k], pass ? "code" : "orig");
 			for (int i = 0; i < DUMP; i++)
 				fprintf(json, "%02x", pass ? now[k][i] : orig[k][i]);
 			fprintf(json, "\"");

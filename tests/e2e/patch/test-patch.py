@@ -4,10 +4,11 @@
 
 test-patch.py CC OPT   builds patch-prog.c, plugin.c and dlopen-prog.c with
                        CC OPT -finstrument-functions and checks:
-  threads  16 threads call add1()/mix() 1 M times each while they are
-           patched: the program's output is the same as without the
-           profiler; add1/mix are patched (patched_since >= 0, their code
-           holds new NOPs), counted at least as often as the program saw
+  threads  16 threads call add1()/mix()/stir() 1 M times each while they
+           are patched: the program's output is the same as without the
+           profiler; add1/mix/stir are patched (patched_since >= 0, their code
+           holds new NOPs; stir's exit hook, a tail call at -O2 (`jmp`, its
+           last instruction), is a `ret` now), counted at least as often as the program saw
            them called before their code changed and at most as often as
            they were called, and far less often than that (the hooks are no
            longer called: without --patch the same run counts every call);
@@ -21,7 +22,8 @@ test-patch.py CC OPT   builds patch-prog.c, plugin.c and dlopen-prog.c with
            output, no crash.
   traps    the threads run again with the int3 of each patch held for 2 ms
            (SCOPE_PROFILER_PATCH_TEST_HOLD_US, test only): threads meet it
-           and are stepped over the call by the SIGTRAP handler; same output.
+           and are stepped over the call (or, at stir's tail exit, returned
+           to its caller) by the SIGTRAP handler; same output.
 test-patch.py refuse   the same threads run where mprotect cannot make code
                        writable (deny-wx, a seccomp filter): one line says
                        so, the code is untouched and every count is exact.
@@ -43,6 +45,7 @@ LIB = os.path.join(BUILD, "preload", "libscope-profiler.so")
 HERE = os.path.join(SRC, "tests", "e2e", "patch")
 N_THREAD, N_THREADS, N_FORK, N_PLUGIN, N_MANY = 1000000, 16, 2000000, 400000, 200000
 NOP5 = "0f1f440000"  # also the tail of the 6-byte NOP
+RET5 = bytes([0xc3, 0xcc, 0xcc, 0xcc, 0xcc])  # a tail exit's jmp, patched
 FAILS = []
 
 
@@ -109,7 +112,7 @@ def test_threads(tmp, exe, label):
     check(p.stdout == plain, "%s threads: output as without the profiler: %r" % (label, p.stdout.strip()))
     check(not patch_lines(p.stderr), "%s threads: no refusal: %r" % (label, patch_lines(p.stderr)))
     prog, rs, sz = json.load(open(js)), rows(out), sizes(exe)
-    for fn in ("add1", "mix"):
+    for fn in ("add1", "mix", "stir"):
         r, true, before = rs[fn], prog[fn], prog[fn + "_before"]
         check(r["patched_since"] >= 0, "%s %s: patched (patched_since %d)" % (label, fn, r["patched_since"]))
         check(before <= r["calls"] <= true, "%s %s: %d calls seen before the patch <= %d counted <= %d made"
@@ -123,6 +126,14 @@ def test_threads(tmp, exe, label):
               "%s %s: of the %d calls after the patch, the hooks counted %d" % (label, fn, later, counted))
         nops = new_nops(prog, fn, sz.get(fn, 64))
         check(nops >= 1, "%s %s: %d hook call(s) of its code are now NOPs" % (label, fn, nops))
+    # stir's exit: at -O2 a jmp to the hook as its last instruction (GCC and
+    # clang), which the patch makes a ret.
+    size, orig, code = sz.get("stir", 0), bytes.fromhex(prog["stir_orig"]), bytes.fromhex(prog["stir_code"])
+    tail = 5 <= size <= len(orig) and orig[size - 5] == 0xe9
+    if tail or "-O0" not in label:
+        check(tail and code[size - 5:size] == RET5,
+              "%s stir: its tail exit (jmp at +%d, %s) is a ret now: %s" % (
+                  label, size - 5, orig[size - 5:size].hex(), code[size - 5:size].hex()))
     for fn in ("slow", "rare"):
         check(rs[fn]["calls"] == prog[fn] and rs[fn]["patched_since"] == -1,
               "%s %s: exact (%d of %d), not patched (%d)" % (label, fn, rs[fn]["calls"], prog[fn],
@@ -135,20 +146,25 @@ def test_threads(tmp, exe, label):
     out = os.path.join(tmp, "traps.h5")
     p = run([CLI, "run", "-q", "--patch", "-o", out, "--", exe, "threads", str(N_THREAD), js],
             env={"SCOPE_PROFILER_PATCH_TEST_HOLD_US": "2000"})
-    traps = [int(l.split()[3]) for l in p.stderr.splitlines() if "trap(s) stepped over" in l]
+    traps = [re.search(r"(\d+) trap\(s\) stepped over \((\d+) at tail exits\)", l)
+             for l in p.stderr.splitlines() if "trap(s) stepped over" in l]
+    traps = [(int(m.group(1)), int(m.group(2))) for m in traps if m]
     prog, rs = json.load(open(js)), rows(out)
-    check(p.stdout == plain and traps and traps[0] > 0 and not patch_lines(p.stderr),
-          "%s traps: %s int3 trap(s) stepped over, same output" % (label, traps))
+    check(p.stdout == plain and traps and traps[0][0] > 0 and not patch_lines(p.stderr),
+          "%s traps: %s int3 trap(s) stepped over (at tail exits), same output" % (label, traps))
+    if tail:  # stepped over there by a ret: back in the caller, same output
+        check(traps and traps[0][1] > 0, "%s traps: %s at stir's tail exit" % (label, traps))
     check(all(prog[fn + "_before"] <= rs[fn]["calls"] <= prog[fn] and rs[fn]["patched_since"] >= 0
-              for fn in ("add1", "mix")),
-          "%s traps: add1 %d, mix %d counted, patched" % (label, rs["add1"]["calls"], rs["mix"]["calls"]))
+              for fn in ("add1", "mix", "stir")),
+          "%s traps: add1 %d, mix %d, stir %d counted, patched" % (
+              label, rs["add1"]["calls"], rs["mix"]["calls"], rs["stir"]["calls"]))
 
     # The same run without --patch: every call goes through the hooks.
     out = os.path.join(tmp, "nopatch.h5")
     p = run([CLI, "run", "-q", "-o", out, "--", exe, "threads", str(N_THREAD), js])
     rs = rows(out)
     check(p.stdout == plain and all(rs[fn]["calls"] == prog[fn] and rs[fn]["patched_since"] == -1
-                                    for fn in ("add1", "mix")),
+                                    for fn in ("add1", "mix", "stir")),
           "%s without --patch: add1 %d, mix %d calls counted, every one" % (label, rs["add1"]["calls"],
                                                                            rs["mix"]["calls"]))
 
@@ -254,10 +270,10 @@ def test_refuse(tmp, exe):
           "refuse: one line says why: %r" % lines)
     prog, rs, sz = json.load(open(js)), rows(out), sizes(exe)
     check(p.stdout == plain, "refuse: output as without the profiler")
-    for fn in ("add1", "mix", "slow", "rare"):
+    for fn in ("add1", "mix", "stir", "slow", "rare"):
         check(rs[fn]["calls"] == prog[fn] and rs[fn]["patched_since"] == -1,
               "refuse: %s exact (%d of %d), not patched" % (fn, rs[fn]["calls"], prog[fn]))
-    for fn in ("add1", "mix"):
+    for fn in ("add1", "mix", "stir"):
         check(new_nops(prog, fn, sz.get(fn, 64)) == 0 and prog[fn + "_before"] == prog[fn],
               "refuse: %s's code untouched" % fn)
 
