@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "eh-frame.h"
 #include "functions.h"
 #include "log.h"
 #include "recorder.h"
@@ -485,187 +486,6 @@ static int decode_tail(const struct module *m, uintptr_t ret)
 	return t == exit_hook || plt_hook(m, t) == exit_hook ? 5 : -ENOEXEC;
 }
 
-/* ---- a function's end, from its unwind table ------------------------------ */
-
-/* A bounded reader over one readable segment of a module. */
-struct rd {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static bool rd_at(const struct module *m, uintptr_t a, struct rd *r)
-{
-	uintptr_t hi;
-	if (!(segment_flags(m, a, 1, NULL, &hi) & PF_R))
-		return false;
-	*r = (struct rd){ (const uint8_t *)a, (const uint8_t *)hi, false };
-	return true;
-}
-
-/* n (<= 8) bytes, little-endian, unsigned. */
-static uint64_t rd_u(struct rd *r, unsigned n)
-{
-	uint64_t v = 0;
-	if (r->bad || (size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		return 0;
-	}
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-static uint64_t rd_leb(struct rd *r)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0; !r->bad; shift += 7) {
-		uint8_t b = (uint8_t)rd_u(r, 1);
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			break;
-	}
-	return v; /* the value is skipped, never used */
-}
-
-/* The size of a DW_EH_PE value: 0 for one not handled (leb128, omit). */
-static unsigned enc_size(unsigned enc)
-{
-	switch (enc & 0x0f) {
-	case 0x00: case 0x04: case 0x0c: return 8;
-	case 0x02: case 0x0a: return 2;
-	case 0x03: case 0x0b: return 4;
-	default: return 0;
-	}
-}
-
-/* An encoded pointer, absolute or pc-relative (what .eh_frame holds; not
- * indirect, not aligned). */
-static bool rd_ptr(struct rd *r, unsigned enc, uintptr_t *out)
-{
-	unsigned n = enc_size(enc), app = enc & 0x70;
-	if (!n || (enc & 0x80) || (app != 0x00 && app != 0x10))
-		return false;
-	uintptr_t at = (uintptr_t)r->p;
-	uint64_t v = rd_u(r, n);
-	if ((enc & 0x08) && n < 8 && (v >> (8 * n - 1)) & 1)
-		v |= ~0ull << (8 * n); /* signed */
-	*out = (app == 0x10 ? at : 0) + (uintptr_t)v;
-	return !r->bad;
-}
-
-/* The pointer encoding of a CIE's FDEs ('R' of a "z" augmentation;
- * absolute without one). */
-static bool cie_encoding(const struct module *m, uintptr_t cie, unsigned *ret)
-{
-	struct rd c;
-	if (!rd_at(m, cie, &c))
-		return false;
-	uint64_t len = rd_u(&c, 4);
-	if (c.bad || len == 0 || len == 0xffffffff || len > (size_t)(c.end - c.p))
-		return false;
-	c.end = c.p + len;
-	uint64_t id = rd_u(&c, 4), version = rd_u(&c, 1);
-	if (c.bad || id != 0 || (version != 1 && version != 3))
-		return false;
-	const char *aug = (const char *)c.p;
-	const uint8_t *z = memchr(c.p, 0, (size_t)(c.end - c.p));
-	if (!z)
-		return false;
-	c.p = z + 1;
-	*ret = 0x00;
-	if (aug[0] != 'z')
-		return aug[0] == '\0';
-	rd_leb(&c); /* code alignment */
-	rd_leb(&c); /* data alignment (signed: skipped alike) */
-	if (version == 1)
-		rd_u(&c, 1);
-	else
-		rd_leb(&c); /* return address register */
-	rd_leb(&c);         /* augmentation data length */
-	for (const char *a = aug + 1; *a && !c.bad; a++) {
-		unsigned pe;
-		switch (*a) {
-		case 'R':
-			*ret = (unsigned)rd_u(&c, 1);
-			break;
-		case 'L':
-			rd_u(&c, 1);
-			break;
-		case 'P':
-			pe = (unsigned)rd_u(&c, 1);
-			if (!enc_size(pe) || (pe & 0x70) == 0x50)
-				return false;
-			rd_u(&c, enc_size(pe));
-			break;
-		case 'S':
-			break;
-		default:
-			return false;
-		}
-	}
-	return !c.bad;
-}
-
-/* The end of fn's code as its FDE gives it (found through the binary
- * search table of .eh_frame_hdr), 0 when fn starts no FDE or a table
- * cannot be read. Every read is bounded by the segment it is in. */
-static uintptr_t fde_end(const struct module *m, uintptr_t fn)
-{
-	const struct dl_phdr_info *info = m->info;
-	const ElfW(Phdr) *eh = NULL;
-	for (unsigned i = 0; i < info->dlpi_phnum && !eh; i++)
-		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
-			eh = &info->dlpi_phdr[i];
-	struct rd r;
-	uintptr_t hdr = eh ? info->dlpi_addr + eh->p_vaddr : 0;
-	if (!eh || !rd_at(m, hdr, &r))
-		return 0;
-	uint64_t version = rd_u(&r, 1), ptr_enc = rd_u(&r, 1), count_enc = rd_u(&r, 1),
-		 table_enc = rd_u(&r, 1);
-	/* the table: (initial location, FDE) pairs of sdata4 from hdr */
-	if (r.bad || version != 1 || count_enc != 0x03 || table_enc != 0x3b ||
-	    !enc_size((unsigned)ptr_enc))
-		return 0;
-	rd_u(&r, enc_size((unsigned)ptr_enc)); /* .eh_frame's address */
-	uint64_t count = rd_u(&r, 4);
-	if (r.bad || count == 0 || count > (size_t)(r.end - r.p) / 8)
-		return 0;
-	const uint8_t *table = r.p;
-	uint64_t lo = 0, hi = count;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		int32_t loc;
-		memcpy(&loc, table + 8 * mid, 4);
-		if (hdr + (intptr_t)loc < fn)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	int32_t loc, off;
-	if (lo == count)
-		return 0;
-	memcpy(&loc, table + 8 * lo, 4);
-	memcpy(&off, table + 8 * lo + 4, 4);
-	struct rd f;
-	if (hdr + (intptr_t)loc != fn || !rd_at(m, hdr + (intptr_t)off, &f))
-		return 0;
-	uint64_t len = rd_u(&f, 4);
-	if (f.bad || len == 0 || len == 0xffffffff || len > (size_t)(f.end - f.p))
-		return 0;
-	f.end = f.p + len;
-	uintptr_t id_at = (uintptr_t)f.p;
-	uint64_t cie = rd_u(&f, 4);
-	unsigned enc;
-	uintptr_t begin;
-	if (f.bad || cie == 0 || cie > id_at || !cie_encoding(m, id_at - cie, &enc) ||
-	    !rd_ptr(&f, enc, &begin) || begin != fn)
-		return 0;
-	uint64_t range = rd_u(&f, enc_size(enc));
-	return f.bad || range < 5 || fn + range < fn ? 0 : fn + (uintptr_t)range;
-}
-
 /* What the hook that returned to `ret` for `fn` tells: `ret` follows a
  * `call rel32` to fn, so the exit was jumped to, and fn's code ends with
  * that jmp. */
@@ -696,7 +516,7 @@ static int end_module(struct dl_phdr_info *info, size_t size, void *data)
 	struct module m = { info };
 	if (!(segment_flags(&m, tf->fn, 1, NULL, NULL) & PF_X))
 		return 0;
-	uintptr_t end = fde_end(&m, tf->fn);
+	uintptr_t end = sp_eh_frame_end(info, tf->fn);
 	if (end && (segment_flags(&m, end - 5, 5, NULL, NULL) & PF_X) && decode_tail(&m, end) == 5)
 		tf->end = end;
 	return 1;
@@ -752,7 +572,8 @@ static int job_cmp(const void *a, const void *b)
 /* Make [lo, hi) writable (w) or give it back its protection. */
 static int set_prot(uintptr_t lo, uintptr_t hi, int prot, bool w)
 {
-	return mprotect((void *)lo, hi - lo, w ? PROT_READ | PROT_WRITE | PROT_EXEC : prot) == 0 ? 0 : -errno;
+	int p = w ? PROT_READ | PROT_WRITE | PROT_EXEC : prot;
+	return mprotect((void *)lo, hi - lo, p) == 0 ? 0 : -errno;
 }
 
 /* The runs of pages of the jobs (sorted by page), one mprotect each: the
@@ -1029,7 +850,8 @@ static bool decided(uintptr_t ret, int *ret_rc)
 		*ret_rc = 0;
 		return true;
 	}
-	if (st == SITE_REFUSED && atomic_load_explicit(&s->code, memory_order_relaxed) == code_before(ret)) {
+	if (st == SITE_REFUSED &&
+	    atomic_load_explicit(&s->code, memory_order_relaxed) == code_before(ret)) {
 		*ret_rc = s->err;
 		return true;
 	}
@@ -1163,7 +985,8 @@ void sp_patch_setup(void)
 	test_hold_us = hold ? strtol(hold, NULL, 10) : 0;
 	if (test_hold_us < 0 || test_hold_us > 1000000)
 		test_hold_us = 0;
-	struct sigaction sa = { .sa_sigaction = on_trap, .sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK };
+	struct sigaction sa = { .sa_sigaction = on_trap,
+				.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK };
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGTRAP, &sa, &previous_trap) != 0) {
 		sp_log(SP_LOG_WARN, "patch", "SCOPE_PROFILER_PATCH=1: cannot install the SIGTRAP handler (%s); "
@@ -1177,7 +1000,8 @@ void sp_patch_setup(void)
 		return;
 	}
 	sp_patch_enabled = true;
-	sp_log(SP_LOG_DEBUG, "patch", "call-site patching on (membarrier registered, SIGTRAP handler installed)");
+	sp_log(SP_LOG_DEBUG, "patch",
+	       "call-site patching on (membarrier registered, SIGTRAP handler installed)");
 }
 
 #endif /* __x86_64__ */
