@@ -88,15 +88,14 @@ struct sp_mpi_view {
 	const int32_t *world;
 };
 
-static inline __attribute__((always_inline)) void sp_mpi_args_init(struct sp_mpi_args *a)
+static SP_ALWAYS_INLINE void sp_mpi_args_init(struct sp_mpi_args *a)
 {
 	*a = (struct sp_mpi_args){ .bytes = -1, .peer = SP_MPI_UNSET, .root = SP_MPI_UNSET,
 				   .tag = SP_MPI_UNSET };
 }
 
 /* World rank of `rank` in v (NULL: no communicator), -1 if none. */
-static inline __attribute__((always_inline)) int32_t sp_mpi_view_world(const struct sp_mpi_view *v,
-									int rank)
+static SP_ALWAYS_INLINE int32_t sp_mpi_view_world(const struct sp_mpi_view *v, int rank)
 {
 	if (!v || rank < 0 || rank >= v->nworld)
 		return -1;
@@ -108,9 +107,8 @@ SP_HIDDEN extern int sp_mpi_world_rank, sp_mpi_world_size;
 /* The record of a call from its data, v its communicator or window (NULL
  * none). SP_MPI_UNSET and MPI's negative ranks and tags become -1;
  * MPI_ROOT on an intercommunicator is this rank. */
-static inline __attribute__((always_inline)) void sp_mpi_rec_build(struct sp_mpi_rec *r,
-								    const struct sp_mpi_view *v,
-								    const struct sp_mpi_args *a)
+static SP_ALWAYS_INLINE void sp_mpi_rec_build(struct sp_mpi_rec *r, const struct sp_mpi_view *v,
+					      const struct sp_mpi_args *a)
 {
 	r->bytes = a->bytes;
 	r->peer = sp_mpi_view_world(v, a->peer);
@@ -122,8 +120,8 @@ static inline __attribute__((always_inline)) void sp_mpi_rec_build(struct sp_mpi
 
 /* A receive posted with MPI_ANY_SOURCE: the peer, and the tag if it was
  * MPI_ANY_TAG, from its status (a Fortran status if fortran). */
-static inline __attribute__((always_inline)) void sp_mpi_args_status(struct sp_mpi_args *a,
-								      const void *status, int fortran)
+static SP_ALWAYS_INLINE void sp_mpi_args_status(struct sp_mpi_args *a, const void *status,
+						int fortran)
 {
 	if (a->peer != MPI_ANY_SOURCE || !status)
 		return;
@@ -144,7 +142,7 @@ static inline __attribute__((always_inline)) void sp_mpi_args_status(struct sp_m
 
 /* True when a record has nothing but its communicator id, and the id fits
  * in an event's aux (SP_MPI_AUX_INLINE). */
-static inline __attribute__((always_inline)) bool sp_mpi_rec_inline(const struct sp_mpi_rec *r)
+static SP_ALWAYS_INLINE bool sp_mpi_rec_inline(const struct sp_mpi_rec *r)
 {
 	return r->bytes == -1 && r->peer == -1 && r->root == -1 && r->tag == -1 &&
 	       r->comm < 0x3fffffff;
@@ -197,7 +195,7 @@ SP_HIDDEN uint32_t sp_mpi_site_id(void *const *pcs, int n);
 /* Start a call: returns true when it is recorded (then fill c->bytes etc.).
  * MPI calls made inside another MPI call (ROMIO, callbacks) are not
  * recorded: the guard is per thread. */
-static inline __attribute__((always_inline)) bool sp_mpi_begin(struct sp_mpi_call *c, enum sp_mpi_fn fn)
+static SP_ALWAYS_INLINE bool sp_mpi_begin(struct sp_mpi_call *c, enum sp_mpi_fn fn)
 {
 	c->err = errno;
 	c->active = 0;
@@ -230,7 +228,7 @@ static inline __attribute__((always_inline)) bool sp_mpi_begin(struct sp_mpi_cal
 }
 
 /* Open the call's event (timestamp) and give errno back to the call. */
-static inline __attribute__((always_inline)) void sp_mpi_enter(struct sp_mpi_call *c)
+static SP_ALWAYS_INLINE void sp_mpi_enter(struct sp_mpi_call *c)
 {
 	if (c->active) {
 		struct sp_rec_thread *t = sp_thread_get();
@@ -242,7 +240,7 @@ static inline __attribute__((always_inline)) void sp_mpi_enter(struct sp_mpi_cal
 
 /* Close the call's event (timestamp). True if completion bookkeeping is
  * wanted. */
-static inline __attribute__((always_inline)) bool sp_mpi_leave(struct sp_mpi_call *c)
+static SP_ALWAYS_INLINE bool sp_mpi_leave(struct sp_mpi_call *c)
 {
 	c->err = errno;
 	if (c->active) {
@@ -264,7 +262,7 @@ SP_HIDDEN extern __thread struct sp_mpi_last sp_mpi_last __attribute__((tls_mode
 SP_HIDDEN extern atomic_uint sp_mpi_comm_gen;
 
 /* True when comm is the communicator this thread resolved last. */
-static inline __attribute__((always_inline)) bool sp_mpi_last_is(MPI_Comm comm)
+static SP_ALWAYS_INLINE bool sp_mpi_last_is(MPI_Comm comm)
 {
 	return sp_mpi_last.key == SP_MPI_KEY(comm) &&
 	       sp_mpi_last.gen == atomic_load_explicit(&sp_mpi_comm_gen, memory_order_relaxed);
@@ -272,7 +270,7 @@ static inline __attribute__((always_inline)) bool sp_mpi_last_is(MPI_Comm comm)
 
 /* Fill c->rec (as sp_mpi_resolve), inline when the call's communicator is
  * the one this thread resolved last. */
-static inline __attribute__((always_inline)) void sp_mpi_resolve_fast(struct sp_mpi_call *c)
+static SP_ALWAYS_INLINE void sp_mpi_resolve_fast(struct sp_mpi_call *c)
 {
 	if (c->resolved)
 		return;
@@ -301,7 +299,7 @@ struct sp_mpi_thread {
 	uint32_t *sites;              /* parallel to the records, call sites on only */
 	uint32_t sites_cap;
 };
-SP_HIDDEN extern __thread struct sp_mpi_thread *sp_mpi_my __attribute__((tls_model("initial-exec")));
+SP_HIDDEN extern __thread struct sp_mpi_thread *sp_mpi_my SP_TLS_INITIAL_EXEC;
 /* Append with the chunk full or the thread not attached yet; with call
  * sites on, every append goes here (the site is stored beside the record). */
 /* Records go to the out-of-line functions by value: a caller's record whose
@@ -312,8 +310,7 @@ SP_HIDDEN void sp_mpi_append_slow(struct sp_event *ev, struct sp_mpi_rec r, uint
 /* Field by field: the record was just written field by field, and a wide
  * load of narrow stores would miss store-to-load forwarding (a stall longer
  * than the copy). The empty asm keeps the compiler from merging the loads. */
-static inline __attribute__((always_inline)) void sp_mpi_rec_copy(struct sp_mpi_rec *dst,
-								   const struct sp_mpi_rec *src)
+static SP_ALWAYS_INLINE void sp_mpi_rec_copy(struct sp_mpi_rec *dst, const struct sp_mpi_rec *src)
 {
 	int64_t bytes = src->bytes;
 	int32_t peer = src->peer, root = src->root, tag = src->tag, comm = src->comm;
@@ -325,8 +322,7 @@ static inline __attribute__((always_inline)) void sp_mpi_rec_copy(struct sp_mpi_
 	dst->comm = comm;
 }
 
-static inline __attribute__((always_inline)) void sp_mpi_append(struct sp_event *ev,
-								 const struct sp_mpi_rec *r)
+static SP_ALWAYS_INLINE void sp_mpi_append(struct sp_event *ev, const struct sp_mpi_rec *r)
 {
 	struct sp_mpi_thread *th = sp_mpi_my;
 	if (SP_UNLIKELY(!th || th->pos == th->end)) {
@@ -340,8 +336,7 @@ static inline __attribute__((always_inline)) void sp_mpi_append(struct sp_event 
 /* Keep a call's record with its event (call sites off): a call without
  * message data keeps its communicator id in aux itself (no record memory:
  * Comm_rank, Barrier, Type_*, ...); the others append a record. */
-static inline __attribute__((always_inline)) void sp_mpi_rec_keep(struct sp_event *ev,
-								   const struct sp_mpi_rec *r)
+static SP_ALWAYS_INLINE void sp_mpi_rec_keep(struct sp_event *ev, const struct sp_mpi_rec *r)
 {
 	if (sp_mpi_rec_inline(r))
 		ev->aux = SP_MPI_AUX_INLINE | (uint32_t)(r->comm + 1);
@@ -350,7 +345,7 @@ static inline __attribute__((always_inline)) void sp_mpi_rec_keep(struct sp_even
 }
 
 /* Store the call's record and restore errno. */
-static inline __attribute__((always_inline)) void sp_mpi_end(struct sp_mpi_call *c)
+static SP_ALWAYS_INLINE void sp_mpi_end(struct sp_mpi_call *c)
 {
 	if (c->active) {
 		if (SP_LIKELY(c->ev && c->saved == c->small && !sp_mpi_cs_frames)) {
@@ -388,8 +383,7 @@ struct sp_mpi_fast {
  * does not have (SP_MPI_UNSET) folds away. */
 
 /* A call without a communicator (completions, file I/O). */
-static inline __attribute__((always_inline)) bool sp_mpi_fast_begin(struct sp_mpi_fast *f,
-								     enum sp_mpi_fn fn)
+static SP_ALWAYS_INLINE bool sp_mpi_fast_begin(struct sp_mpi_fast *f, enum sp_mpi_fn fn)
 {
 	struct sp_rec_thread *t = sp_tls;
 	uint32_t r = sp_mpi_region_ids[fn];
@@ -406,8 +400,8 @@ static inline __attribute__((always_inline)) bool sp_mpi_fast_begin(struct sp_mp
 
 /* A call on comm: only when it is the communicator this thread resolved
  * last (never MPI_COMM_NULL), whose view the record is built with. */
-static inline __attribute__((always_inline)) bool sp_mpi_fast_begin_comm(struct sp_mpi_fast *f,
-									  enum sp_mpi_fn fn, MPI_Comm comm)
+static SP_ALWAYS_INLINE bool sp_mpi_fast_begin_comm(struct sp_mpi_fast *f, enum sp_mpi_fn fn,
+						    MPI_Comm comm)
 {
 	if (!sp_mpi_fast_begin(f, fn) || SP_UNLIKELY(!sp_mpi_last_is(comm)))
 		return false;
@@ -418,15 +412,14 @@ static inline __attribute__((always_inline)) bool sp_mpi_fast_begin_comm(struct 
 /* Copy n request handles (n <= SP_MPI_SAVED) element by element: as a
  * loop the compiler may turn it into `rep movs`, whose start-up costs more
  * than the whole copy of a few handles. */
-static inline __attribute__((always_inline)) void sp_mpi_copy_reqs(MPI_Request *dst,
-								    const MPI_Request *src, int n)
+static SP_ALWAYS_INLINE void sp_mpi_copy_reqs(MPI_Request *dst, const MPI_Request *src, int n)
 {
 	for (int i = 0; i < n; i++)
 		__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
 }
 
 /* Open the event: the timestamp is the last thing before the MPI call. */
-static inline __attribute__((always_inline)) void sp_mpi_fast_enter(struct sp_mpi_fast *f)
+static SP_ALWAYS_INLINE void sp_mpi_fast_enter(struct sp_mpi_fast *f)
 {
 	struct sp_rec_thread *t = f->t;
 	sp_mpi_depth = 1;
@@ -435,7 +428,7 @@ static inline __attribute__((always_inline)) void sp_mpi_fast_enter(struct sp_mp
 }
 
 /* Close the event: the timestamp is the first thing after the MPI call. */
-static inline __attribute__((always_inline)) void sp_mpi_fast_leave(struct sp_mpi_fast *f)
+static SP_ALWAYS_INLINE void sp_mpi_fast_leave(struct sp_mpi_fast *f)
 {
 	int64_t now = sp_ticks();
 	f->ev = sp_event_close(f->t, f->region, now);
@@ -448,15 +441,13 @@ static inline __attribute__((always_inline)) void sp_mpi_fast_leave(struct sp_mp
 
 /* The record from the call's data (the status applied), for a call that
  * is not a completion (whose record comes from its requests). */
-static inline __attribute__((always_inline)) void sp_mpi_fast_build(const struct sp_mpi_fast *f,
-								     struct sp_mpi_rec *rec)
+static SP_ALWAYS_INLINE void sp_mpi_fast_build(const struct sp_mpi_fast *f, struct sp_mpi_rec *rec)
 {
 	sp_mpi_rec_build(rec, f->view, &f->a);
 }
 
 /* Store the record (or the communicator id alone, in aux). */
-static inline __attribute__((always_inline)) void sp_mpi_fast_end(struct sp_mpi_fast *f,
-								   const struct sp_mpi_rec *rec)
+static SP_ALWAYS_INLINE void sp_mpi_fast_end(struct sp_mpi_fast *f, const struct sp_mpi_rec *rec)
 {
 	if (SP_LIKELY(f->ev != NULL))
 		sp_mpi_rec_keep(f->ev, rec);
@@ -482,7 +473,7 @@ SP_HIDDEN extern atomic_uint sp_mpi_type_gen;
 SP_HIDDEN void sp_mpi_type_forget(void);
 
 /* sp_mpi_bytes, without a call into MPI when the type is the last one. */
-static inline __attribute__((always_inline)) int64_t sp_mpi_bytes_fast(int64_t count, MPI_Datatype type)
+static SP_ALWAYS_INLINE int64_t sp_mpi_bytes_fast(int64_t count, MPI_Datatype type)
 {
 	if (SP_LIKELY(type == sp_mpi_tc.type && count >= 0 &&
 		      sp_mpi_tc.gen == atomic_load_explicit(&sp_mpi_type_gen, memory_order_relaxed)))
@@ -526,8 +517,7 @@ SP_HIDDEN void sp_mpi_req_put_rec(struct sp_mpi_rec rec, MPI_Request req);
 
 /* The same, inline when the request's home slot already holds it (a
  * recycled request object: the common case in a loop). */
-static inline __attribute__((always_inline)) void sp_mpi_req_put_fast(const struct sp_mpi_rec *rec,
-								       MPI_Request req)
+static SP_ALWAYS_INLINE void sp_mpi_req_put_fast(const struct sp_mpi_rec *rec, MPI_Request req)
 {
 	struct sp_mpi_req_slot *tab = sp_mpi_reqs;
 	uintptr_t k = SP_MPI_KEY(req);
@@ -565,8 +555,8 @@ SP_HIDDEN void sp_mpi_reqs_save(struct sp_mpi_call *c, const void *reqs, int n, 
  * peer/tag/comm when exactly one request completed. */
 SP_HIDDEN void sp_mpi_reqs_done(struct sp_mpi_call *c, int n, const int *idx, int fortran);
 /* The same for requests saved[0..nsaved) (the fast path's copy), into out. */
-static inline __attribute__((always_inline)) void sp_mpi_reqs_rec(struct sp_mpi_rec *out, const MPI_Request *saved, int nsaved,
-				   int n, const int *idx, int fortran)
+static SP_ALWAYS_INLINE void sp_mpi_reqs_rec(struct sp_mpi_rec *out, const MPI_Request *saved,
+					     int nsaved, int n, const int *idx, int fortran)
 {
 	int64_t bytes = 0;
 	int found = 0, known = 0;

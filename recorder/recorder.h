@@ -118,8 +118,8 @@ SP_HIDDEN extern __thread struct sp_rec_thread *sp_tls
 SP_HIDDEN struct sp_rec_thread *sp_thread_attach(void);
 /* Open a call without room for its event: a new chunk, else a frame without
  * event (dropped). Returns the event, NULL if none. */
-SP_HIDDEN struct sp_event *sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region, int64_t now,
-					       struct sp_frame_at at);
+SP_HIDDEN struct sp_event *sp_thread_enter_slow(struct sp_rec_thread *t, uint32_t region,
+						int64_t now, struct sp_frame_at at);
 SP_HIDDEN void sp_thread_exit_slow(struct sp_rec_thread *t, uint32_t region, int64_t now);
 
 static inline struct sp_rec_thread *sp_thread_get(void)
@@ -138,15 +138,15 @@ static inline struct sp_rec_thread *sp_thread_get(void)
  * caller tested sp_event_full() and sends that case to its slow path.
  * Close: the innermost frame, when it is an event of the region.
  */
-static inline __attribute__((always_inline)) bool sp_event_full(const struct sp_rec_thread *t)
+static SP_ALWAYS_INLINE bool sp_event_full(const struct sp_rec_thread *t)
 {
 	return SP_UNLIKELY(t->pos == t->end) || SP_UNLIKELY(t->depth >= SP_STACK_MAX);
 }
 
 /* The event and frame of sp_event_push(), the frame's place left to the
  * caller. */
-static inline __attribute__((always_inline)) struct sp_frame *sp_event_push_frame(struct sp_rec_thread *t,
-										   uint32_t region)
+static SP_ALWAYS_INLINE struct sp_frame *sp_event_push_frame(struct sp_rec_thread *t,
+							     uint32_t region)
 {
 	struct sp_event *ev = t->pos;
 	uint32_t d = t->depth;
@@ -165,15 +165,14 @@ static inline __attribute__((always_inline)) struct sp_frame *sp_event_push_fram
 /* Open without a start time (sp_event_start() sets it): for a caller that
  * reads the clock as the last thing before the call it times. The frame has
  * no place (SP_FRAME_NO_SP). Returns the frame. */
-static inline __attribute__((always_inline)) struct sp_frame *sp_event_push(struct sp_rec_thread *t,
-									     uint32_t region)
+static SP_ALWAYS_INLINE struct sp_frame *sp_event_push(struct sp_rec_thread *t, uint32_t region)
 {
 	t->stack_at[t->depth + 1].sp = SP_FRAME_NO_SP;
 	return sp_event_push_frame(t, region);
 }
 
 /* The start time of the event sp_event_push() opened with frame f. */
-static inline __attribute__((always_inline)) void sp_event_start(struct sp_frame *f, int64_t now)
+static SP_ALWAYS_INLINE void sp_event_start(struct sp_frame *f, int64_t now)
 {
 	f->ev->start = now;
 	f->start = now;
@@ -181,8 +180,8 @@ static inline __attribute__((always_inline)) void sp_event_start(struct sp_frame
 
 /* Open an event of `region` started at `now`; returns it. The frame's
  * flags are 0 and its timed0 is left to the caller. */
-static inline __attribute__((always_inline)) struct sp_event *sp_event_open(struct sp_rec_thread *t,
-									     uint32_t region, int64_t now)
+static SP_ALWAYS_INLINE struct sp_event *sp_event_open(struct sp_rec_thread *t, uint32_t region,
+						       int64_t now)
 {
 	struct sp_frame *f = sp_event_push(t, region);
 	sp_event_start(f, now);
@@ -190,9 +189,8 @@ static inline __attribute__((always_inline)) struct sp_event *sp_event_open(stru
 }
 
 /* The same for a frame entered at `at` (the hooks). */
-static inline __attribute__((always_inline)) struct sp_event *sp_event_open_at(struct sp_rec_thread *t,
-										uint32_t region, int64_t now,
-										struct sp_frame_at at)
+static SP_ALWAYS_INLINE struct sp_event *sp_event_open_at(struct sp_rec_thread *t, uint32_t region,
+							  int64_t now, struct sp_frame_at at)
 {
 	t->stack_at[t->depth + 1] = at;
 	struct sp_frame *f = sp_event_push_frame(t, region);
@@ -202,9 +200,8 @@ static inline __attribute__((always_inline)) struct sp_event *sp_event_open_at(s
 
 /* Push a frame without event (filtered, throttled, dropped) entered at
  * `at`. Room was checked by the caller (depth < SP_STACK_MAX). */
-static inline __attribute__((always_inline)) struct sp_frame *sp_frame_push(struct sp_rec_thread *t,
-									     struct sp_frame fr,
-									     struct sp_frame_at at)
+static SP_ALWAYS_INLINE struct sp_frame *sp_frame_push(struct sp_rec_thread *t, struct sp_frame fr,
+						       struct sp_frame_at at)
 {
 	uint32_t d = t->depth;
 	t->stack[d] = fr;
@@ -214,7 +211,7 @@ static inline __attribute__((always_inline)) struct sp_frame *sp_frame_push(stru
 }
 
 /* Stack address of the innermost open frame, SP_FRAME_NO_SP if none. */
-static inline __attribute__((always_inline)) uintptr_t sp_frame_top_sp(const struct sp_rec_thread *t)
+static SP_ALWAYS_INLINE uintptr_t sp_frame_top_sp(const struct sp_rec_thread *t)
 {
 	return t->stack_at[t->depth].sp;
 }
@@ -222,8 +219,8 @@ static inline __attribute__((always_inline)) uintptr_t sp_frame_top_sp(const str
 /* Close the innermost call at `now` if it is an event of `region`: returns
  * the event. NULL changes nothing (a mismatched or stray exit, a frame
  * without event, a stack that overflowed): the caller's slow path decides. */
-static inline __attribute__((always_inline)) struct sp_event *sp_event_close(struct sp_rec_thread *t,
-									      uint32_t region, int64_t now)
+static SP_ALWAYS_INLINE struct sp_event *sp_event_close(struct sp_rec_thread *t, uint32_t region,
+							int64_t now)
 {
 	uint32_t d = t->depth;
 	if (SP_LIKELY(d && !t->overflow)) {
@@ -240,8 +237,8 @@ static inline __attribute__((always_inline)) struct sp_event *sp_event_close(str
 
 /* Open a call of `region` at `now`: an event, or the slow path. Returns the
  * event, NULL if the call has none. */
-static inline __attribute__((always_inline)) struct sp_event *sp_rec_enter_at(struct sp_rec_thread *t,
-									       uint32_t region, int64_t now)
+static SP_ALWAYS_INLINE struct sp_event *sp_rec_enter_at(struct sp_rec_thread *t, uint32_t region,
+							 int64_t now)
 {
 	if (SP_UNLIKELY(sp_event_full(t)))
 		return sp_thread_enter_slow(t, region, now, SP_FRAME_NOWHERE);
@@ -249,8 +246,7 @@ static inline __attribute__((always_inline)) struct sp_event *sp_rec_enter_at(st
 }
 
 /* Close a call of `region` at `now` (the slow path handles a mismatch). */
-static inline __attribute__((always_inline)) void sp_rec_exit_at(struct sp_rec_thread *t, uint32_t region,
-								  int64_t now)
+static SP_ALWAYS_INLINE void sp_rec_exit_at(struct sp_rec_thread *t, uint32_t region, int64_t now)
 {
 	if (SP_LIKELY(sp_event_close(t, region, now)))
 		return;
