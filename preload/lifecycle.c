@@ -9,6 +9,7 @@
 #include "lifecycle.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -362,6 +363,27 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 static const char *local_output(void)
 {
 	int rank = sp_launcher_rank();
+	if (rank == 0 && name_shared && !rank_output) {
+		/* Said once, by world rank 0, when an MPI launcher started more
+		 * than one (its size variable; not Slurm's, which a batch
+		 * script's own programs see too). */
+		const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+		if (!n || !*n)
+			n = getenv("PMI_SIZE");
+		long size = n && *n ? strtol(n, NULL, 10) : 0;
+		char *first = NULL, *last = NULL;
+		if (size > 1 && size <= INT_MAX &&
+		    !sp_output_path_for_rank(sp_config.output, 1, &first) &&
+		    !sp_output_path_for_rank(sp_config.output, (int)size - 1, &last))
+			sp_log(SP_LOG_INFO, "lifecycle", "world rank 0 of %ld writes without MPI's "
+			       "merge (no MPI_Init in the program, or a preload without MPI: "
+			       "scope-profiler run goes after mpirun): each rank writes its own "
+			       "file, %s here, %s%s%s for the others", size, sp_config.output,
+			       first, size > 2 ? " to " : "", size > 2 ? last : "");
+		free(first);
+		free(last);
+		rank_output = strdup(sp_config.output);
+	}
 	if (rank_output || !name_shared || rank <= 0)
 		return rank_output ? rank_output : sp_config.output;
 	char *moved = NULL, *own = NULL;

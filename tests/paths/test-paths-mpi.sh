@@ -83,6 +83,8 @@ done
 for f in s.1.h5 s.rank1.1.h5 s.rank2.1.h5; do [ "$(calls_of $f)" = 6 ] || fail "$f"; done
 for f in s.h5 s.rank1.h5 s.rank2.h5; do [ "$(calls_of $f)" = 7 ] || fail "$f"; done
 grep -q "exists: kept it as $work/serial/s.rank2.1.h5" log7 || fail "rank 2's line: $(cat log7)"
+[ "$(grep -c "world rank 0 of 3 writes without MPI's merge .* each rank writes its own file, $work/serial/s.h5 here, $work/serial/s.rank1.h5 to $work/serial/s.rank2.h5 for the others" log7)" = 1 ] ||
+  fail "rank 0's line: $(cat log7)"
 mpirun -n 2 "$cli" run -q -o 'r-%r.h5' -- "$app" --calls 3 > log 2>&1 || { cat log; fail "%r"; }
 [ "$(ls r-*)" = "$(printf 'r-0.h5\nr-1.h5')" ] || fail "%r files: $(ls | tr '\n' ' ')"
 [ "$(calls_of r-1.h5)" = 3 ] || fail "r-1.h5"
