@@ -134,6 +134,10 @@ static unsigned long long batches, batch_sites, tail_sites; /* debug line at exi
 static int64_t patch_ns;                          /* time in sp_patch_site's locked part */
 static atomic_int stopped;      /* patching stopped for the process (one line said why) */
 static struct sigaction previous_trap;
+/* Tail exits are patched: not under a shadow stack (CET), where the SIGTRAP
+ * handler's `ret` (RIP and RSP set in the context) would leave the shadow
+ * stack's entry behind and the caller's own ret would fault. */
+static bool tail_exits;
 static pid_t registered_pid;    /* membarrier registration is per process */
 /* Test only (SCOPE_PROFILER_PATCH_TEST_HOLD_US, tests/e2e/patch): keep the
  * int3 in place this long, so that other threads meet it, and count the
@@ -758,6 +762,8 @@ static void flush(void)
  * of the function's tail exit, or 0 (not one: decided as a call). */
 static uintptr_t alias_of(uintptr_t ret, uintptr_t fn)
 {
+	if (!tail_exits)
+		return 0;
 	struct site *a = site_find(ret);
 	unsigned st = a ? atomic_load_explicit(&a->state, memory_order_relaxed) : SITE_NEW;
 	if (st == SITE_ALIAS && atomic_load_explicit(&a->code, memory_order_relaxed) == code_before(ret))
@@ -1000,8 +1006,15 @@ void sp_patch_setup(void)
 		return;
 	}
 	sp_patch_enabled = true;
+	/* arch_prctl(ARCH_SHSTK_STATUS) (Linux >= 6.6; before, EINVAL: no
+	 * shadow stack either): bit 0, the shadow stack is on. */
+	unsigned long long shstk = 0;
+	if (syscall(SYS_arch_prctl, 0x5005 /* ARCH_SHSTK_STATUS */, &shstk) != 0)
+		shstk = 0;
+	tail_exits = !(shstk & 1);
 	sp_log(SP_LOG_DEBUG, "patch",
-	       "call-site patching on (membarrier registered, SIGTRAP handler installed)");
+	       "call-site patching on (membarrier registered, SIGTRAP handler installed; "
+	       "tail exits %s)", tail_exits ? "too" : "not: a shadow stack is on");
 }
 
 #endif /* __x86_64__ */
