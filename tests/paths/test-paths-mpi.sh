@@ -99,6 +99,10 @@ for l in mpirun mpiexec "$(command -v mpiexec.mpich || echo mpiexec.hydra)"; do
     fail "run -- $l: $(cat log)"
 done
 [ "$(ls | tr '\n' ' ')" = "$before" ] || fail "a refused run moved files: $(ls | tr '\n' ' ')"
+# switched off (SCOPE_PROFILER_ENABLE=0), run only runs the program: not refused
+SCOPE_PROFILER_ENABLE=0 "$cli" run -o s.h5 -- mpirun -n 2 "$app" > log 2>&1 || { cat log; fail "ENABLE=0"; }
+[ "$(ls | tr '\n' ' ')" = "$before log " ] || [ "$(ls | tr '\n' ' ')" = "$before" ] ||
+  fail "ENABLE=0 wrote files: $(ls | tr '\n' ' ')"
 cd ..
 echo "mpi: one merged file per job, rotation by rank 0, rank-count warning; a serial" \
   "program's ranks each write their own file; run before mpirun refused"

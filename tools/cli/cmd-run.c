@@ -639,8 +639,9 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "scope-profiler run: no program given\n%s", usage);
 		return EXIT_USAGE;
 	}
-	if (sp_is_mpi_launcher(argv[optind])) {
-		/* Before prepare_output: a refused run leaves no file moved. */
+	if (!disabled() && sp_is_mpi_launcher(argv[optind])) {
+		/* Before prepare_output: a refused run leaves no file moved.
+		 * With the profiler switched off run only runs the program. */
 		fprintf(stderr, "scope-profiler run: %s is an MPI launcher: put scope-profiler run "
 			"after it, so that every rank is profiled and the ranks' data merged into one "
 			"file: %s -n 4 scope-profiler run [options] -- ./app\n", argv[optind],
