@@ -803,8 +803,10 @@ static void handle(uintptr_t ret, uint32_t region, uintptr_t fn)
 		return;
 	if (st == SITE_BUSY)
 		return; /* a membarrier failed: patching stopped */
-	if (st == SITE_ALIAS)
-		return; /* met as a site itself: a module unloaded and reloaded */
+	if (st == SITE_ALIAS && atomic_load_explicit(&s->code, memory_order_relaxed) == code_before(ret))
+		return; /* an alias still: nothing to write at ret */
+	/* (an alias whose bytes changed: a module mapped there since, where ret
+	 * is a call site now: decided as one) */
 	s->region = region;
 	atomic_store_explicit(&s->tail, t != 0, memory_order_relaxed);
 	atomic_store_explicit(&s->code, code_call(ret), memory_order_relaxed);
