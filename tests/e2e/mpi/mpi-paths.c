@@ -143,7 +143,14 @@ static void nonblocking(int path)
 
 	CALL(path, rev, MPI_Irecv, rb, 8, MPI_DOUBLE, peer, 7, rev, &q[0]);
 	CALL(path, rev, MPI_Isend, sb, 8, MPI_DOUBLE, peer, 7, rev, &q[1]);
+	/* GCC 12 reads mpi.h's array parameter as "20 bytes" and warns
+	 * (-Wstringop-overflow) on MPI_STATUSES_IGNORE, a null pointer the
+	 * standard allows: the ignored-status path is what is tested here. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
 	CALL(path, MPI_COMM_NULL, MPI_Waitall, 2, q, MPI_STATUSES_IGNORE);
+#pragma GCC diagnostic pop
 	check_last("MPI_Waitall", path, want(128, -1, -1, -1, -1));
 }
 
