@@ -38,7 +38,8 @@ static bool is_exec_child; /* started by a profiled process (resolve_output) */
 /* The output's name is the same for every rank of a launcher's job (no %p
  * or %r): one that writes without MPI's merge names its own (write_local). */
 static bool name_shared;
-static char *rank_output; /* that name, once chosen */
+static char *rank_output; /* that name (ranks above 0), once chosen */
+static bool rank0_told;   /* world rank 0 said where the other ranks' files go */
 
 enum sp_state sp_lifecycle_state(void)
 {
@@ -363,7 +364,8 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 static const char *local_output(void)
 {
 	int rank = sp_launcher_rank();
-	if (rank == 0 && name_shared && !rank_output) {
+	if (rank == 0 && name_shared && !rank0_told) {
+		rank0_told = true;
 		/* Said once, by world rank 0, when an MPI launcher started more
 		 * than one (its size variable; not Slurm's, which a batch
 		 * script's own programs see too). */
@@ -382,7 +384,6 @@ static const char *local_output(void)
 			       first, size > 2 ? " to " : "", size > 2 ? last : "");
 		free(first);
 		free(last);
-		rank_output = strdup(sp_config.output);
 	}
 	if (rank_output || !name_shared || rank <= 0)
 		return rank_output ? rank_output : sp_config.output;
@@ -440,6 +441,7 @@ static void forked_child(void)
 	sp_config.output = out;
 	free(rank_output); /* the parent's: this child's name has its pid */
 	rank_output = NULL;
+	rank0_told = true;
 	name_shared = false;
 	sp_lifecycle_mpi_owned = false;
 	open_spill();

@@ -428,11 +428,6 @@ static uintptr_t got_hook(const struct module *m, uintptr_t slot)
 	return is_hook(v) ? v : 0;
 }
 
-static bool got_holds_hook(const struct module *m, uintptr_t slot)
-{
-	return got_hook(m, slot) != 0;
-}
-
 /* The hook of a PLT stub at `t` whose GOT slot holds one of ours (0 if
  * not): `ff 25 disp32` (.plt, .plt.got), or with IBT `f3 0f 1e fa` then
  * `f2 ff 25 disp32` (.plt.sec, bnd) or `ff 25 disp32`. */
@@ -453,10 +448,6 @@ static uintptr_t plt_hook(const struct module *m, uintptr_t t)
 	return got_hook(m, (uintptr_t)(p + 6) + (intptr_t)disp);
 }
 
-static bool plt_to_hook(const struct module *m, uintptr_t t)
-{
-	return plt_hook(m, t) != 0;
-}
 
 /* Length of the call to one of our hooks that ends at ret (5 or 6), or
  * -errno. The caller checked [ret - 6, ret) is in an executable segment. */
@@ -467,11 +458,11 @@ static int decode_call(const struct module *m, uintptr_t ret)
 	if (p[-5] == 0xe8) { /* call rel32: the hook, or a PLT stub */
 		memcpy(&disp, p - 4, 4);
 		uintptr_t t = ret + (intptr_t)disp;
-		return is_hook(t) || plt_to_hook(m, t) ? 5 : -ENOEXEC;
+		return is_hook(t) || plt_hook(m, t) ? 5 : -ENOEXEC;
 	}
 	if (p[-6] == 0xff && p[-5] == 0x15) { /* call *disp32(%rip): -fno-plt */
 		memcpy(&disp, p - 4, 4);
-		return got_holds_hook(m, ret + (intptr_t)disp) ? 6 : -ENOEXEC;
+		return got_hook(m, ret + (intptr_t)disp) ? 6 : -ENOEXEC;
 	}
 	return -ENOEXEC;
 }

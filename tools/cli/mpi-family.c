@@ -235,7 +235,6 @@ static bool launcher_name(const char *path)
 {
 	static const char *const names[] = {
 		"mpirun", "mpiexec", "orterun", "oshrun", "srun", "prun", "aprun", "jsrun",
-		"hydra_pmi_proxy", "orted",
 	};
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
