@@ -24,7 +24,16 @@
 # measured: -i 20-30), without the everything-recorded variant (GBs).
 #   env: SP_BUILD_DIR, SP_BENCH_PROXY_RUNS (5), SP_BENCH_PROXY_ITER (4),
 #        SP_BENCH_PROXY_ITER_LONG (30; 0: no long shape),
-#        SP_BENCH_PROXY_S1 (20: -s on 1 rank), SP_BENCH_PROXY_S8 (10: -s on 8 ranks)
+#        SP_BENCH_PROXY_S1 (20: -s on 1 rank), SP_BENCH_PROXY_S8 (10: -s on 8 ranks),
+#        SP_BENCH_PROXY_PML (unset: Open MPI's own choice; e.g. ob1: OMPI_MCA_pml
+#        for every run, and a "pml" key in the JSON lines).
+# Why a PML: Debian's Open MPI 4.1 selects the cm PML when libpsm2 is
+# installed (a dependency of the package), and libpsm2's constructor, run by
+# dlopen inside MPI_Init, naps ~0.2 s on a machine without Omni-Path
+# hardware, holding the dynamic loader's lock (perf: usleep under
+# call_init < dl_open_worker < mca_base_component_repository_open). Every
+# variant pays it, so the ratios of a short job are diluted by it; the
+# `proxy-ob1` benchmark measures the same without it (docs/HOOKS.md).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${SP_BUILD_DIR:-$here/../../../build}
@@ -43,6 +52,8 @@ iter_long=${SP_BENCH_PROXY_ITER_LONG:-30}
 # The profiler's defaults are what is measured: nothing inherited.
 unset LD_PRELOAD $(compgen -e | grep '^SCOPE_PROFILER_')
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+pml=${SP_BENCH_PROXY_PML:-}
+if [ -n "$pml" ]; then export OMPI_MCA_pml=$pml; else unset OMPI_MCA_pml; fi
 work=$(mktemp -d /tmp/sp-bench-proxy.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -123,10 +134,10 @@ for cfg in "${cfgs[@]}"; do
       [ "$i" = "$runs" ] && [ "$v" != plain ] && [ "$v" != empty ] && facts "$np" "$v" >> "$work/facts.$np"
     done
   done
-  $py - "$work" "$np" "$s" "$it" "$runs" "$patch_note" "$shape" <<'PY'
+  $py - "$work" "$np" "$s" "$it" "$runs" "$patch_note" "$shape" "${pml:-default}" <<'PY'
 import glob, json, os, statistics as st, sys
 work, np_, s, it, runs, patch_note = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
-shape = sys.argv[7]
+shape, pml = sys.argv[7], sys.argv[8]
 order = ["plain", "empty", "defaults", "patch", "everything"]
 wall, loop = {}, {}
 for line in open(os.path.join(work, "times.%d" % np_)):
@@ -153,9 +164,9 @@ for v in wall:
     rss[v] = {r: st.median(k) for r, k in per.items()}
 emp = wall["empty"]
 every = facts.get("everything", {}).get("size")
-print("proxy -s %d -i %d on %d rank(s) (%d elements in all; shape %s): wall of mpirun [s], median "
-      "of %d interleaved rounds; paired = median of the ratios to the same round's empty-hooks run"
-      % (s, it, np_, np_ * s ** 3, shape, runs))
+print("proxy -s %d -i %d on %d rank(s) (%d elements in all; shape %s; PML %s): wall of mpirun "
+      "[s], median of %d interleaved rounds; paired = median of the ratios to the same round's "
+      "empty-hooks run" % (s, it, np_, np_ * s ** 3, shape, pml, runs))
 print("%-11s %8s %8s %8s %7s %7s %8s %9s %8s %10s %9s %11s %11s" % (
     "variant", "median", "min", "max", "ratio", "paired", "loop_s", "file_MiB", "file_%",
     "rss_MiB", "over_app", "finalize_s", "calls"))
@@ -165,8 +176,8 @@ for v in order:
         if v == "patch":
             print("%-11s %s" % (v, patch_note))
             recs.append({"benchmark": "proxy", "metric": "proxy_wall_s", "variant": v,
-                         "ranks": np_, "shape": shape, "args": "-s %d -i %d" % (s, it),
-                         "note": patch_note})
+                         "ranks": np_, "shape": shape, "pml": pml,
+                         "args": "-s %d -i %d" % (s, it), "note": patch_note})
         continue
     w = list(wall[v].values())
     med = st.median(w)
@@ -175,7 +186,8 @@ for v in order:
     r = rss.get(v, {})
     over = max((r[k] - rss["empty"].get(k, r[k])) for k in r) / 1024.0 if r else None
     rec = {"benchmark": "proxy", "metric": "proxy_wall_s", "variant": v, "ranks": np_,
-           "shape": shape, "args": "-s %d -i %d" % (s, it), "runs": runs, "median": round(med, 4),
+           "shape": shape, "pml": pml, "args": "-s %d -i %d" % (s, it), "runs": runs,
+           "median": round(med, 4),
            "min": round(min(w), 4), "max": round(max(w), 4),
            "ratio_to_empty_hooks": round(med / st.median(emp.values()), 4),
            "paired_ratio_to_empty_hooks": round(paired, 4),
