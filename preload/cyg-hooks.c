@@ -238,8 +238,12 @@ static inline __attribute__((always_inline)) void enter_hook(struct sp_fn_thread
 		 * thread's state is never freed): it is a real call, and the
 		 * count is all this path touches. Anything more checks both. */
 		h->counts[region]++;
-		if (SP_LIKELY(--h->countdown))
+		if (SP_LIKELY(--h->countdown)) {
+			/* not with --patch: its exits count down to their own patch */
+			if (SP_LIKELY(!sp_patch_enabled))
+				h->counted_last = (uintptr_t)fn;
 			return;
+		}
 		if (SP_UNLIKELY(t->busy || !recording())) {
 			h->countdown = 1; /* the next call is timed instead */
 			return;
@@ -276,6 +280,8 @@ static inline __attribute__((always_inline)) void exit_hook(struct sp_fn_thread 
 							       struct sp_rec_thread *t, void *fn,
 							       uintptr_t sp)
 {
+	if (SP_LIKELY(h->counted_last == (uintptr_t)fn))
+		return; /* a counted-only call's exit (gate 1): nothing to do */
 	const struct sp_fn_entry *e = &h->cache[sp_fn_slot((uintptr_t)fn)];
 	if (SP_UNLIKELY(e->addr != (uintptr_t)fn))
 		return exit_slow(fn, sp); /* tests busy itself */

@@ -227,12 +227,16 @@ void sp_fn_forget_range(uintptr_t lo, uintptr_t hi)
 		if (fi && fi->addr >= lo && fi->addr < hi)
 			atomic_store_explicit(&fi->stale, 1, memory_order_release);
 	}
-	for (struct sp_fn_thread *h = m ? thread_list : NULL; h; h = h->next)
+	for (struct sp_fn_thread *h = m ? thread_list : NULL; h; h = h->next) {
+		uintptr_t c = __atomic_load_n(&h->counted_last, __ATOMIC_RELAXED);
+		if (c >= lo && c < hi)
+			__atomic_store_n(&h->counted_last, 0, __ATOMIC_RELAXED);
 		for (uint32_t k = 0; k < SP_FN_CACHE_SIZE; k++) {
 			uintptr_t a = __atomic_load_n(&h->cache[k].addr, __ATOMIC_RELAXED);
 			if (a >= lo && a < hi)
 				__atomic_store_n(&h->cache[k].addr, 0, __ATOMIC_RELAXED);
 		}
+	}
 	pthread_mutex_unlock(&fn_lock);
 	errno = saved;
 }
@@ -349,6 +353,7 @@ void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region, struct sp_fram
 {
 	int saved = errno;
 	struct sp_rec_thread *t = h->t;
+	h->counted_last = 0; /* exits probe again: this call's closes its frame */
 	h->countdown = sp_fn_next_gap(h);
 	if (SP_UNLIKELY(sp_frame_top_sp(t) <= at.sp))
 		close_abandoned(h, at, sp_ticks());

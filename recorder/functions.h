@@ -97,6 +97,12 @@ struct sp_fn_thread {
 	 * with probability 1/K, independently), so loops cannot alias with
 	 * the sampling and count x sample mean is unbiased. */
 	uint64_t countdown;
+	/* The function whose counted-only entry (gate 1) returned last, with
+	 * no sampled entry since: its exit has nothing to do, known without
+	 * probing the cache (an accessor's exit follows its entry). 0: none.
+	 * Cleared by a sampled entry and when its module is unloaded; never
+	 * set with --patch (a patched entry's exits count down to patch_exit). */
+	uintptr_t counted_last;
 	uint64_t rng;               /* xorshift64* state */
 	uint64_t timed;             /* timed calls so far (frames' timed0) */
 	/* In-run cost of a timed call (overhead estimate): calls left before
@@ -109,8 +115,8 @@ struct sp_fn_thread {
 				     * region (the sampled ones included), nstats long */
 	uint32_t nstats;            /* > every region in this thread's cache */
 	uint32_t patch_seen;        /* patch mode: entries of sp_patch_log followed */
-	struct sp_fn_thread *next;
 	struct sp_fn_entry cache[SP_FN_CACHE_SIZE];
+	struct sp_fn_thread *next; /* after the cache: its slots' offset unchanged */
 };
 
 /* Filter settings, fixed by sp_fn_setup() before the first recorded call. */

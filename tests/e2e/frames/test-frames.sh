@@ -48,4 +48,28 @@ print('ok   the plugins took turns at the same address:', p['step_addrs'])
 PY
 $py "$check" dl.default.h5 dl.default.json
 $py "$check" dl.all.h5 dl.all.json
+
+# A counted-only function unloaded, a recorded one loaded at its address:
+# beta_leaf's two calls (30 ms apart) are events of their own length.
+profile reuse "$bin/reuse-prog" "$bin/libframes-alpha.so" "$bin/libframes-beta.so"
+$py "$check" reuse.default.h5 reuse.default.json
+$py - reuse.default.json reuse.default.h5 <<'PY'
+import json, sys
+import h5py
+p = json.load(open(sys.argv[1]))
+assert p['reused'], 'FAIL: beta was not loaded where alpha had been %s: nothing tested' % p['step_addrs']
+f = h5py.File(sys.argv[2], 'r')
+names = [n.decode() if isinstance(n, bytes) else n for n in f['region_table/names'][()]]
+idx = f['rank_region_index']
+thr = idx['throttled_counts'][()] if 'throttled_counts' in idx else None
+for i, g in enumerate(idx['region_ids'][()]):
+    o, c = int(idx['event_offsets'][i]), int(idx['event_counts'][i])
+    if names[g] == 'alpha_leaf':
+        assert thr is not None and thr[i] > 0, 'FAIL: alpha_leaf was not throttled: nothing tested'
+    if names[g] == 'beta_leaf':
+        d = f['events/end_times'][o:o + c] - f['events/start_times'][o:o + c]
+        assert c == 2 and (d >= 0).all() and (d < 10000000).all(), \
+            'FAIL: beta_leaf: %d events of %s ns (each call is well under 10 ms)' % (c, list(d))
+        print('ok   beta_leaf at alpha_leaf\'s address: 2 events of %s ns' % list(d))
+PY
 echo "frames: all checks passed"
