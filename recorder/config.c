@@ -40,40 +40,70 @@ static const char *const fork_choices[] = { "none", "child", NULL };
 static const char *const exec_choices[] = { "own", "none", NULL };
 static const char *const finalize_choices[] = { "auto", "parallel", "serial", NULL };
 
-#define S(name, kind, field, def, help) { name, kind, offsetof(struct sp_config, field), def, help, NULL, 0, 0 }
+#define S(name, kind, field, def, help) \
+	{ name, kind, offsetof(struct sp_config, field), def, help, NULL, 0, 0 }
 #define CHOICE(name, field, def, choices, help) \
 	{ name, K_CHOICE, offsetof(struct sp_config, field), def, help, choices, 0, 0 }
 #define INT(name, field, def, min, max, help) \
 	{ name, K_INT, offsetof(struct sp_config, field), def, help, NULL, min, max }
 static const struct setting settings[] = {
 	S("ENABLE", K_BOOL, enabled, "1", "master switch; 0 records nothing and writes no file"),
-	S("OUTPUT", K_STR, output, "profiling_data.h5", "output HDF5 file; %p pid, %r rank, %h host, %j job id, %t start time, %% a %"),
+	S("OUTPUT", K_STR, output, "profiling_data.h5",
+	  "output HDF5 file; %p pid, %r rank, %h host, %j job id, %t start time, %% a %"),
 	S("LABEL", K_STR, label, "", "run label stored as metadata `label`"),
-	S("MAX_MEMORY", K_SIZE, max_memory, "1G", "event memory cap per process; past it calls are dropped and counted"),
-	CHOICE("CLOCK", clock, "auto", clock_choices, "tick source: auto (TSC if invariant), tsc, monotonic"),
+	S("MAX_MEMORY", K_SIZE, max_memory, "1G",
+	  "event memory cap per process; past it calls are dropped and counted"),
+	CHOICE("CLOCK", clock, "auto", clock_choices,
+	  "tick source: auto (TSC if invariant), tsc, monotonic"),
 	S("FUNCTIONS", K_BOOL, functions, "1", "record -finstrument-functions hooks"),
 	S("INCLUDE", K_STR, include, "", "regex (re.match) on function names to record"),
 	S("EXCLUDE", K_STR, exclude, "", "regex (re.match) on function names to skip"),
-	S("MIN_DURATION", K_DURATION, min_duration_ns, "0", "function calls shorter than this are not on the timeline"),
-	INT("MAX_DEPTH", max_depth, "0", 0, INT64_MAX, "deepest function nesting recorded; 0 = unlimited"),
-	INT("THROTTLE_CALLS", throttle_calls, "1000", 0, INT64_MAX, "auto-throttle a function after this many calls (0 = off) ..."),
-	S("THROTTLE_MEAN", K_DURATION, throttle_mean_ns, "10us", "... when their mean own cost is below this"),
-	INT("THROTTLE_EARLY", throttle_early, "50", 0, INT64_MAX, "... or already after this many calls of a window when their mean is below THROTTLE_MEAN/10 (0 = off; only below THROTTLE_CALLS)"),
-	CHOICE("THROTTLE_TIMING", throttle_timing, "sampled", timing_choices, "throttled calls: sampled (counted, 1 in THROTTLE_SAMPLE timed: unbiased total with a 95 % interval), exact (both timestamps, exact total) or estimate (counted only, total = count x mean before the throttle)"),
-	INT("THROTTLE_SAMPLE", throttle_sample, "256", 1, INT64_MAX, "sampled timing: 1 in this many throttled calls is timed, at random"),
-	S("PATCH", K_BOOL, patch, "0", "rewrite the hook calls of throttled functions to NOPs (x86-64; their counts become lower bounds)"),
+	S("MIN_DURATION", K_DURATION, min_duration_ns, "0",
+	  "function calls shorter than this are not on the timeline"),
+	INT("MAX_DEPTH", max_depth, "0", 0, INT64_MAX,
+	  "deepest function nesting recorded; 0 = unlimited"),
+	INT("THROTTLE_CALLS", throttle_calls, "1000", 0, INT64_MAX,
+	  "auto-throttle a function after this many calls (0 = off) ..."),
+	S("THROTTLE_MEAN", K_DURATION, throttle_mean_ns, "10us",
+	  "... when their mean own cost is below this"),
+	INT("THROTTLE_EARLY", throttle_early, "50", 0, INT64_MAX,
+	  "... or already after this many calls of a window when their mean is below "
+	  "THROTTLE_MEAN/10 (0 = off; only below THROTTLE_CALLS)"),
+	CHOICE("THROTTLE_TIMING", throttle_timing, "sampled", timing_choices,
+	  "throttled calls: sampled (counted, 1 in THROTTLE_SAMPLE timed: unbiased total with a "
+	  "95 % interval), exact (both timestamps, exact total) or estimate (counted only, total "
+	  "= count x mean before the throttle)"),
+	INT("THROTTLE_SAMPLE", throttle_sample, "256", 1, INT64_MAX,
+	  "sampled timing: 1 in this many throttled calls is timed, at random"),
+	S("PATCH", K_BOOL, patch, "0",
+	  "rewrite the hook calls of throttled functions to NOPs (x86-64; their counts become "
+	  "lower bounds)"),
 	S("MPI", K_BOOL, mpi, "1", "record MPI calls"),
-	INT("CALLSITES", callsites, "0", 0, 8, "call-site stack depth for MPI calls (0 = off, 1-8)"),
-	S("SPILL", K_BOOL, spill, "1", "at MAX_MEMORY, write buffers to <output>.spill.* (0: drop and count)"),
-	S("SIGNALS", K_BOOL, signals, "1", "on SIGTERM/INT/XCPU/HUP and crashes, dump events to the spill file, re-raise"),
-	CHOICE("FORK", fork, "none", fork_choices, "forked child: none (records nothing) or child (writes <output>.pid<N>)"),
-	CHOICE("EXEC", exec, "own", exec_choices, "exec'd child of a profiled process: own (writes <output> with .pid<N> before the extension) or none (records nothing)"),
-	CHOICE("FINALIZE", finalize, "auto", finalize_choices, "MPI_Finalize's write: auto (every rank its slices: gathered to rank 0 up to 16 MiB, else through MPI-IO; the rank-0 stream when compressing or when MPI-IO fails), parallel (through MPI-IO whatever the size) or serial (the rank-0 stream)"),
-	INT("COMPRESSION", compression, "0", 0, 9, "gzip level 1-9 (with byte shuffle) for the event columns; 0 = uncompressed"),
+	INT("CALLSITES", callsites, "0", 0, 8,
+	  "call-site stack depth for MPI calls (0 = off, 1-8)"),
+	S("SPILL", K_BOOL, spill, "1",
+	  "at MAX_MEMORY, write buffers to <output>.spill.* (0: drop and count)"),
+	S("SIGNALS", K_BOOL, signals, "1",
+	  "on SIGTERM/INT/XCPU/HUP and crashes, dump events to the spill file, re-raise"),
+	CHOICE("FORK", fork, "none", fork_choices,
+	  "forked child: none (records nothing) or child (writes <output>.pid<N>)"),
+	CHOICE("EXEC", exec, "own", exec_choices,
+	  "exec'd child of a profiled process: own (writes <output> with .pid<N> before the "
+	  "extension) or none (records nothing)"),
+	CHOICE("FINALIZE", finalize, "auto", finalize_choices,
+	  "MPI_Finalize's write: auto (every rank its slices: gathered to rank 0 up to 16 MiB, "
+	  "else through MPI-IO; the rank-0 stream when compressing or when MPI-IO fails), "
+	  "parallel (through MPI-IO whatever the size) or serial (the rank-0 stream)"),
+	INT("COMPRESSION", compression, "0", 0, 9,
+	  "gzip level 1-9 (with byte shuffle) for the event columns; 0 = uncompressed"),
 	S("QUIET", K_BOOL, quiet, "0", "do not print the \"wrote FILE\" line on stderr"),
-	S("PRINT_CONFIG", K_BOOL, print_config, "0", "print the effective configuration to stderr at start"),
-	S("DEBUG", K_STR, debug, "", "debug lines on stderr for these domains (comma list; 1 or all: every domain)"),
-	S("TEST_CLOCK_SKEW", K_STR, test_clock_skew, "", "test only: OFFSET_NS,DRIFT_PPM: MPI rank r's clock reads as if offset by r x OFFSET_NS and drifting by r x DRIFT_PPM, for the clock alignment at MPI_Init/MPI_Finalize to undo"),
+	S("PRINT_CONFIG", K_BOOL, print_config, "0",
+	  "print the effective configuration to stderr at start"),
+	S("DEBUG", K_STR, debug, "",
+	  "debug lines on stderr for these domains (comma list; 1 or all: every domain)"),
+	S("TEST_CLOCK_SKEW", K_STR, test_clock_skew, "",
+	  "test only: OFFSET_NS,DRIFT_PPM: MPI rank r's clock reads as if offset by r x OFFSET_NS "
+	  "and drifting by r x DRIFT_PPM, for the clock alignment at MPI_Init/MPI_Finalize to undo"),
 };
 #undef S
 #undef CHOICE

@@ -290,7 +290,7 @@ uint64_t sp_spill_events_total(void)
 
 int64_t sp_spill_kept(char *buf, size_t n)
 {
-	if (atomic_load(&spill_fd) < 0 || getpid() != owner || n < 2)
+	if (!buf || n < 2 || atomic_load(&spill_fd) < 0 || getpid() != owner)
 		return -EBADF;
 	int fd = our_fd();
 	if (fd < 0)
