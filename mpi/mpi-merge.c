@@ -759,6 +759,8 @@ static int merge_root(struct sp_merge_local *l0, MPI_Comm comm, const char *path
 		sp_log(SP_LOG_INFO, "mpi", "wrote %s (%d rank%s, %u region%s, %llu events)",
 		       path, P, P == 1 ? "" : "s", t.n, t.n == 1 ? "" : "s",
 		       (unsigned long long)tot.nevents);
+	if (!R.ret)
+		sp_lifecycle_warn_empty(path, tot.nrows);
 	uint64_t dropped = 0;
 	for (int r = 0; r < P; r++)
 		dropped += z[r].dropped;

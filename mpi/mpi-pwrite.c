@@ -35,6 +35,7 @@
 
 #include "config.h"
 #include "groups.h"
+#include "lifecycle.h"
 #include "log.h"
 #include "mpi-clock.h"
 #include "mpi-merge.h"
@@ -1178,6 +1179,8 @@ int sp_pwrite(struct sp_merge_local *l, MPI_Comm comm, const char *path)
 			sp_log(SP_LOG_INFO, "mpi", "wrote %s (%d rank%s, %u region%s, %llu events)",
 			       path, W.P, W.P == 1 ? "" : "s", W.nfinal, W.nfinal == 1 ? "" : "s",
 			       (unsigned long long)W.total[N_EVENTS]);
+		if (!ret)
+			sp_lifecycle_warn_empty(path, W.total[N_ROWS]);
 		/* A fallback to the stream (SP_PWRITE_DONE not returned) says it there. */
 		if (ret >= 0)
 			sp_merge_warn_dropped(W.dropped, W.P, ret == 0);

@@ -333,6 +333,25 @@ void sp_lifecycle_keep_spill(const char *path, uint64_t total)
 			lost_why(kept));
 }
 
+/* The region rows of the last file written by sp_lifecycle_write_rank. */
+static uint64_t written_rows = UINT64_MAX;
+/* Started by `scope-profiler run` (SCOPE_PROFILER_LAUNCH_NS: note_startup). */
+static bool under_run;
+
+void sp_lifecycle_warn_empty(const char *path, uint64_t rows)
+{
+	/* Only under `run`, which used to reopen the file after the program
+	 * to tell: HDF5 loaded again, ~10 ms at the end of every run. */
+	if (rows || !under_run)
+		return;
+	char b[200];
+	sp_log(SP_LOG_INFO, "lifecycle", "warning: nothing was instrumented: %s has no function, "
+	       "manual or MPI region. To time functions, compile and link %s with "
+	       "-finstrument-functions (or mark regions with sp_region_begin/sp_region_end); to "
+	       "time MPI calls, run an MPI program (dynamically linked to libmpi) under mpirun.",
+	       shown(path, b, sizeof b), program_invocation_short_name);
+}
+
 int sp_lifecycle_write_rank(const char *path, int rank, int size)
 {
 	struct sp_snapshot snap;
@@ -341,6 +360,8 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 	if (!ret) /* an info line: SCOPE_PROFILER_QUIET=1 silences it */
 		sp_log(SP_LOG_INFO, "lifecycle", "wrote %s (%u regions, %llu events)",
 			path, snap.nrows, (unsigned long long)snap.nevents);
+	if (!ret)
+		written_rows = snap.nrows;
 	if (snap.dropped) /* known once the snapshot is planned, written or not */
 		sp_log(SP_LOG_WARN, "lifecycle", "%llu calls were dropped (memory cap "
 			"SCOPE_PROFILER_MAX_MEMORY or nesting depth)%s",
@@ -401,13 +422,23 @@ static const char *local_output(void)
 	return own;
 }
 
-int sp_lifecycle_write_local(void)
+static int write_local(bool last)
 {
 	/* An exec'd child that recorded nothing (the shell of system(), a
 	 * tool without instrumentation) writes no file of its own. */
 	if (is_exec_child && sp_region_count() == 0)
 		return 0;
-	return sp_lifecycle_write_rank(local_output(), 0, 1);
+	const char *path = local_output();
+	written_rows = UINT64_MAX;
+	int ret = sp_lifecycle_write_rank(path, 0, 1);
+	if (last && !ret)
+		sp_lifecycle_warn_empty(path, written_rows);
+	return ret;
+}
+
+int sp_lifecycle_write_local(void)
+{
+	return write_local(false);
 }
 
 /*
@@ -457,6 +488,7 @@ static void note_startup(int64_t entry_ns)
 	const char *v = getenv("SCOPE_PROFILER_LAUNCH_NS");
 	int64_t now = sp_monotonic_ns(), from = entry_ns;
 	if (v) {
+		under_run = true;
 		char *end;
 		long long launch = strtoll(v, &end, 10);
 		if (*end == '\0' && launch > 0 && launch <= now && now - launch < 60000000000LL)
@@ -479,7 +511,7 @@ __attribute__((destructor(101))) static void sp_destructor(void)
 	if (sp_lifecycle_mpi_owned)
 		return; /* MPI_Finalize writes (or the MPI layer handles a missing one) */
 	if (sp_lifecycle_begin_finalize()) {
-		sp_lifecycle_write_local();
+		write_local(true);
 		sp_lifecycle_end_finalize();
 	}
 }

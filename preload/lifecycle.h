@@ -23,6 +23,10 @@ SP_HIDDEN int sp_lifecycle_start(void);
 SP_HIDDEN bool sp_lifecycle_begin_finalize(void);
 /* Write this process alone to the configured output (serial run). */
 SP_HIDDEN int sp_lifecycle_write_local(void);
+/* The process's last file, `path`, has `rows` region rows: none under
+ * `scope-profiler run` means nothing was instrumented, which one info line
+ * says with the fix (QUIET silences it). */
+SP_HIDDEN void sp_lifecycle_warn_empty(const char *path, uint64_t rows);
 /* Write this process alone to `path` as rank `rank` of `size` (a rank that
  * never reached MPI_Finalize, MPI_Abort). */
 SP_HIDDEN int sp_lifecycle_write_rank(const char *path, int rank, int size);

@@ -442,40 +442,6 @@ static bool env_on(const char *name)
 		     !strcasecmp(v, "true"));
 }
 
-/*
- * After the program: a profile without a single function, manual or MPI
- * region means nothing was instrumented, which is almost always a build
- * problem. Say so once (rank 0, unless quiet) and how to fix it. Only
- * reads the output file; never changes the exit status.
- */
-static void warn_if_uninstrumented(const struct finish_job *j)
-{
-	struct sp_reader *r;
-	struct stat st;
-	size_t n, named = 0, mpi = 0;
-
-	/* Only a regular file the run wrote: never open a FIFO or a device
-	 * the output was pointed at (opening a FIFO would block). */
-	if (j->quiet || j->rank > 0 || stat(j->output, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size == 0 || sp_reader_open(j->output, &r) != 0)
-		return;
-	n = sp_reader_num_regions(r);
-	for (size_t i = 0; i < n; i++) {
-		if (sp_region_kind_is_mpi(sp_reader_region_kind(r, (uint32_t)i)))
-			mpi++;
-		else
-			named++;
-	}
-	sp_reader_destroy(r);
-	if (named || mpi)
-		return;
-	fprintf(stderr, "scope-profiler run: warning: nothing was instrumented: %s has no function "
-		"and no MPI region. To time functions, compile and link %s with "
-		"-finstrument-functions (or mark regions with sp_region_begin/sp_region_end); to "
-		"time MPI calls, run an MPI program (dynamically linked to libmpi) under mpirun.\n",
-		j->output, j->program);
-}
-
 /* Why run forks instead of exec'ing: to finish the job when the program
  * cannot. The finisher is started with the program and waits for its end
  * (a pidfd), so that nothing is left to do at the signal but pass it on:
@@ -545,7 +511,6 @@ static int launch(char **argv, bool verbose)
 		finish_job_run(&j);
 	if (fin > 0)
 		reap(fin, &(int){ 0 });
-	warn_if_uninstrumented(&j);
 	free(named);
 	if (!WIFSIGNALED(status))
 		return WIFEXITED(status) ? WEXITSTATUS(status) : 126;

@@ -182,6 +182,26 @@ static const char *ending(int signo, char *buf, size_t n)
 	return buf;
 }
 
+/*
+ * The output the finish wrote has no function, manual or MPI region:
+ * nothing was instrumented, almost always a build problem. Say so and how
+ * to fix it (the library says it of the files it writes itself). Never
+ * changes the exit status.
+ */
+static void warn_if_empty(const struct finish_job *j, const struct rank_inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (in->v[i].s.nrows)
+			return;
+	if (j->quiet)
+		return;
+	fprintf(stderr, "scope-profiler run: warning: nothing was instrumented: %s has no function, "
+		"manual or MPI region. To time functions, compile and link %s with "
+		"-finstrument-functions (or mark regions with sp_region_begin/sp_region_end); to time "
+		"MPI calls, run an MPI program (dynamically linked to libmpi) under mpirun.\n",
+		j->output, j->program);
+}
+
 /* Serial: the spill file becomes the output, as `recover SPILL -o OUT`. */
 static int finish_serial(const struct finish_job *j, char *spill)
 {
@@ -197,6 +217,7 @@ static int finish_serial(const struct finish_job *j, char *spill)
 			fprintf(stderr, "scope-profiler run: wrote %s from %s (%llu events, partial=1: "
 				"%s)\n", j->output, spill, (unsigned long long)events_of(&in),
 				ending(in.n ? in.v[0].signo : -1, e, sizeof e));
+		warn_if_empty(j, &in);
 	}
 	rank_inputs_free(&in);
 	cli_common_fini(&c);
@@ -292,6 +313,7 @@ static int merge_parts(const struct finish_job *j, int size)
 		if (!j->quiet)
 			fprintf(stderr, "scope-profiler run: wrote %s (%zu of %d rank%s, %llu events, "
 				"%s)\n", j->output, in.n, size, size == 1 ? "" : "s", (unsigned long long)events_of(&in), e);
+		warn_if_empty(j, &in);
 	}
 	if (n) {
 		rank_inputs_free(&in);
