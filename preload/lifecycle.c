@@ -342,7 +342,7 @@ void sp_lifecycle_warn_empty(const char *path, uint64_t rows)
 {
 	/* Only under `run`, which used to reopen the file after the program
 	 * to tell: HDF5 loaded again, ~10 ms at the end of every run. */
-	if (rows || !under_run)
+	if (rows || !under_run || sp_launcher_rank() > 0) /* once for a job: its rank 0 */
 		return;
 	char b[200];
 	sp_log(SP_LOG_INFO, "lifecycle", "warning: nothing was instrumented: %s has no function, "
