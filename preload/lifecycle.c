@@ -333,8 +333,6 @@ void sp_lifecycle_keep_spill(const char *path, uint64_t total)
 			lost_why(kept));
 }
 
-/* The region rows of the last file written by sp_lifecycle_write_rank. */
-static uint64_t written_rows = UINT64_MAX;
 /* Started by `scope-profiler run` (SCOPE_PROFILER_LAUNCH_NS: note_startup). */
 static bool under_run;
 
@@ -345,14 +343,12 @@ void sp_lifecycle_warn_empty(const char *path, uint64_t rows)
 	if (rows || !under_run || sp_launcher_rank() > 0) /* once for a job: its rank 0 */
 		return;
 	char b[200];
-	sp_log(SP_LOG_INFO, "lifecycle", "warning: nothing was instrumented: %s has no function, "
-	       "manual or MPI region. To time functions, compile and link %s with "
-	       "-finstrument-functions (or mark regions with sp_region_begin/sp_region_end); to "
-	       "time MPI calls, run an MPI program (dynamically linked to libmpi) under mpirun.",
-	       shown(path, b, sizeof b), program_invocation_short_name);
+	sp_log(SP_LOG_INFO, "lifecycle", SP_NOTHING_INSTRUMENTED_FMT, shown(path, b, sizeof b),
+	       program_invocation_short_name);
 }
 
-int sp_lifecycle_write_rank(const char *path, int rank, int size)
+/* sp_lifecycle_write_rank, and the file's region rows in *ret_rows. */
+static int write_rank(const char *path, int rank, int size, uint64_t *ret_rows)
 {
 	struct sp_snapshot snap;
 	int ret = sp_output_write_local(path, &snap, rank, size);
@@ -360,8 +356,7 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 	if (!ret) /* an info line: SCOPE_PROFILER_QUIET=1 silences it */
 		sp_log(SP_LOG_INFO, "lifecycle", "wrote %s (%u regions, %llu events)",
 			path, snap.nrows, (unsigned long long)snap.nevents);
-	if (!ret)
-		written_rows = snap.nrows;
+	*ret_rows = snap.nrows;
 	if (snap.dropped) /* known once the snapshot is planned, written or not */
 		sp_log(SP_LOG_WARN, "lifecycle", "%llu calls were dropped (memory cap "
 			"SCOPE_PROFILER_MAX_MEMORY or nesting depth)%s",
@@ -375,6 +370,12 @@ int sp_lifecycle_write_rank(const char *path, int rank, int size)
 		sp_lifecycle_keep_spill(path, total);
 	}
 	return ret;
+}
+
+int sp_lifecycle_write_rank(const char *path, int rank, int size)
+{
+	uint64_t rows;
+	return write_rank(path, rank, size, &rows);
 }
 
 /* A rank above 0 of a launcher's job that writes without MPI's merge (a
@@ -429,10 +430,10 @@ static int write_local(bool last)
 	if (is_exec_child && sp_region_count() == 0)
 		return 0;
 	const char *path = local_output();
-	written_rows = UINT64_MAX;
-	int ret = sp_lifecycle_write_rank(path, 0, 1);
+	uint64_t rows;
+	int ret = write_rank(path, 0, 1, &rows);
 	if (last && !ret)
-		sp_lifecycle_warn_empty(path, written_rows);
+		sp_lifecycle_warn_empty(path, rows);
 	return ret;
 }
 

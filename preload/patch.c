@@ -448,7 +448,6 @@ static uintptr_t plt_hook(const struct module *m, uintptr_t t)
 	return got_hook(m, (uintptr_t)(p + 6) + (intptr_t)disp);
 }
 
-
 /* Length of the call to one of our hooks that ends at ret (5 or 6), or
  * -errno. The caller checked [ret - 6, ret) is in an executable segment. */
 static int decode_call(const struct module *m, uintptr_t ret)

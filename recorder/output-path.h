@@ -21,6 +21,16 @@
  * another pid in it is an exec'd child. */
 #define SP_ROOT_ENV "SCOPE_PROFILER_ROOT"
 
+/* A written output without a single region row (printf format: the
+ * output's path, then the program): said by the library as it writes one
+ * under `scope-profiler run`, and by run's finish of a file it wrote from
+ * a spill, each with its own prefix. */
+#define SP_NOTHING_INSTRUMENTED_FMT                                                            \
+	"warning: nothing was instrumented: %s has no function, manual or MPI region. To time " \
+	"functions, compile and link %s with -finstrument-functions (or mark regions with "     \
+	"sp_region_begin/sp_region_end); to time MPI calls, run an MPI program (dynamically "   \
+	"linked to libmpi) under mpirun."
+
 /* What the placeholders expand to. */
 struct sp_path_values {
 	pid_t pid;            /* %p */

@@ -101,6 +101,24 @@ class Errors(CliTestCase):
         rc, o, err = run("run", "-q", "-o", out, "--", "/bin/true")
         self.assertNotIn("nothing was instrumented", err)
 
+    def test_run_warns_once_for_a_job(self):
+        # Said by world rank 0 only: a serial program on 3 ranks (each
+        # writes its own file), and an MPI program with nothing recorded
+        # (functions and MPI off: the merged file has no row).
+        mpirun = os.environ.get("SP_MPIEXEC") or shutil.which("mpirun") or shutil.which("mpiexec")
+        if not mpirun:
+            self.fail("mpirun not found")
+        for env, args in ((MPI_ENV, ["-n", "3", CLI, "run", "-o", self.path("s.h5"), "--",
+                                     "/bin/true"]),
+                          (dict(MPI_ENV, SCOPE_PROFILER_FUNCTIONS="0"),
+                           ["-n", "2", CLI, "run", "--no-mpi", "-o", self.path("m.h5"), "--",
+                            os.environ["SP_JACOBI"], "64", "20", "10"])):
+            p = subprocess.run([mpirun] + args, env=env, capture_output=True, text=True,
+                               timeout=240)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stderr.count("nothing was instrumented"), 1, p.stderr)
+        self.assertIn("(2 ranks, 0 regions, 0 events)", p.stderr)
+
     def test_singular(self):
         f = write_schema1(self.path("one.h5"), {0: {"main": ([0], [NS])}})
         _, out, _ = run("inspect", f)

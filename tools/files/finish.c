@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli-common.h"
+#include "output-path.h"
 #include "rank-inputs.h"
 #include "sp-spill.h"
 
@@ -195,11 +196,8 @@ static void warn_if_empty(const struct finish_job *j, const struct rank_inputs *
 			return;
 	if (j->quiet)
 		return;
-	fprintf(stderr, "scope-profiler run: warning: nothing was instrumented: %s has no function, "
-		"manual or MPI region. To time functions, compile and link %s with "
-		"-finstrument-functions (or mark regions with sp_region_begin/sp_region_end); to time "
-		"MPI calls, run an MPI program (dynamically linked to libmpi) under mpirun.\n",
-		j->output, j->program);
+	fprintf(stderr, "scope-profiler run: " SP_NOTHING_INSTRUMENTED_FMT "\n", j->output,
+		j->program);
 }
 
 /* Serial: the spill file becomes the output, as `recover SPILL -o OUT`. */
