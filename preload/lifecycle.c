@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -480,31 +481,52 @@ static void forked_child(void)
 	atomic_store(&sp_recording, 1);
 }
 
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /* What starting cost the run: from the launcher's exec (`scope-profiler
  * run` passes the time in SCOPE_PROFILER_LAUNCH_NS, removed here so the
  * program's own children do not inherit it) to the end of the constructor;
- * without the launcher, the constructor alone. */
-static void note_startup(int64_t entry_ns)
+ * without the launcher, the constructor alone. Also in CPU time: the
+ * launcher's until it forked the program (SCOPE_PROFILER_LAUNCH_CPU_NS)
+ * and the constructor's, which the MPI finalize reports instead on a node
+ * with more ranks than CPUs, where the wall time is mostly the wait for a
+ * CPU (metadata profiler_startup_ns). Values that cannot be (in the
+ * future, over a minute, not a number) are ignored. */
+static void note_startup(int64_t entry_ns, int64_t entry_cpu_ns)
 {
 	const char *v = getenv("SCOPE_PROFILER_LAUNCH_NS");
+	const char *c = getenv("SCOPE_PROFILER_LAUNCH_CPU_NS");
 	int64_t now = sp_monotonic_ns(), from = entry_ns;
+	int64_t cpu = thread_cpu_ns() - entry_cpu_ns;
+	char *end;
 	if (v) {
 		under_run = true;
-		char *end;
 		long long launch = strtoll(v, &end, 10);
 		if (*end == '\0' && launch > 0 && launch <= now && now - launch < 60000000000LL)
 			from = launch;
 		unsetenv("SCOPE_PROFILER_LAUNCH_NS");
 	}
-	sp_recorder_set_startup_ns(now - from);
+	if (c) {
+		long long launcher = strtoll(c, &end, 10);
+		if (*end == '\0' && launcher >= 0 && launcher < 60000000000LL)
+			cpu += launcher;
+		unsetenv("SCOPE_PROFILER_LAUNCH_CPU_NS");
+	}
+	sp_recorder_set_startup_ns(now - from, cpu);
 }
 
 __attribute__((constructor(101))) static void sp_constructor(void)
 {
-	int64_t entry = sp_monotonic_ns();
+	int64_t entry = sp_monotonic_ns(), entry_cpu = thread_cpu_ns();
 	pthread_atfork(NULL, NULL, forked_child);
 	sp_lifecycle_start();
-	note_startup(entry);
+	note_startup(entry, entry_cpu);
 }
 
 __attribute__((destructor(101))) static void sp_destructor(void)

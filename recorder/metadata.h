@@ -57,6 +57,7 @@ struct sp_run_info {
 	double sample_bias_ns;      /* taken off each sampled call's duration, <0 unknown */
 	int64_t alloc_ns;           /* allocating and faulting in event memory */
 	int64_t startup_ns;         /* the launcher's start to the end of the constructor, <0 unknown */
+	int64_t startup_cpu_ns;     /* the same in CPU time: the launcher's and the constructor's */
 	/* Auto-throttle settings (throttle_calls 0: off; then none is written). */
 	int64_t throttle_calls, throttle_mean_ns, throttle_sample;
 	int64_t throttle_early_calls; /* the early decision's calls, 0 none */

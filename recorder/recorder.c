@@ -80,11 +80,12 @@ void sp_recorder_stop(void)
 	atomic_store(&sp_recording, 0);
 }
 
-static int64_t startup_ns = -1;
+static int64_t startup_ns = -1, startup_cpu_ns = -1;
 
-void sp_recorder_set_startup_ns(int64_t ns)
+void sp_recorder_set_startup_ns(int64_t wall_ns, int64_t cpu_ns)
 {
-	startup_ns = ns;
+	startup_ns = wall_ns;
+	startup_cpu_ns = cpu_ns;
 }
 
 double sp_recorder_event_cost_ns(void)
@@ -121,6 +122,7 @@ void sp_run_info_init(struct sp_run_info *run, int rank, int size)
 	run->sample_bias_ns = sp_fn_sample_bias_ns();
 	run->alloc_ns = sp_thread_alloc_ns();
 	run->startup_ns = startup_ns;
+	run->startup_cpu_ns = startup_cpu_ns;
 	run->start_realtime_s = start_realtime_s;
 	run->mpi_rank = rank;
 	run->mpi_size = size;

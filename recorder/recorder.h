@@ -378,8 +378,9 @@ SP_HIDDEN int sp_recorder_start(void);
 /* Stop recording; later enter/exit calls are no-ops. */
 SP_HIDDEN void sp_recorder_stop(void);
 /* Start-up cost (ns): from the launcher's exec to the end of the library's
- * constructor (preload/lifecycle.c measures it). */
-SP_HIDDEN void sp_recorder_set_startup_ns(int64_t ns);
+ * constructor, as wall time and as CPU time (the launcher's and the
+ * constructor's; preload/lifecycle.c measures both). */
+SP_HIDDEN void sp_recorder_set_startup_ns(int64_t wall_ns, int64_t cpu_ns);
 /* The measured cost of one recorded call (ns), < 0 unknown. */
 SP_HIDDEN double sp_recorder_event_cost_ns(void);
 /* CLOCK_MONOTONIC ns when recording started. */

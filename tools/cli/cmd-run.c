@@ -355,14 +355,19 @@ static void restore_signals(const sigset_t *mask)
  * which the run pays as well. */
 static int64_t launch_ns;
 
+static int64_t cpu_ns(void)
+{
+	struct timespec cpu;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) != 0)
+		return 0;
+	return (int64_t)cpu.tv_sec * 1000000000LL + cpu.tv_nsec;
+}
+
 static int64_t launcher_start_ns(void)
 {
-	struct timespec now, cpu;
+	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	int64_t t = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0)
-		t -= (int64_t)cpu.tv_sec * 1000000000LL + cpu.tv_nsec;
-	return t;
+	return (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec - cpu_ns();
 }
 
 /* The program, with the launcher's original signal state. Under an MPI
@@ -372,6 +377,10 @@ static int64_t launcher_start_ns(void)
  * dump that takes more than a second is cut. */
 static pid_t spawn(char **argv, const sigset_t *mask, bool own_group)
 {
+	/* The launcher's CPU time so far (the child's clock starts again at
+	 * the fork): the library's start-up on a node with more ranks than
+	 * CPUs, where wall time is mostly waiting for one. */
+	int64_t cpu = cpu_ns();
 	pid_t pid = fork();
 	if (pid > 0 && own_group)
 		setpgid(pid, pid);
@@ -386,6 +395,8 @@ static pid_t spawn(char **argv, const sigset_t *mask, bool own_group)
 	char launch[32];
 	snprintf(launch, sizeof launch, "%lld", (long long)launch_ns);
 	setenv("SCOPE_PROFILER_LAUNCH_NS", launch, 1);
+	snprintf(launch, sizeof launch, "%lld", (long long)cpu);
+	setenv("SCOPE_PROFILER_LAUNCH_CPU_NS", launch, 1);
 	execvp(argv[0], argv);
 	int e = errno;
 	fprintf(stderr, "scope-profiler run: cannot run %s: %s\n", argv[0], strerror(e));

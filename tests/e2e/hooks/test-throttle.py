@@ -195,8 +195,9 @@ def main():
         env_out = subprocess.run([CLI, "run", "-q", "-o", os.path.join(tmp, "env.h5"), "--", "env"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         check(env_out.returncode == 0 and "SCOPE_PROFILER_OUTPUT=" in env_out.stdout
-              and "SCOPE_PROFILER_LAUNCH_NS" not in env_out.stdout,
-              "the program's environment has no SCOPE_PROFILER_LAUNCH_NS")
+              and "SCOPE_PROFILER_LAUNCH_NS" not in env_out.stdout
+              and "SCOPE_PROFILER_LAUNCH_CPU_NS" not in env_out.stdout,
+              "the program's environment has no SCOPE_PROFILER_LAUNCH_NS nor _LAUNCH_CPU_NS")
         # The start-up counts from the launcher's start when it says when
         # (SCOPE_PROFILER_LAUNCH_NS, CLOCK_MONOTONIC ns), else from the
         # library's constructor; a value in the future, over a minute old or

@@ -135,4 +135,28 @@ cmp known.plain fail.out
 fb=$(ls "$work/tmp"); [ "$(echo "$fb" | wc -l)" = 1 ] || { echo "FAIL: fallback files: $fb"; exit 1; }
 $py "$src/tests/e2e/mpi/check_mpi.py" "$work/tmp/$fb" "$np" known "$cli"
 
+# The start-up cost in the metadata (docs/FORMAT.md, profiler_startup_ns):
+# wall time from the launcher's start, but on a node with more ranks than
+# online CPUs, where that is mostly the wait for a CPU, the CPU time (the
+# launcher's, passed in SCOPE_PROFILER_LAUNCH_CPU_NS, and the library
+# constructor's). A launcher that started 10 s ago and used 2 s of CPU:
+now=$($py -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))')
+SCOPE_PROFILER_OUTPUT="$work/startup.h5" SCOPE_PROFILER_LAUNCH_NS=$((now - 10000000000)) \
+  SCOPE_PROFILER_LAUNCH_CPU_NS=2000000000 timeout 120 mpirun --oversubscribe -n "$np" \
+  -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT -x SCOPE_PROFILER_LAUNCH_NS \
+  -x SCOPE_PROFILER_LAUNCH_CPU_NS "$build/tests/e2e/mpi/mpi-known$sp_sfx" > startup.out 2> startup.err ||
+  { cat startup.err; echo "FAIL: the start-up run"; exit 1; }
+cmp known.plain startup.out
+cpus=$(getconf _NPROCESSORS_ONLN)
+$py - "$work/startup.h5" "$np" "$cpus" <<'PY'
+import sys, h5py
+s = int(h5py.File(sys.argv[1])["metadata"].attrs["profiler_startup_ns"]) / 1e9
+np_, cpus = int(sys.argv[2]), int(sys.argv[3])
+lo, hi = (2.0, 2.5) if np_ > cpus else (10.0, 60.0)
+assert lo <= s < hi, "%d ranks on %d CPUs: profiler_startup_ns %.3f s, expected [%g, %g)" % (
+    np_, cpus, s, lo, hi)
+print("start-up: %d ranks on %d CPUs: %.3f s (%s time)" % (np_, cpus, s,
+                                                          "CPU" if np_ > cpus else "wall"))
+PY
+
 echo "mpi e2e with $np ranks ($sp_mpi_family): OK"
