@@ -230,6 +230,7 @@ struct sp_summary_record {
 #define SP_META_COUNT_COST_NS "profiler_count_cost_ns"/* ours: float64 */
 #define SP_META_ALLOC_NS "profiler_alloc_ns"      /* ours: int64 */
 #define SP_META_STARTUP_NS "profiler_startup_ns"  /* ours: int64 */
+#define SP_META_CONCURRENCY "profiler_concurrency" /* ours: int64, MPI: ranks that ran at once */
 #define SP_META_FINALIZE_NS "profiler_finalize_ns"/* ours: int64 */
 #define SP_META_THROTTLE_TIMING "throttle_timing" /* ours: sampled | exact | estimate */
 #define SP_META_THROTTLE_CALLS "throttle_calls"   /* ours: int64 */

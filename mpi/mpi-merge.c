@@ -620,7 +620,9 @@ void sp_merge_warn_dropped(uint64_t dropped, int ranks, bool written)
  */
 /* Per cost: sum of cost x calls, sum of calls, sum of costs, ranks. */
 enum { C_WSUM, C_W, C_SUM, C_RANKS, C_PER };
-enum { C_COUNT = 0, C_CALL = C_PER, C_START = 2 * C_PER, C_ALLOC = 3 * C_PER, C_N = 4 * C_PER };
+enum { C_COUNT = 0, C_CALL = C_PER, C_START = 2 * C_PER, C_ALLOC = 3 * C_PER,
+       C_CONC = 4 * C_PER, /* the ranks that could run at once: one sum */
+       C_N = C_CONC + 1 };
 static double costs[C_N];
 static bool costs_known;
 
@@ -663,6 +665,18 @@ static void reduce_costs(const struct sp_merge_local *l, bool mine, MPI_Comm com
 		       run.count_cost_ns, timed, run.call_cost_ns, (long long)start,
 		       (long long)run.alloc_ns);
 	}
+	/* Each node's first rank adds the fewer of its ranks and its CPUs; a
+	 * rank without the node's communicator counts as a CPU of its own. */
+	int nrank = 0, nsize = 1;
+	if (sp_mpi_node_comm == MPI_COMM_NULL ||
+	    PMPI_Comm_rank(sp_mpi_node_comm, &nrank) != MPI_SUCCESS ||
+	    PMPI_Comm_size(sp_mpi_node_comm, &nsize) != MPI_SUCCESS) {
+		nrank = 0;
+		nsize = 1;
+	}
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (nrank == 0)
+		v[C_CONC] = cpus > 0 && cpus < nsize ? (double)cpus : (double)nsize;
 	bool root = sp_mpi_world_rank == 0;
 	costs_known = PMPI_Reduce(root ? MPI_IN_PLACE : v, root ? v : unused, C_N, MPI_DOUBLE,
 				  MPI_SUM, 0, comm) == MPI_SUCCESS;
@@ -689,6 +703,7 @@ int sp_merge_meta(struct sp_run_meta *meta, int64_t t0, uint64_t dropped, const 
 	run.call_cost_ns = mean_cost(C_CALL, run.call_cost_ns);
 	run.startup_ns = (int64_t)mean_cost(C_START, (double)run.startup_ns);
 	run.alloc_ns = (int64_t)mean_cost(C_ALLOC, (double)run.alloc_ns);
+	run.concurrency = costs_known ? (int64_t)costs[C_CONC] : 0;
 	int ret = sp_meta_collect(meta, &run);
 	if (!ret)
 		ret = sp_meta_set_int(meta, SP_META_DROPPED, (int64_t)dropped);

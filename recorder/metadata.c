@@ -361,6 +361,8 @@ int sp_meta_collect(struct sp_run_meta *m, const struct sp_run_info *run)
 		ret = sp_meta_set_int(m, SP_META_STARTUP_NS, run->startup_ns);
 	if (!ret)
 		ret = sp_meta_set_int(m, SP_META_FINALIZE_NS, run->finalize_spent_ns);
+	if (!ret && run->concurrency > 0)
+		ret = sp_meta_set_int(m, SP_META_CONCURRENCY, run->concurrency);
 	/* Auto-throttle (docs/HOOKS.md): its mode and thresholds. */
 	if (!ret && run->throttle_calls > 0 && run->throttle_timing)
 		ret = sp_meta_set_str(m, SP_META_THROTTLE_TIMING, run->throttle_timing);

@@ -58,6 +58,8 @@ struct sp_run_info {
 	int64_t alloc_ns;           /* allocating and faulting in event memory */
 	int64_t startup_ns;         /* the launcher's start to the end of the constructor, <0 unknown */
 	int64_t startup_cpu_ns;     /* the same in CPU time: the launcher's and the constructor's */
+	int64_t concurrency;        /* MPI: ranks that could run at once (per node the fewer of its
+				     * ranks and its CPUs, summed); 0 unknown (not written) */
 	/* Auto-throttle settings (throttle_calls 0: off; then none is written). */
 	int64_t throttle_calls, throttle_mean_ns, throttle_sample;
 	int64_t throttle_early_calls; /* the early decision's calls, 0 none */

@@ -31,7 +31,8 @@ static const char *const parallel_keys[] = {
 /* The profiler's self-measurement (docs/FORMAT.md). */
 static const char *const profiler_keys[] = {
 	"profiler_event_cost_ns", "profiler_call_cost_ns", "profiler_count_cost_ns",
-	"profiler_alloc_ns", "profiler_startup_ns", "profiler_finalize_ns", "mpi_merge_ns", "dropped_events",
+	"profiler_alloc_ns", "profiler_startup_ns", "profiler_finalize_ns", "profiler_concurrency",
+	"mpi_merge_ns", "dropped_events",
 	"throttle_timing", "throttle_calls", "throttle_mean_ns", "throttle_early_calls",
 	"throttle_early_mean_ns", "throttle_sample",
 	NULL,

@@ -81,26 +81,35 @@ int cli_overhead_file(struct sp_reader *r, const struct sp_selection *sel,
 	o.call_ns = meta_double(r, "profiler_call_cost_ns");
 	o.count_ns = meta_double(r, "profiler_count_cost_ns");
 	double alloc = meta_double(r, "profiler_alloc_ns"), fin = meta_double(r, "profiler_finalize_ns");
+	/* The ranks that could run at once (MPI files since stop 41): the
+	 * finalize, which every rank waits out, costs the run its time on each
+	 * of them, and the run's own time counts on as many; on a node with
+	 * more ranks than CPUs that is the CPUs. Without it (older files,
+	 * serial runs): the finalize once, the run time of every rank. */
+	double conc = meta_double(r, "profiler_concurrency");
+	double at_once = conc >= 1 ? (conc < (double)used ? conc : (double)used) : -1;
 	if (alloc >= 0 && fin >= 0) {
 		/* This run's costs: timed calls at their cost probed during the
 		 * run (or, with every call recorded on the inline path and no
 		 * probe, the start-up measurement), counted ones at theirs; start-up
-		 * and event memory on every rank; finalize once (rank 0's: the
-		 * merge and the write, which the other ranks wait for). */
+		 * and event memory on every rank; finalize (rank 0's: the merge
+		 * and the write, which the other ranks wait for) on every rank
+		 * that ran at once. */
 		if (o.call_ns < 0)
 			o.call_ns = o.cost_ns;
 		if (o.count_ns < 0)
 			o.count_ns = 0;
 		double start = meta_double(r, "profiler_startup_ns");
-		o.fixed_s = ((alloc + (start > 0 ? start : 0)) * (double)used + fin) / 1e9;
-		o.finalize_s = fin / 1e9;
+		o.finalize_s = fin * (at_once > 0 ? at_once : 1) / 1e9;
+		o.fixed_s = (alloc + (start > 0 ? start : 0)) * (double)used / 1e9 + o.finalize_s;
 		o.estimate_s = ((double)(o.events + o.hidden - o.counted) * o.call_ns +
 				(double)o.counted * o.count_ns) / 1e9 + o.fixed_s;
 	} else {
 		o.call_ns = -1;
 		o.estimate_s = (double)(o.events + o.hidden) * o.cost_ns / 1e9;
 	}
-	o.run_s = times.has_total_time && times.total_time > 0 ? times.total_time * (double)used : 0;
+	o.run_s = times.has_total_time && times.total_time > 0
+		? times.total_time * (at_once > 0 ? at_once : (double)used) : 0;
 	*ret = o;
 	return 1;
 }

@@ -22,9 +22,11 @@ struct cli_overhead {
 	double fixed_s;     /* event memory + finalize, over the selected ranks */
 	double estimate_s;  /* timed x call_ns + counted x count_ns + fixed; without
 			     * the in-run keys (older files): (events + hidden) x cost */
-	double run_s;       /* run time summed over the selected ranks; 0 unknown */
-	double finalize_s;  /* profiler_finalize_ns (once, in fixed_s): after the
-			     * run time, so the share's denominator adds it; 0 absent */
+	double run_s;       /* run time x the selected ranks that ran at once
+			     * (profiler_concurrency; without it all); 0 unknown */
+	double finalize_s;  /* profiler_finalize_ns x the same (once without it; in
+			     * fixed_s): after the run time, so the share's
+			     * denominator adds it; 0 absent */
 };
 
 /* The estimate in percent of the run and its finalize (the run time

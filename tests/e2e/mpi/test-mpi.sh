@@ -148,15 +148,29 @@ SCOPE_PROFILER_OUTPUT="$work/startup.h5" SCOPE_PROFILER_LAUNCH_NS=$((now - 10000
   { cat startup.err; echo "FAIL: the start-up run"; exit 1; }
 cmp known.plain startup.out
 cpus=$(getconf _NPROCESSORS_ONLN)
-$py - "$work/startup.h5" "$np" "$cpus" <<'PY'
-import sys, h5py
-s = int(h5py.File(sys.argv[1])["metadata"].attrs["profiler_startup_ns"]) / 1e9
+# The ranks that could run at once (profiler_concurrency: one node here)
+# and the footer's fixed part: start-up and memory on every rank, the
+# finalize on each of those (docs/FORMAT.md, "Self-measurement").
+"$cli" summary "$work/startup.h5" > startup.summary
+$py - "$work/startup.h5" "$np" "$cpus" startup.summary <<'PY'
+import re, sys, h5py
+md = h5py.File(sys.argv[1])["metadata"].attrs
+s = int(md["profiler_startup_ns"]) / 1e9
 np_, cpus = int(sys.argv[2]), int(sys.argv[3])
 lo, hi = (2.0, 2.5) if np_ > cpus else (10.0, 60.0)
 assert lo <= s < hi, "%d ranks on %d CPUs: profiler_startup_ns %.3f s, expected [%g, %g)" % (
     np_, cpus, s, lo, hi)
 print("start-up: %d ranks on %d CPUs: %.3f s (%s time)" % (np_, cpus, s,
                                                           "CPU" if np_ > cpus else "wall"))
+conc = int(md["profiler_concurrency"])
+assert conc == min(np_, cpus), "profiler_concurrency %d, expected %d" % (conc, min(np_, cpus))
+footer = open(sys.argv[4]).read().strip().splitlines()[-1]
+m = re.search(r"\+ ([\d.]+) s start-up, memory and finalize", footer)
+assert m, footer
+want = ((int(md["profiler_alloc_ns"]) + int(md["profiler_startup_ns"])) * np_
+        + int(md["profiler_finalize_ns"]) * conc) / 1e9
+assert abs(float(m.group(1)) - want) < 1.5e-3, "footer's fixed part %s s, expected %.4f s: %s" % (
+    m.group(1), want, footer)
 PY
 
 echo "mpi e2e with $np ranks ($sp_mpi_family): OK"
