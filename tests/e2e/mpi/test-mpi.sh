@@ -171,6 +171,13 @@ want = ((int(md["profiler_alloc_ns"]) + int(md["profiler_startup_ns"])) * np_
         + int(md["profiler_finalize_ns"]) * conc) / 1e9
 assert abs(float(m.group(1)) - want) < 1.5e-3, "footer's fixed part %s s, expected %.4f s: %s" % (
     m.group(1), want, footer)
+# The share: of the run time and the finalize on the ranks that ran at once.
+m = re.search(r"= ([\d.]+) s \(([\d.]+) % of the run and its finalize\)$", footer)
+assert m, footer
+run_s = (int(md["finalize_time_ns"]) - int(md["start_time_ns"])) / 1e9
+pct = 100 * float(m.group(1)) / ((run_s + int(md["profiler_finalize_ns"]) / 1e9) * conc)
+assert abs(float(m.group(2)) - pct) < 2e-3 + 1e-5 * pct, "footer's share %s %%, expected %.4f %%: %s" % (
+    m.group(2), pct, footer)
 PY
 
 echo "mpi e2e with $np ranks ($sp_mpi_family): OK"
