@@ -160,6 +160,39 @@ def test_filters(work, prof):
     check_durations(parse_svg_file(os.path.join(d, "durations_plot.svg")), KNOWN_MAX, "--metrics max")
 
 
+def test_one_file(work, prof):
+    """-o FILE.svg: the one chart drawn goes to that file (and nothing else
+    is written); several charts, or --data, are a usage error that writes
+    nothing; an existing directory named *.svg stays a directory."""
+    k = f"{prof}/known.h5"
+    d = tempfile.mkdtemp(dir=work)
+    g = os.path.join(d, "timeline.SVG")
+    p = run("plot", "gantt", k, "-o", g, "--json")
+    check(json.loads(p.stdout)["files"] == [g], f"gantt -o FILE --json: {p.stdout}")
+    check(sorted(os.listdir(d)) == ["timeline.SVG"], f"gantt -o FILE wrote {os.listdir(d)}")
+    check_gantt_known(parse_svg_file(g), "gantt -o FILE")
+    f = os.path.join(d, "r2.svg")
+    run("plot", "flame", k, "-o", f, "-r", "2")
+    s = parse_svg_file(f)
+    check([l.attrs["data-rank"] for l in lanes(s)] == ["2"] and len(bars(s)) == 9, "flame -r 2 -o FILE")
+    f = os.path.join(d, "max.svg")
+    run("plot", "durations", k, "-o", f, "--metrics", "max")
+    check_durations(parse_svg_file(f), KNOWN_MAX, "durations -o FILE")
+    for args, charts in ((["default", k], "6 charts"), (["durations", k], "4 charts"),
+                         (["flame", k, "-r", "1,2"], "2 charts")):
+        p = run("plot", *args, "-o", os.path.join(d, "many.svg"), rc=2)
+        check("names one SVG file" in p.stderr and charts in p.stderr, f"{args} -o FILE: {p.stderr}")
+    p = run("plot", "gantt", k, "-o", os.path.join(d, "x.svg"), "--data", "csv", rc=2)
+    check("--data writes several files" in p.stderr, f"--data -o FILE: {p.stderr}")
+    check(sorted(os.listdir(d)) == ["max.svg", "r2.svg", "timeline.SVG"],
+          f"refused runs wrote files: {os.listdir(d)}")
+    old = os.path.join(d, "old.svg")
+    os.mkdir(old)
+    run("plot", "gantt", k, "-o", old)
+    check(sorted(os.listdir(old)) == ["gantt_plot.svg", "region_statistics.json"],
+          f"-o existing-dir.svg wrote {os.listdir(old)}")
+
+
 def test_threads(work, prof):
     d = os.path.join(work, "threads")
     run("plot", "gantt", f"{prof}/threads.h5", "-o", d)
@@ -428,7 +461,7 @@ def main():
     out = subprocess.run([sys.executable, os.path.join(HERE, "make_profiles.py"), prof,
                           "--big", "1000000"], capture_output=True, text=True, check=True).stdout
     n_events = int(re.search(r"big.h5: (\d+) events", out).group(1))
-    for t in (test_plot_known, test_filters, test_threads, test_scaling, test_data, test_errors,
+    for t in (test_plot_known, test_filters, test_one_file, test_threads, test_scaling, test_data, test_errors,
               test_report, test_many, test_depths):
         t(work, prof)
     test_big(work, prof, n_events)

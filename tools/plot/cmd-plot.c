@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "charts.h"
@@ -44,7 +45,7 @@ static const struct {
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
 static const char usage[] =
-	"[KIND] FILE... -o DIR [--include RE]... [--exclude RE]... [--ranks 0,2,4-7]\n"
+	"[KIND] FILE... -o DIR|FILE.svg [--include RE]... [--exclude RE]... [--ranks 0,2,4-7]\n"
 	"       [--cmap tab20|tab10|...] [--metrics total,avg,min,max] [--data csv|json]\n"
 	"       [--x num_ranks|omp_num_threads|total_cores|KEY] [--label L]...\n"
 	"       [--width PX] [--max-bars N] [--json]     (KIND 'list' lists the kinds)";
@@ -54,13 +55,18 @@ static const char usage[] =
 static const char help[] =
 	"usage: scope-profiler plot [options] [KIND] FILE...\n"
 	"\n"
-	"Write SVG charts into DIR. KIND is default (gantt, flame, durations and,\n"
-	"with several files, speedup), all, gantt, flame (flame_chart), durations,\n"
-	"imbalance, speedup or weak_scaling; 'plot list' lists them. A first\n"
-	"operand that is neither a kind nor a file is an error.\n"
+	"Write SVG charts into DIR, or the one chart drawn to FILE.svg. KIND is\n"
+	"default (gantt, flame, durations and, with several files, speedup), all,\n"
+	"gantt, flame (flame_chart), durations, imbalance, speedup or weak_scaling;\n"
+	"'plot list' lists them. A first operand that is neither a kind nor a file\n"
+	"is an error.\n"
 	"\n"
 	"options:\n"
-	"  -o, --output DIR      the directory to write the charts to (required)\n"
+	"  -o, --output DIR      the directory to write the charts to (required); a\n"
+	"                        name ending in .svg that is not a directory is the\n"
+	"                        file of the one chart drawn (one kind, one rank for\n"
+	"                        flame, one metric for durations; no\n"
+	"                        region_statistics.json)\n"
 	"  --cmap PALETTE        colour palette: tab20, tab10, tab20b, tab20c, ...\n"
 	"                        (default: tab20)\n"
 	"  --metrics LIST        durations chart: comma list of total, avg, min, max\n"
@@ -76,6 +82,18 @@ static const char help[] =
 	"  -r, --ranks LIST      only these ranks, e.g. 0,2,4-7 (default: all); a rank\n"
 	"                        the file does not have is an error\n"
 	"  -h, --help            print this help and exit\n";
+
+/* -o FILE.svg: a name ending in .svg that is not an existing directory
+ * (which stays a directory, as before) names the one chart's file. */
+static bool names_svg_file(const char *out)
+{
+	size_t n = strlen(out);
+	struct stat st;
+
+	if (n < 5 || strcasecmp(out + n - 4, ".svg") != 0)
+		return false;
+	return stat(out, &st) != 0 || !S_ISDIR(st.st_mode);
+}
 
 static int find_kind(const char *name)
 {
@@ -217,6 +235,10 @@ static int operands(struct plot_run *p, int argc, char **argv)
 		return cli_usage_error(&p->c, "no profile file given"), -1;
 	if (!p->out)
 		return cli_usage_error(&p->c, "missing -o DIR (where to write the charts)"), -1;
+	p->one_file = names_svg_file(p->out);
+	if (p->one_file && p->data)
+		return cli_usage_error(&p->c, "--data writes several files: give -o a directory, "
+				       "not '%s'", p->out), -1;
 	if (p->n_labels > p->c.n_files)
 		return cli_usage_error(&p->c, "%zu --label for %zu file(s)", p->n_labels,
 				       p->c.n_files), -1;

@@ -62,7 +62,8 @@ struct out {
 static int out_open(struct state *s, const char *name, struct out *o)
 {
 	memset(o, 0, sizeof(*o));
-	if (asprintf(&o->path, "%s/%s", s->p->out, name) < 0 ||
+	if ((s->p->one_file ? asprintf(&o->path, "%s", s->p->out)
+			    : asprintf(&o->path, "%s/%s", s->p->out, name)) < 0 ||
 	    asprintf(&o->tmp, "%s.tmp", o->path) < 0) {
 		cli_error(&s->p->c, "out of memory");
 		return EXIT_USAGE;
@@ -153,28 +154,53 @@ static int write_flame_one(struct state *s, size_t i, uint32_t rank, bool severa
 	return rc;
 }
 
-/* --ranks: one chart per selected rank; else the lowest rank (rank 0). */
-static int write_flame(struct state *s)
+/* --ranks: one chart per selected rank; else the lowest rank (rank 0).
+ * Without write: how many charts that is. */
+static size_t flame_charts(struct state *s, bool write, int *rc)
 {
 	bool pick = sp_selection_has_ranks(s->p->c.sel);
-	size_t total = 0;
+	size_t total = write ? flame_charts(s, false, rc) : 0;
+
+	for (size_t i = 0; i < s->n && *rc == 0; i++) {
+		const uint32_t *ranks;
+		size_t nr = sp_reader_ranks(s->files[i].r, &ranks);
+
+		for (size_t k = 0; k < nr && *rc == 0; k++) {
+			if (pick ? !sp_selection_match_rank(s->p->c.sel, ranks[k]) : k > 0)
+				continue;
+			if (write)
+				*rc = write_flame_one(s, i, ranks[k], total > 1);
+			else
+				total++;
+		}
+	}
+	return total;
+}
+
+static int write_flame(struct state *s)
+{
 	int rc = 0;
 
-	for (int pass = 0; pass < 2 && rc == 0; pass++)
-		for (size_t i = 0; i < s->n && rc == 0; i++) {
-			const uint32_t *ranks;
-			size_t nr = sp_reader_ranks(s->files[i].r, &ranks);
-
-			for (size_t k = 0; k < nr && rc == 0; k++) {
-				if (pick ? !sp_selection_match_rank(s->p->c.sel, ranks[k]) : k > 0)
-					continue;
-				if (pass == 0)
-					total++;
-				else
-					rc = write_flame_one(s, i, ranks[k], total > 1);
-			}
-		}
+	(void)flame_charts(s, true, &rc);
 	return rc;
+}
+
+/* How many charts write_all draws (a preset's scaling chart counted when
+ * several files are given; it may still be skipped with a note). */
+static size_t count_charts(struct state *s)
+{
+	unsigned k = s->p->kinds, m = s->p->metric_set;
+	bool scaling = s->n >= 2 || !s->p->preset;
+	size_t n = 0;
+	int rc = 0;
+
+	n += (k & K_GANTT) != 0;
+	n += (k & K_FLAME) ? flame_charts(s, false, &rc) : 0;
+	n += (k & K_DURATIONS) ? (size_t)__builtin_popcount(m) : 0;
+	n += (k & K_IMBALANCE) != 0;
+	n += scaling && (k & K_SPEEDUP);
+	n += scaling && (k & K_WEAK);
+	return n;
 }
 
 static int write_durations(struct state *s)
@@ -429,7 +455,7 @@ static int write_all(struct state *s)
 		rc = write_scaling(s, false);
 	if ((k & K_WEAK) && rc == 0)
 		rc = write_scaling(s, true);
-	if (rc == 0)
+	if (rc == 0 && !s->p->one_file)
 		rc = write_data(s);
 	return rc;
 }
@@ -446,7 +472,11 @@ int plot_run(struct plot_run *p)
 	rc = open_all(&s, pal);
 	if (rc == 0 && !has_timing(&s)) {
 		printf("No timing data found \xe2\x80\x94 these files recorded no calls.\n");
-	} else if (rc == 0 && (rc = make_dirs(p, p->out)) == 0) {
+	} else if (rc == 0 && p->one_file && count_charts(&s) != 1) {
+		rc = cli_usage_error(&p->c, "-o %s names one SVG file, but this plot draws %zu "
+				     "charts: give a directory, or one kind (one rank for flame, "
+				     "one metric for durations)", p->out, count_charts(&s));
+	} else if (rc == 0 && (p->one_file || (rc = make_dirs(p, p->out)) == 0)) {
 		rc = write_all(&s);
 		if (rc == 0)
 			report_written(&s);

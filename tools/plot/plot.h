@@ -18,7 +18,7 @@ enum {
 
 struct plot_run {
 	struct cli_common c;
-	const char *out;        /* -o DIR */
+	const char *out;        /* -o DIR, or -o FILE.svg (one_file) */
 	const char *cmap;       /* NULL: tab20 */
 	const char *x_field;    /* speedup / weak scaling x axis */
 	const char *data;       /* NULL, "csv" or "json" */
@@ -28,6 +28,7 @@ struct plot_run {
 	unsigned kinds;         /* K_* */
 	bool preset;            /* default / all: skip what does not apply */
 	bool list;
+	bool one_file;          /* -o names the one chart's file, not a directory */
 	struct chart_opts o;
 	const char *fwd[128];   /* --include/--exclude/--ranks as given (for --data) */
 	size_t n_fwd;
