@@ -377,6 +377,9 @@ void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region, struct sp_fram
 /* Overhead estimate: a counted-only call's cost (measured by the hooks at
  * the first attach) and a timed call's (probed during the run). */
 static double count_call_ns = -1, timed_call_ns = -1;
+/* What an exit that looks its counted function up adds (long_exits), and
+ * the mean of the two over the run's counted calls (publish_count_cost). */
+static double long_exit_ns_ = -1, count_mean_ns = -1;
 /* What a sampled call's duration holds of our own work (ticks): the
  * duration the sampled path gives an empty function, measured by the hooks
  * at the first attach; < 0 unknown. */
@@ -392,14 +395,32 @@ double sp_fn_sample_bias_ns(void)
 	return sample_bias_ns;
 }
 
-void sp_fn_set_count_call_ns(double ns)
+void sp_fn_set_count_call_ns(double leaf_ns, double long_exit_ns)
 {
-	count_call_ns = ns;
+	count_call_ns = leaf_ns;
+	long_exit_ns_ = long_exit_ns;
 }
 
 double sp_fn_count_call_ns(void)
 {
-	return count_call_ns;
+	return count_mean_ns >= 0 ? count_mean_ns : count_call_ns;
+}
+
+/* Under fn_lock, with the counters published: the mean cost of a counted
+ * call over the run's so far (long exits from each thread's counter,
+ * counted calls the threads' counts, the sampled ones included). */
+static uint64_t all_counted, all_long;
+static void publish_count_cost(uint64_t counted, uint64_t long_exits)
+{
+	all_counted += counted;
+	all_long += long_exits;
+	if (!(count_call_ns >= 0) || !(long_exit_ns_ >= 0) || !all_counted)
+		return;
+	double share = (double)all_long / (double)all_counted;
+	count_mean_ns = count_call_ns + (share < 1 ? share : 1) * long_exit_ns_;
+	sp_log(SP_LOG_DEBUG, "functions", "counted call: %.6f ns + %llu long exits of %llu counted "
+	       "calls x %.6f ns = %.6f ns", count_call_ns, (unsigned long long)all_long,
+	       (unsigned long long)all_counted, long_exit_ns_, count_mean_ns);
 }
 
 double sp_fn_timed_call_ns(void)
@@ -867,7 +888,10 @@ void sp_fn_forget_counts(void)
 {
 	/* no lock: the child has one thread, and fn_lock may have been held
 	 * by a parent thread at fork() */
+	all_counted = all_long = 0;
+	count_mean_ns = -1;
 	for (struct sp_fn_thread *h = thread_list; h; h = h->next) {
+		h->long_exits = 0;
 		for (uint32_t r = 0; r < h->nstats; r++) {
 			struct sp_fn_stats *st = &h->stats[r];
 			h->counts[r] = 0;
@@ -897,10 +921,14 @@ static void publish_counters(const struct sp_clock_map *cm)
 	struct fn_total *tot = calloc(nregions ? nregions : 1, sizeof *tot);
 	if (!tot)
 		return; /* the throttled counts stay unpublished: nothing is made up */
+	uint64_t counted = 0, long_exits = 0;
 	for (struct sp_fn_thread *h = thread_list; h; h = h->next) {
+		long_exits += h->long_exits;
+		h->long_exits = 0;
 		for (uint32_t r = 0; r < h->nstats && r < nregions; r++) {
 			struct sp_fn_stats *st = &h->stats[r];
 			struct fn_total *a = &tot[r];
+			counted += h->counts[r];
 			a->hidden += st->hidden;
 			a->hidden_ticks += st->hidden_ticks;
 			a->thr_calls += h->counts[r];
@@ -917,6 +945,7 @@ static void publish_counters(const struct sp_clock_map *cm)
 			st->smp_sq = 0;
 		}
 	}
+	publish_count_cost(counted, long_exits);
 	for (uint32_t r = 0; r < nregions; r++) {
 		struct sp_region *reg = sp_region_get(r);
 		const struct fn_total *a = &tot[r];

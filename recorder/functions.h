@@ -110,6 +110,10 @@ struct sp_fn_thread {
 	uint32_t probe_left;
 	uint64_t probe_n;
 	int64_t probe_ticks;
+	/* Exits of counted-only calls that were not counted_last's (a caller
+	 * of counted functions, or any with --patch): they look their function
+	 * up, the longer path (the overhead estimate counts them apart). */
+	uint64_t long_exits;
 	struct sp_fn_stats *stats;  /* indexed by region id, nstats long */
 	uint64_t *counts;           /* count-only mode: throttled calls counted per
 				     * region (the sampled ones included), nstats long */
@@ -235,7 +239,11 @@ static inline void sp_fn_charge(struct sp_fn_thread *h, int64_t ticks)
  * hooks measured at setup, in ns; < 0 unknown. */
 SP_HIDDEN double sp_fn_timed_call_ns(void);
 SP_HIDDEN double sp_fn_count_call_ns(void);
-SP_HIDDEN void sp_fn_set_count_call_ns(double ns);
+/* A counted-only call's cost (leaf: its exit follows its entry) and what an
+ * exit that looks its function up adds (long_exits), from the hooks'
+ * start-up measurement; sp_fn_count_call_ns() is then their mean over the
+ * counted calls of the run: leaf + long exits / counted calls x long. */
+SP_HIDDEN void sp_fn_set_count_call_ns(double leaf_ns, double long_exit_ns);
 /* Sampled timing: the duration (ticks) the sampled path measures for an
  * empty function, subtracted from each sampled call's in the estimate of a
  * throttled function's time (set by the hooks at the first attach); after

@@ -10,10 +10,12 @@ timeline), the metadata that records the mode and thresholds, and that the
 sampled estimate of a function whose cost changes mid-run (2 us, then 7 us
 per call) falls inside its stated interval around the true total, which the
 program measures itself. The same check fails for THROTTLE_TIMING=estimate
-(count x the mean before the throttle), so it can fail. Exits 77 when gcc
+(count x the mean before the throttle), so it can fail. The overhead
+estimate's counted call: its long exits counted (a caller of counted
+functions) and none for a leaf. Exits 77 when gcc
 is missing.
 """
-import json, os, shutil, statistics, subprocess, sys, tempfile, time
+import json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
 import h5py
 
@@ -161,6 +163,44 @@ def main():
         else:
             print("note: estimate run throttled spin after %d calls (a preempted window): "
                   "its bias check needs the first window" % rs["spin"]["event_counts"])
+
+        # The counted call's cost in the estimate: the leaf pair's plus, for
+        # the share of counted calls whose exit looked its function up
+        # (another counted entry came between), the long exit's. outer()
+        # calls inner(): every counted-only call of outer has a long exit,
+        # inner's none (the debug line's counts, against the file's).
+        def count_cost(mode):
+            path = os.path.join(tmp, mode + "-cost.h5")
+            env = dict(os.environ, SCOPE_PROFILER_DEBUG="functions")
+            p = subprocess.run([CLI, "run", "-q", "-o", path, "--", exe, mode, str(N_THREAD)], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            m = re.search(r"counted call: ([0-9.]+) ns \+ (\d+) long exits of (\d+) counted calls "
+                          r"x ([0-9.]+) ns = ([0-9.]+) ns", p.stderr)
+            if p.returncode != 0 or not m:
+                check(False, "%s: the counted call's cost on the debug line: %r" % (mode, p.stderr))
+                return None
+            f, rs = rows(path)
+            return [float(m.group(1)), int(m.group(2)), int(m.group(3)), float(m.group(4)),
+                    float(m.group(5))], rs, float(f["metadata"].attrs["profiler_count_cost_ns"])
+        got = count_cost("nest")
+        if got:
+            (leaf_ns, long_n, counted, long_ns, mean_ns), rs, meta_ns = got
+            thr = {k: int(rs[k]["throttled_counts"]) for k in ("outer", "inner")}
+            only = thr["outer"] - int(rs["outer"]["throttled_timed_counts"])
+            check(counted == thr["outer"] + thr["inner"] and abs(long_n - only) <= 100 + N_THREAD // 1000,
+                  "nest: %d long exits of %d counted calls: outer's %d counted-only calls (throttled "
+                  "%s)" % (long_n, counted, only, thr))
+            check(abs(mean_ns - (leaf_ns + long_n / counted * long_ns)) <= 1e-5
+                  and abs(meta_ns - mean_ns) <= 1e-5 and long_ns >= 0 and leaf_ns >= 0,
+                  "nest: profiler_count_cost_ns %.6f = %.6f + %d / %d x %.6f ns" % (
+                      meta_ns, leaf_ns, long_n, counted, long_ns))
+        got = count_cost("threads")
+        if got:
+            (leaf_ns, long_n, counted, long_ns, mean_ns), rs, meta_ns = got
+            check(counted == int(rs["leaf"]["throttled_counts"]) and long_n <= counted // 1000
+                  and abs(meta_ns - mean_ns) <= 1e-5,
+                  "threads: a leaf's exits are short ones: %d long exits of %d counted calls"
+                  % (long_n, counted))
 
         # One decision for the whole process: threads 1-3 start after thread
         # 0 throttled leaf, so only thread 0's first window is on the timeline.

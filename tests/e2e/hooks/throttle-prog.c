@@ -11,6 +11,7 @@
  *                           (preempted: the machine's noise, not spin's).
  *   throttle-prog threads N 4 threads call leaf() N times each; threads 1-3
  *                           start only after thread 0 made N/2 calls.
+ *   throttle-prog nest N    outer() is called N times and calls inner() once.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -52,6 +53,17 @@ __attribute__((noinline)) void leaf(int i)
 	sink = i;
 }
 
+__attribute__((noinline)) void inner(int i)
+{
+	sink = i;
+}
+
+__attribute__((noinline)) void outer(int i)
+{
+	inner(i + 1);
+	sink = i;
+}
+
 static long per_thread;
 
 static void *worker(void *arg)
@@ -84,6 +96,12 @@ int main(int argc, char **argv)
 		for (long i = 0; i < first_k; i++)
 			printf("%s%lld", i ? ", " : "", first_d[i]);
 		printf("]}\n");
+		return 0;
+	}
+	if (strcmp(argv[1], "nest") == 0) {
+		for (long i = 0; i < n; i++)
+			outer((int)i);
+		printf("{\"calls\": %ld}\n", n);
 		return 0;
 	}
 	pthread_t t[4];
