@@ -344,8 +344,9 @@ SP_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
  * The cost of a counted-only call over glibc's empty hooks, for the
  * overhead estimate: the hooks' own bodies on a private thread state whose
  * cached functions are throttled (and never due for a sample), against
- * the same calls to empty functions (calib_count_ns: 10 x 2 x 4096 pairs,
- * once per process, ~0.2 ms, after the first thread attached).
+ * the same calls to empty functions (calib_count_ns: 10 x 2 x 4096 leaf
+ * pairs and as many nested iterations of two pairs, once per process,
+ * ~0.5 ms, after the first thread attached).
  */
 static __attribute__((noinline)) void calib_enter(struct sp_fn_thread *h, void *fn)
 {
