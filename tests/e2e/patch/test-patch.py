@@ -24,6 +24,8 @@ test-patch.py CC OPT   builds patch-prog.c, plugin.c and dlopen-prog.c with
            (SCOPE_PROFILER_PATCH_TEST_HOLD_US, test only): threads meet it
            and are stepped over the call (or, at stir's tail exit, returned
            to its caller) by the SIGTRAP handler; same output.
+  shstk    the threads as under a shadow stack (SCOPE_PROFILER_PATCH_TEST_SHSTK):
+           stir's tail exit is left alone, entries are patched, same output.
 test-patch.py refuse   the same threads run where mprotect cannot make code
                        writable (deny-wx, a seccomp filter): one line says
                        so, the code is untouched and every count is exact.
@@ -157,6 +159,28 @@ def test_threads(tmp, exe, label):
     check(all(prog[fn + "_before"] <= rs[fn]["calls"] <= prog[fn] and rs[fn]["patched_since"] >= 0
               for fn in ("add1", "mix", "stir")),
           "%s traps: add1 %d, mix %d, stir %d counted, patched" % (
+              label, rs["add1"]["calls"], rs["mix"]["calls"], rs["stir"]["calls"]))
+
+    # Under a shadow stack (here SCOPE_PROFILER_PATCH_TEST_SHSTK, test only:
+    # no kernel of this machine has one) tail exits are left alone: stir's
+    # jmp to the exit hook stays, its exits go on through the hook (a
+    # decided refusal each countdown; the caller's own `call stir` before
+    # the return address is not a hook call and is never written), its
+    # entry is patched; the output is the program's.
+    out = os.path.join(tmp, "shstk.h5")
+    p = run([CLI, "run", "-q", "--patch", "-o", out, "--", exe, "threads", str(N_THREAD), js],
+            env={"SCOPE_PROFILER_PATCH_TEST_SHSTK": "1", "SCOPE_PROFILER_DEBUG": "patch"})
+    prog, rs = json.load(open(js)), rows(out)
+    code = bytes.fromhex(prog["stir_code"])
+    check(p.stdout == plain and "tail exits not: a shadow stack is on" in p.stderr
+          and not patch_lines(p.stderr),
+          "%s shadow stack: same output, the debug line says tail exits are left alone" % label)
+    if tail:
+        check(code[size - 5:size] == orig[size - 5:size],
+              "%s shadow stack: stir's tail exit is still its jmp: %s" % (label, code[size - 5:size].hex()))
+    check(all(prog[fn + "_before"] <= rs[fn]["calls"] <= prog[fn] and rs[fn]["patched_since"] >= 0
+              and new_nops(prog, fn, sz.get(fn, 64)) >= 1 for fn in ("add1", "mix", "stir")),
+          "%s shadow stack: add1 %d, mix %d, stir %d counted, their entries patched" % (
               label, rs["add1"]["calls"], rs["mix"]["calls"], rs["stir"]["calls"]))
 
     # The same run without --patch: every call goes through the hooks.
