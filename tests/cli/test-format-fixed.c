@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "format-fixed.h"
+#include "check-main.h"
 
 static void same(double v, int width)
 {
@@ -78,9 +79,5 @@ int main(void)
 	tcase_add_test(tc, test_random_timestamps);
 	tcase_add_test(tc, test_near_halves);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(s, false);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli-sigbus.h"
+#include "check-main.h"
 
 START_TEST(truncated_mapping_exits_2)
 {
@@ -46,15 +47,9 @@ int main(void)
 {
 	Suite *s = suite_create("sigbus");
 	TCase *tc = tcase_create("sigbus");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_exit_test(tc, truncated_mapping_exits_2, 2);
 	tcase_add_test_raise_signal(tc, other_sigbus_keeps_default, SIGBUS);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(s, false);
 }

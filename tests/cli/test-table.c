@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "table.h"
+#include "check-main.h"
 
 static char *print(struct tbl *t)
 {
@@ -230,11 +231,5 @@ static Suite *table_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(table_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(table_suite(), false);
 }

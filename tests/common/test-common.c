@@ -11,6 +11,7 @@
 
 #include "sp-array.h"
 #include "sp-map.h"
+#include "check-main.h"
 
 #define N 20000
 
@@ -114,9 +115,5 @@ int main(void)
 	tcase_add_test(tc, test_map_reserve);
 	tcase_add_test(tc, test_array_reserve);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(s, false);
 }

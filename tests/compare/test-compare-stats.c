@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "compare.h"
+#include "check-main.h"
 
 START_TEST(median_values)
 {
@@ -179,11 +180,5 @@ static Suite *compare_stats_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(compare_stats_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(compare_stats_suite(), false);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "output-path.h"
+#include "check-main.h"
 
 static char *expand(const char *tmpl, bool keep_pid)
 {
@@ -202,9 +203,5 @@ static Suite *output_path_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(output_path_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(output_path_suite(), false);
 }

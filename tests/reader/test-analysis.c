@@ -13,6 +13,7 @@
 
 #include "h5-build.h"
 #include "scope-profiler-reader.h"
+#include "check-main.h"
 
 #define TOL 1e-12
 
@@ -623,12 +624,6 @@ static Suite *analysis_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(analysis_suite());
-	int failed;
-
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(analysis_suite(), false);
 }

@@ -12,6 +12,7 @@
 
 #include "h5-build.h"
 #include "scope-profiler-reader.h"
+#include "check-main.h"
 
 static void dset(hid_t g, const char *name, hid_t ftype, hid_t mtype, size_t n, const void *v)
 {
@@ -167,12 +168,6 @@ static Suite *callsites_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(callsites_suite());
-	int failed;
-
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(callsites_suite(), false);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "scope-profiler-reader.h"
+#include "check-main.h"
 
 static const char *const fixtures[] = {
 	"hdf5-schema-1.h5", "hdf5-schema-2.h5", "hdf5-schema-3.h5",
@@ -123,11 +124,5 @@ static Suite *fixtures_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(fixtures_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(fixtures_suite(), false);
 }

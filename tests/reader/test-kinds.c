@@ -13,6 +13,7 @@
 
 #include "h5-build.h"
 #include "scope-profiler-reader.h"
+#include "check-main.h"
 
 static const char *const fixtures[] = {
 	"hdf5-schema-1.h5", "hdf5-schema-2.h5", "hdf5-schema-3.h5",
@@ -136,9 +137,5 @@ int main(void)
 	tcase_add_test(tc, test_written_kinds);
 	tcase_add_test(tc, test_corrupt_kinds);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(s, false);
 }

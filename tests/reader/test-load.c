@@ -11,6 +11,7 @@
 
 #include "h5-build.h"
 #include "scope-profiler-reader.h"
+#include "check-main.h"
 
 static int open_path(const char *path, struct sp_reader **r)
 {
@@ -185,12 +186,6 @@ static Suite *load_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(load_suite());
-	int failed;
-
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(load_suite(), false);
 }

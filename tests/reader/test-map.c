@@ -17,6 +17,7 @@
 
 #include "h5-build.h"
 #include "scope-profiler-reader.h"
+#include "check-main.h"
 
 /* Is path mapped into this process? */
 static bool is_mapped(const char *path)
@@ -330,12 +331,6 @@ static Suite *map_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(map_suite());
-	int failed;
-
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(map_suite(), false);
 }

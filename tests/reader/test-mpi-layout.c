@@ -12,6 +12,7 @@
 
 #include "h5-build.h"
 #include "scope-profiler-reader.h"
+#include "check-main.h"
 
 /* Rows: compute (3 events, rank 0), MPI_Send (2, rank 0), compute (1, rank 1). */
 static const char *const names[] = { "compute", "MPI_Send" };
@@ -147,9 +148,5 @@ int main(void)
 	tcase_add_test(tc, row_layout_reads_as_old_layout);
 	tcase_add_test(tc, bad_offsets_refused);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(s, false);
 }

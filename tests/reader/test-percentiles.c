@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "reader-internal.h"
+#include "check-main.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -110,16 +111,10 @@ int main(void)
 {
 	Suite *s = suite_create("percentiles");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, hist_equals_selection);
 	tcase_add_test(tc, small_by_selection);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(s, false);
 }

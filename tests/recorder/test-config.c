@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "check-main.h"
 
 static const char *const all_vars[] = {
 	"SCOPE_PROFILER_CLOCK", "SCOPE_PROFILER_FORK", "SCOPE_PROFILER_THROTTLE_TIMING",
@@ -168,10 +169,5 @@ int main(void)
 	tcase_add_test(tc, test_integer_ranges);
 	tcase_add_test(tc, test_log_levels_and_debug_domains);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(s, true);
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "eh-frame.h"
+#include "check-main.h"
 
 /* Exported (in .dynsym: dladdr1 gives their symbols). */
 int sp_test_eh_a(int x);
@@ -188,9 +189,5 @@ int main(void)
 	tcase_add_test(tc, test_own_functions);
 	tcase_add_test(tc, test_crafted);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(s, false);
 }

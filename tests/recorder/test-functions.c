@@ -14,6 +14,7 @@
 #include "config.h"
 #include "functions.h"
 #include "snapshot.h"
+#include "check-main.h"
 
 /* Stand-ins for instrumented functions: only their addresses are used. */
 static const int fn_alpha_line = __LINE__ + 1;
@@ -372,9 +373,5 @@ static Suite *functions_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(functions_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(functions_suite(), false);
 }

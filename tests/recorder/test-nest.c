@@ -13,6 +13,7 @@
 
 #include "nest.h"
 #include "writer.h"
+#include "check-main.h"
 
 enum { ROWS = 6, MAXEV = 20000 };
 
@@ -207,9 +208,5 @@ int main(void)
 	tcase_add_test(tc, test_not_nested);
 	tcase_add_test(tc, test_out_of_order_is_refused);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(s, false);
 }

@@ -15,6 +15,7 @@
 #include "sp-duration.h"
 #include "recorder.h"
 #include "snapshot.h"
+#include "check-main.h"
 
 static void start(const char *max_memory)
 {
@@ -313,9 +314,5 @@ static Suite *recorder_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(recorder_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(recorder_suite(), false);
 }

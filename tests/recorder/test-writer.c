@@ -17,6 +17,7 @@
 #include "recorder.h"
 #include "snapshot.h"
 #include "writer.h"
+#include "check-main.h"
 
 static char path[256];
 
@@ -315,9 +316,5 @@ int main(void)
 	tcase_add_test(tc, test_failed_write_leaves_no_file);
 	tcase_add_test(tc, test_mpi_row_layout);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(s, false);
 }

@@ -17,6 +17,7 @@
 #include "snapshot.h"
 #include "sp-spill.h"
 #include "spill-read.h"
+#include "check-main.h"
 
 static char path[256];
 static char buf[1 << 14];
@@ -180,9 +181,5 @@ static Suite *modules_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(modules_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(modules_suite(), false);
 }

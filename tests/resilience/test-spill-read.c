@@ -18,6 +18,7 @@
 #include "sp-spill.h"
 #include "snapshot.h"
 #include "spill-read.h"
+#include "check-main.h"
 
 static char path[256];
 static char buf[1 << 16];
@@ -280,9 +281,5 @@ int main(void)
 	tcase_add_test(tc, test_region_kinds);
 	tcase_add_test(tc, test_index_matches_read);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return sp_check_run(s, false);
 }
