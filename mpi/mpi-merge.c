@@ -678,7 +678,7 @@ static void reduce_costs(const struct sp_merge_local *l, bool mine, MPI_Comm com
 	if (nrank == 0)
 		v[C_CONC] = cpus > 0 && cpus < nsize ? (double)cpus : (double)nsize;
 	bool root = sp_mpi_world_rank == 0;
-	costs_known = PMPI_Reduce(root ? MPI_IN_PLACE : v, root ? v : unused, C_N, MPI_DOUBLE,
+	costs_known = sp_mpi_reduce(root ? MPI_IN_PLACE : v, root ? v : unused, C_N, MPI_DOUBLE,
 				  MPI_SUM, 0, comm) == MPI_SUCCESS;
 	if (costs_known && root)
 		memcpy(costs, v, sizeof costs);
@@ -874,8 +874,8 @@ static bool want_stream(MPI_Comm comm, char copy[static 4096])
 	}
 	/* rank 0 may still be loading HDF5 (load_hdf5): the others wait asleep */
 	sp_mpi_await(comm, 0);
-	if (PMPI_Bcast(v, 2, MPI_INT, 0, comm) != MPI_SUCCESS ||
-	    (v[1] && PMPI_Bcast(copy, v[1], MPI_CHAR, 0, comm) != MPI_SUCCESS))
+	if (sp_mpi_bcast(v, 2, MPI_INT, 0, comm) != MPI_SUCCESS ||
+	    (v[1] && sp_mpi_bcast(copy, v[1], MPI_CHAR, 0, comm) != MPI_SUCCESS))
 		return true;
 	return v[0];
 }
@@ -905,6 +905,11 @@ void sp_mpi_before_finalize(void)
 		v[0] = v[1] = 0;
 	int any = v[0];
 	sp_mpi_crowded = v[1];
+	if (rank == 0)
+		sp_log(SP_LOG_DEBUG, "finalize", "waits: %s", sp_mpi_yielding_waits()
+		       ? "nonblocking, tested between yields (a crowded node; the MPI spins)"
+		       : sp_mpi_crowded ? "the MPI's own (a crowded node; the MPI yields)"
+					: "the MPI's own (a core per rank)");
 	if (any)
 		sp_mpi_names_share(mine, load_hdf5);
 	if (deferred)
@@ -933,7 +938,7 @@ void sp_mpi_before_finalize(void)
 		 * the file: a rank killed meanwhile (mpirun's SIGTERM, then
 		 * SIGKILL) has its events there (the handler dumps them), and
 		 * a failed write leaves them all for `recover`. */
-		if (PMPI_Bcast(&written, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+		if (sp_mpi_bcast(&written, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
 			written = 0;
 	} else if (mine && comm == MPI_COMM_NULL) {
 		sp_log(SP_LOG_WARN, "mpi", "no private communicator; rank %d not merged", rank);

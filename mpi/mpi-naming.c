@@ -86,7 +86,7 @@ void sp_mpi_names_share(bool mine, void (*meanwhile)(void))
 		alens = calloc((size_t)size, sizeof *alens);
 		adispls = calloc((size_t)size, sizeof *adispls);
 	}
-	int gathered = PMPI_Gather(&n, 1, MPI_INT, rlens, 1, MPI_INT, root, node) == MPI_SUCCESS;
+	int gathered = sp_mpi_gather(&n, 1, MPI_INT, rlens, 1, MPI_INT, root, node) == MPI_SUCCESS;
 	if (gathered && rank == root && rlens && rdispls && alens && adispls) {
 		size_t total = 0;
 		for (int i = 0; i < size; i++) {
@@ -96,24 +96,24 @@ void sp_mpi_names_share(bool mine, void (*meanwhile)(void))
 		reqs = total && total <= INT_MAX ? malloc(total) : NULL;
 		ok = reqs != NULL;
 	}
-	if (PMPI_Bcast(&ok, 1, MPI_INT, root, node) != MPI_SUCCESS)
+	if (sp_mpi_bcast(&ok, 1, MPI_INT, root, node) != MPI_SUCCESS)
 		ok = 0;
 	int alen = 0;
 	char *all = NULL, *ans = NULL;
 	if (ok) {
-		if (PMPI_Gatherv(req, n, MPI_CHAR, reqs, rlens, rdispls, MPI_CHAR, root, node) ==
+		if (sp_mpi_gatherv(req, n, MPI_CHAR, reqs, rlens, rdispls, MPI_CHAR, root, node) ==
 			MPI_SUCCESS &&
 		    rank == root)
 			all = answer_all(reqs, rlens, rdispls, size, alens, adispls);
 		else if (meanwhile)
 			meanwhile(); /* the others wait for the answers anyway */
 		sp_mpi_await(node, root); /* asleep, on a crowded node */
-		if (PMPI_Scatter(alens, 1, MPI_INT, &alen, 1, MPI_INT, root, node) != MPI_SUCCESS)
+		if (sp_mpi_scatter(alens, 1, MPI_INT, &alen, 1, MPI_INT, root, node) != MPI_SUCCESS)
 			alen = 0;
 		/* without the memory for its answers a rank fails its receive
 		 * (MPI_ERRORS_RETURN) and names its own */
 		ans = alen > 0 ? malloc((size_t)alen) : NULL;
-		if (PMPI_Scatterv(all, alens, adispls, MPI_CHAR, ans, ans ? alen : 0, MPI_CHAR,
+		if (sp_mpi_scatterv(all, alens, adispls, MPI_CHAR, ans, ans ? alen : 0, MPI_CHAR,
 				  root, node) == MPI_SUCCESS &&
 		    ans)
 			sp_fn_names_apply(ans, (size_t)alen);

@@ -94,7 +94,7 @@ static void fail_at(struct pw *W, int ret, int line)
 static bool all_ok(struct pw *W)
 {
 	int bad = W->ret != 0;
-	if (PMPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, W->comm) != MPI_SUCCESS)
+	if (sp_mpi_allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, W->comm) != MPI_SUCCESS)
 		return false;
 	return !bad;
 }
@@ -180,7 +180,7 @@ static char *recv_any(struct pw *W, int src, uint64_t *ret_len)
 {
 	MPI_Status st;
 	int n = 0;
-	if (PMPI_Probe(src, TAG_UNION, W->comm, &st) != MPI_SUCCESS ||
+	if (sp_mpi_probe(src, TAG_UNION, W->comm, &st) != MPI_SUCCESS ||
 	    PMPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0)
 		return NULL;
 	char *buf = malloc((size_t)n + 1);
@@ -208,7 +208,7 @@ static void tree_union(struct pw *W, struct nset *s)
 			char *buf = nset_pack(s, &len);
 			char failed[24] = { 0 }; /* n 0, not ok */
 			bool send = buf && len <= INT32_MAX;
-			if (PMPI_Send(send ? buf : failed, send ? (int)len : (int)sizeof failed,
+			if (sp_mpi_send(send ? buf : failed, send ? (int)len : (int)sizeof failed,
 				      MPI_BYTE, W->rank - mask, TAG_UNION, W->comm) != MPI_SUCCESS)
 				s->ret = s->ret ? s->ret : -EIO;
 			free(buf);
@@ -236,7 +236,7 @@ static void nset_free(struct nset *s)
 static int bcast_blob(struct pw *W, char **blob, uint64_t *bytes, uint32_t *n)
 {
 	uint64_t v[2] = { *bytes, *n };
-	if (PMPI_Bcast(v, 2, MPI_UINT64_T, 0, W->comm) != MPI_SUCCESS || v[0] > INT32_MAX)
+	if (sp_mpi_bcast(v, 2, MPI_UINT64_T, 0, W->comm) != MPI_SUCCESS || v[0] > INT32_MAX)
 		return -EIO;
 	if (W->rank != 0) {
 		*blob = malloc(v[0] + 1);
@@ -244,9 +244,9 @@ static int bcast_blob(struct pw *W, char **blob, uint64_t *bytes, uint32_t *n)
 		*n = (uint32_t)v[1];
 	}
 	int ok = *blob != NULL;
-	if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, W->comm) != MPI_SUCCESS || !ok)
+	if (sp_mpi_allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, W->comm) != MPI_SUCCESS || !ok)
 		return -ENOMEM;
-	if (PMPI_Bcast(*blob, (int)v[0], MPI_CHAR, 0, W->comm) != MPI_SUCCESS)
+	if (sp_mpi_bcast(*blob, (int)v[0], MPI_CHAR, 0, W->comm) != MPI_SUCCESS)
 		return -EIO;
 	return v[0] && (*blob)[v[0] - 1] ? -EBADMSG : 0;
 }
@@ -334,7 +334,7 @@ static void phase_names(struct pw *W)
 	}
 	nset_free(&names);
 	nset_free(&sites);
-	if (PMPI_Bcast(&ok, 1, MPI_INT, 0, W->comm) != MPI_SUCCESS || !ok) {
+	if (sp_mpi_bcast(&ok, 1, MPI_INT, 0, W->comm) != MPI_SUCCESS || !ok) {
 		fail(W, -ENOMEM);
 		free(sblob);
 		return;
@@ -342,7 +342,7 @@ static void phase_names(struct pw *W)
 	fail(W, bcast_blob(W, &W->final_blob, &bytes, &W->nfinal));
 	if (!W->ret && W->rank != 0)
 		W->final_kinds = malloc((size_t)W->nfinal + 1);
-	if (PMPI_Bcast(W->final_kinds ? W->final_kinds : (uint8_t *)&ok,
+	if (sp_mpi_bcast(W->final_kinds ? W->final_kinds : (uint8_t *)&ok,
 		       W->final_kinds ? (int)W->nfinal : 0, MPI_UINT8_T, 0, W->comm) != MPI_SUCCESS)
 		fail(W, -EIO);
 	fail(W, bcast_blob(W, &sblob, &sbytes, &ns));
@@ -365,7 +365,7 @@ static void phase_scan(struct pw *W)
 	struct sp_merge_local *l = W->l;
 	const struct sp_snapshot *s = &l->s;
 	unsigned cols = l->h.columns;
-	if (PMPI_Allreduce(&cols, &W->columns, 1, MPI_UNSIGNED, MPI_BOR, W->comm) != MPI_SUCCESS)
+	if (sp_mpi_allreduce(&cols, &W->columns, 1, MPI_UNSIGNED, MPI_BOR, W->comm) != MPI_SUCCESS)
 		fail(W, -EIO);
 	bool threads = W->columns & SP_WCOL_THREAD_IDS;
 	W->mine[N_ROWS] = s->nrows;
@@ -378,9 +378,9 @@ static void phase_scan(struct pw *W)
 	sums[N_COUNTS] = l->h.dropped;
 	uint64_t tot[N_COUNTS + 1];
 	memset(W->base, 0, sizeof W->base);
-	if (PMPI_Exscan(W->mine, W->base, N_COUNTS, MPI_UINT64_T, MPI_SUM, W->comm) != MPI_SUCCESS ||
-	    PMPI_Allreduce(sums, tot, N_COUNTS + 1, MPI_UINT64_T, MPI_SUM, W->comm) != MPI_SUCCESS ||
-	    PMPI_Allreduce(W->mine, W->most, N_COUNTS, MPI_UINT64_T, MPI_MAX, W->comm) !=
+	if (sp_mpi_exscan(W->mine, W->base, N_COUNTS, MPI_UINT64_T, MPI_SUM, W->comm) != MPI_SUCCESS ||
+	    sp_mpi_allreduce(sums, tot, N_COUNTS + 1, MPI_UINT64_T, MPI_SUM, W->comm) != MPI_SUCCESS ||
+	    sp_mpi_allreduce(W->mine, W->most, N_COUNTS, MPI_UINT64_T, MPI_MAX, W->comm) !=
 		    MPI_SUCCESS)
 		fail(W, -EIO);
 	if (W->rank == 0)
@@ -412,8 +412,8 @@ static void phase_scan(struct pw *W)
 		}
 		key[id] = k < key[id] ? k : key[id];
 	}
-	if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, W->comm) != MPI_SUCCESS || !ok ||
-	    PMPI_Allreduce(MPI_IN_PLACE, key, (int)nf, MPI_DOUBLE, MPI_MIN, W->comm) != MPI_SUCCESS)
+	if (sp_mpi_allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, W->comm) != MPI_SUCCESS || !ok ||
+	    sp_mpi_allreduce(MPI_IN_PLACE, key, (int)nf, MPI_DOUBLE, MPI_MIN, W->comm) != MPI_SUCCESS)
 		fail(W, -ENOMEM);
 	if (!W->ret)
 		fail(W, sp_writer_region_order(key, nf, pos));
@@ -447,7 +447,7 @@ static int gather_bytes(struct pw *W, const void *mine, uint64_t n_mine, char **
 	int *c = W->rank == 0 ? calloc((size_t)W->P, sizeof *c) : NULL;
 	int *d = W->rank == 0 ? calloc((size_t)W->P, sizeof *d) : NULL;
 	int ret_v = 0;
-	if (PMPI_Gather(&n_mine, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T, 0, W->comm) !=
+	if (sp_mpi_gather(&n_mine, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T, 0, W->comm) !=
 	    MPI_SUCCESS)
 		ret_v = -EIO;
 	uint64_t total = 0;
@@ -463,14 +463,14 @@ static int gather_bytes(struct pw *W, const void *mine, uint64_t n_mine, char **
 	}
 	char *all = W->rank == 0 && ok ? malloc(total + 1) : NULL;
 	ok = ok && (W->rank != 0 || all);
-	if (PMPI_Bcast(&ok, 1, MPI_INT, 0, W->comm) != MPI_SUCCESS || !ok) {
+	if (sp_mpi_bcast(&ok, 1, MPI_INT, 0, W->comm) != MPI_SUCCESS || !ok) {
 		free(counts);
 		free(c);
 		free(d);
 		free(all);
 		return ret_v ? ret_v : -E2BIG;
 	}
-	if (PMPI_Gatherv(mine, (int)n_mine, MPI_BYTE, all, c, d, MPI_BYTE, 0, W->comm) !=
+	if (sp_mpi_gatherv(mine, (int)n_mine, MPI_BYTE, all, c, d, MPI_BYTE, 0, W->comm) !=
 	    MPI_SUCCESS)
 		ret_v = -EIO;
 	if (W->rank == 0)
@@ -650,10 +650,10 @@ static void phase_layout(struct pw *W, int64_t t0, char *tmp, uint64_t *ret_ino)
 			memcpy(tmp, p, m.path_len);
 	}
 	sp_mpi_await(W->comm, 0); /* the others wait for the layout asleep */
-	if (PMPI_Bcast(&m, sizeof m, MPI_BYTE, 0, W->comm) != MPI_SUCCESS)
+	if (sp_mpi_bcast(&m, sizeof m, MPI_BYTE, 0, W->comm) != MPI_SUCCESS)
 		m.ret = -EIO;
 	if (!m.ret && (m.path_len == 0 || m.path_len > PATH_MAX ||
-		       PMPI_Bcast(tmp, (int)m.path_len, MPI_CHAR, 0, W->comm) != MPI_SUCCESS ||
+		       sp_mpi_bcast(tmp, (int)m.path_len, MPI_CHAR, 0, W->comm) != MPI_SUCCESS ||
 		       tmp[m.path_len - 1]))
 		m.ret = -EIO;
 	if (m.ret)
@@ -1044,7 +1044,7 @@ static bool open_slices(struct slices *S, const char *tmp, uint64_t ino)
 		      PMPI_File_open(S->W->comm, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &S->fh) ==
 			      MPI_SUCCESS;
 	ok = ok && opened;
-	if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, S->W->comm) != MPI_SUCCESS)
+	if (sp_mpi_allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, S->W->comm) != MPI_SUCCESS)
 		ok = 0;
 	if (!ok && opened && !S->W->gather)
 		PMPI_File_close(&S->fh);
@@ -1095,7 +1095,7 @@ static void phase_write(struct pw *W, struct slices *S)
 	free(S->b.order);
 	if (!W->gather && PMPI_File_close(&S->fh) != MPI_SUCCESS)
 		S->ok = 0;
-	if (PMPI_Allreduce(MPI_IN_PLACE, &S->ok, 1, MPI_INT, MPI_MIN, W->comm) != MPI_SUCCESS)
+	if (sp_mpi_allreduce(MPI_IN_PLACE, &S->ok, 1, MPI_INT, MPI_MIN, W->comm) != MPI_SUCCESS)
 		S->ok = 0;
 }
 
@@ -1163,7 +1163,7 @@ int sp_pwrite(struct sp_merge_local *l, MPI_Comm comm, const char *path)
 		W.w = NULL;
 	}
 	sp_mpi_await(comm, 0); /* and for the commit */
-	if (PMPI_Bcast(&ret, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+	if (sp_mpi_bcast(&ret, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
 		ret = -EIO;
 	int64_t t4 = sp_monotonic_ns();
 	if (W.rank == 0) {

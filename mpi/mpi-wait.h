@@ -32,4 +32,36 @@ SP_HIDDEN int sp_mpi_wait_idle(MPI_Request *req, long nap, long most);
  */
 SP_HIDDEN int sp_mpi_await(MPI_Comm comm, int root);
 
+/*
+ * The finalize's collectives (after sp_mpi_crowded is agreed): on a crowded
+ * node, with an MPI that spins in its blocking calls (MPICH and its kin, not
+ * Open MPI), their nonblocking form, tested between sched_yield()s, so that
+ * a rank that arrives early gives its core to a late one (MPICH, 4 ranks on
+ * 2 CPUs: the finalize took 230-250 ms, ~30 ms so, as with Open MPI); the
+ * blocking call elsewhere. Every rank of comm decides alike (the flag is
+ * agreed, the MPI is the same), as MPI requires: a nonblocking collective
+ * does not match a blocking one. Same arguments and result as the MPI call.
+ */
+SP_HIDDEN int sp_mpi_bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm);
+SP_HIDDEN int sp_mpi_allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op,
+			       MPI_Comm comm);
+SP_HIDDEN int sp_mpi_reduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, int root,
+			    MPI_Comm comm);
+SP_HIDDEN int sp_mpi_exscan(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op,
+			    MPI_Comm comm);
+SP_HIDDEN int sp_mpi_gather(const void *s, int sn, MPI_Datatype st, void *r, int rn,
+			    MPI_Datatype rt, int root, MPI_Comm comm);
+SP_HIDDEN int sp_mpi_gatherv(const void *s, int sn, MPI_Datatype st, void *r, const int *rn,
+			     const int *displs, MPI_Datatype rt, int root, MPI_Comm comm);
+SP_HIDDEN int sp_mpi_scatter(const void *s, int sn, MPI_Datatype st, void *r, int rn,
+			     MPI_Datatype rt, int root, MPI_Comm comm);
+SP_HIDDEN int sp_mpi_scatterv(const void *s, const int *sn, const int *displs, MPI_Datatype st,
+			      void *r, int rn, MPI_Datatype rt, int root, MPI_Comm comm);
+/* Whether those wait between yields (crowded, and an MPI that spins). */
+SP_HIDDEN bool sp_mpi_yielding_waits(void);
+/* The same for the finalize's point-to-point waits: a send, and a probe. */
+SP_HIDDEN int sp_mpi_send(const void *buf, int n, MPI_Datatype t, int dest, int tag,
+			  MPI_Comm comm);
+SP_HIDDEN int sp_mpi_probe(int src, int tag, MPI_Comm comm, MPI_Status *st);
+
 #endif /* SP_MPI_WAIT_H */
