@@ -299,7 +299,7 @@ struct sp_part_mpi sp_merge_mpi_view(char *buf, uint64_t n)
 
 static int send_big(const void *buf, uint64_t n, int tag, MPI_Comm comm)
 {
-	return PMPI_Send(buf, (int)n, MPI_BYTE, 0, tag, comm) == MPI_SUCCESS ? 0 : -EIO;
+	return sp_mpi_send(buf, (int)n, MPI_BYTE, 0, tag, comm) == MPI_SUCCESS ? 0 : -EIO;
 }
 
 /* Non-zero rank, phase A: header and names out, map back. */
@@ -312,12 +312,12 @@ static int phase_a_send(struct sp_merge_local *l, MPI_Comm comm)
 		ret = send_big(l->s.kinds ? (const void *)l->s.kinds : "", l->s.kinds ? l->h.nnames : 0,
 			       TAG_KINDS, comm);
 	if (!ret)
-		ret = PMPI_Recv(l->map, (int)l->h.nnames, MPI_UINT32_T, 0, TAG_MAP, comm,
+		ret = sp_mpi_recv(l->map, (int)l->h.nnames, MPI_UINT32_T, 0, TAG_MAP, comm,
 				MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
 	if (!ret)
 		ret = send_big(l->sites.blob ? l->sites.blob : "", l->h.sites_bytes, TAG_SITES, comm);
 	if (!ret)
-		ret = PMPI_Recv(l->sites.global ? l->sites.global : (uint32_t *)&l->h,
+		ret = sp_mpi_recv(l->sites.global ? l->sites.global : (uint32_t *)&l->h,
 				l->sites.global ? (int)l->h.nsites : 0, MPI_UINT32_T, 0, TAG_SMAP,
 				comm, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
 	return ret;
@@ -327,7 +327,7 @@ static int phase_a_send(struct sp_merge_local *l, MPI_Comm comm)
 static int phase_b_send(struct sp_merge_local *l, MPI_Comm comm)
 {
 	int go[2];
-	if (PMPI_Recv(go, 2, MPI_INT, 0, TAG_GO, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+	if (sp_mpi_recv(go, 2, MPI_INT, 0, TAG_GO, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
 		return -EIO;
 	if (!go[0])
 		return 0;
@@ -402,7 +402,7 @@ static int recv_exact(struct root *R, void *buf, uint64_t n, int src, int tag)
 {
 	MPI_Status st;
 	int got = 0;
-	if (PMPI_Recv(buf, (int)n, MPI_BYTE, src, tag, R->comm, &st) != MPI_SUCCESS ||
+	if (sp_mpi_recv(buf, (int)n, MPI_BYTE, src, tag, R->comm, &st) != MPI_SUCCESS ||
 	    PMPI_Get_count(&st, MPI_BYTE, &got) != MPI_SUCCESS || (uint64_t)got != n)
 		return -EIO;
 	R->recv += n;
@@ -456,13 +456,13 @@ static int root_rows(struct root *R, int r, const struct sp_part_size *z)
 	if (!files || !wire || !rows || !mpi) /* still receive, into the chunk: sizes are small */
 		ret = ret ? ret : -ENOMEM;
 	MPI_Status st;
-	PMPI_Recv(files ? files : R->chunk, (int)(files ? fb : 0), MPI_BYTE, r, TAG_FILES,
+	sp_mpi_recv(files ? files : R->chunk, (int)(files ? fb : 0), MPI_BYTE, r, TAG_FILES,
 		  R->comm, &st);
 	R->recv += files ? fb : 0;
 	if (!ret)
 		ret = recv_exact(R, wire, z->nrows * sizeof *wire, r, TAG_ROWS);
 	else
-		PMPI_Recv(R->chunk, 0, MPI_BYTE, r, TAG_ROWS, R->comm, &st);
+		sp_mpi_recv(R->chunk, 0, MPI_BYTE, r, TAG_ROWS, R->comm, &st);
 	for (uint64_t i = 0; !ret && i < z->nrows; i++) {
 		rows[i] = wire[i].row;
 		rows[i].source_file = wire[i].file_off < fb ? files + wire[i].file_off : NULL;
@@ -484,7 +484,7 @@ static int root_rows(struct root *R, int r, const struct sp_part_size *z)
 static void root_remote(struct root *R, int r, const struct sp_part_size *z, uint32_t ncomms)
 {
 	int go[2] = { !R->ret, !!(R->cols & SP_WCOL_THREAD_IDS) };
-	if (PMPI_Send(go, 2, MPI_INT, r, TAG_GO, R->comm) != MPI_SUCCESS || !go[0]) {
+	if (sp_mpi_send(go, 2, MPI_INT, r, TAG_GO, R->comm) != MPI_SUCCESS || !go[0]) {
 		fail(R, -EIO);
 		return;
 	}
@@ -509,7 +509,7 @@ static void root_remote(struct root *R, int r, const struct sp_part_size *z, uin
 		MPI_Status st;
 		fail(R, t ? recv_exact(R, t, z->nthreads * sizeof *t, r, TAG_THR) : -ENOMEM);
 		if (!t)
-			PMPI_Recv(R->chunk, (int)(z->nthreads * sizeof *t), MPI_BYTE, r, TAG_THR,
+			sp_mpi_recv(R->chunk, (int)(z->nthreads * sizeof *t), MPI_BYTE, r, TAG_THR,
 				  R->comm, &st);
 		if (!R->ret)
 			fail(R, sp_assembly_put_threads(R->a, (size_t)r, t));
@@ -532,11 +532,11 @@ static int root_sites(struct sp_merge_local *l0, MPI_Comm comm, int r, const str
 	char *blob = malloc(h->sites_bytes + 1);
 	uint32_t *map = calloc(h->nsites + 1, sizeof *map);
 	int ret = blob && map ? 0 : -ENOMEM;
-	PMPI_Recv(blob ? blob : (char *)&st, blob ? (int)h->sites_bytes : 0, MPI_BYTE, r, TAG_SITES,
+	sp_mpi_recv(blob ? blob : (char *)&st, blob ? (int)h->sites_bytes : 0, MPI_BYTE, r, TAG_SITES,
 		  comm, &st);
 	if (!ret)
 		ret = sp_names_map(sites, blob, h->nsites, map);
-	PMPI_Send(map ? map : (uint32_t *)&st, map ? (int)h->nsites : 0, MPI_UINT32_T, r, TAG_SMAP,
+	sp_mpi_send(map ? map : (uint32_t *)&st, map ? (int)h->nsites : 0, MPI_UINT32_T, r, TAG_SMAP,
 		  comm);
 	free(blob);
 	free(map);
@@ -557,16 +557,16 @@ static int root_names(struct sp_merge_local *l0, MPI_Comm comm, struct sp_names 
 		uint8_t *lk = l0->s.kinds;
 		if (r > 0) {
 			MPI_Status st;
-			if (PMPI_Recv(&h, sizeof h, MPI_BYTE, r, TAG_HDR, comm, &st) != MPI_SUCCESS)
+			if (sp_mpi_recv(&h, sizeof h, MPI_BYTE, r, TAG_HDR, comm, &st) != MPI_SUCCESS)
 				return -EIO;
 			blob = malloc(h.names_bytes + 1);
 			map = calloc(h.nnames + 1, sizeof *map);
 			lk = malloc((size_t)h.nnames + 1);
 			if (lk) /* kinds a shorter message leaves out: no kind, a function */
 				memset(lk, 0xff, (size_t)h.nnames + 1);
-			PMPI_Recv(blob ? blob : (char *)&st, blob ? (int)h.names_bytes : 0, MPI_BYTE, r,
+			sp_mpi_recv(blob ? blob : (char *)&st, blob ? (int)h.names_bytes : 0, MPI_BYTE, r,
 				  TAG_NAMES, comm, &st);
-			PMPI_Recv(lk ? lk : (uint8_t *)&st, lk ? (int)h.nnames : 0, MPI_BYTE, r,
+			sp_mpi_recv(lk ? lk : (uint8_t *)&st, lk ? (int)h.nnames : 0, MPI_BYTE, r,
 				  TAG_KINDS, comm, &st);
 			if (!blob || !map || !lk)
 				ret = ret ? ret : -ENOMEM;
@@ -577,7 +577,7 @@ static int root_names(struct sp_merge_local *l0, MPI_Comm comm, struct sp_names 
 		if (!ret)
 			ret = sp_names_kinds(t, kinds, n_old, map, lk, h.nnames);
 		if (r > 0) {
-			PMPI_Send(map ? map : (uint32_t *)&h, map ? (int)h.nnames : 0, MPI_UINT32_T, r,
+			sp_mpi_send(map ? map : (uint32_t *)&h, map ? (int)h.nnames : 0, MPI_UINT32_T, r,
 				  TAG_MAP, comm);
 			free(blob);
 			free(map);

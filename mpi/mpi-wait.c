@@ -191,3 +191,17 @@ int sp_mpi_probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 		sched_yield();
 	}
 }
+
+int sp_mpi_recv(void *buf, int n, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+		MPI_Status *st)
+{
+	MPI_Request req;
+	if (!yielding())
+		return PMPI_Recv(buf, n, t, src, tag, comm, st);
+	int ret = PMPI_Irecv(buf, n, t, src, tag, comm, &req), done = 0;
+	if (ret != MPI_SUCCESS)
+		return ret;
+	while ((ret = PMPI_Test(&req, &done, st)) == MPI_SUCCESS && !done)
+		sched_yield();
+	return ret;
+}

@@ -59,9 +59,12 @@ SP_HIDDEN int sp_mpi_scatterv(const void *s, const int *sn, const int *displs, M
 			      void *r, int rn, MPI_Datatype rt, int root, MPI_Comm comm);
 /* Whether those wait between yields (crowded, and an MPI that spins). */
 SP_HIDDEN bool sp_mpi_yielding_waits(void);
-/* The same for the finalize's point-to-point waits: a send, and a probe. */
+/* The same for the finalize's point-to-point waits: a send, a probe, a
+ * receive (st may be MPI_STATUS_IGNORE). */
 SP_HIDDEN int sp_mpi_send(const void *buf, int n, MPI_Datatype t, int dest, int tag,
 			  MPI_Comm comm);
 SP_HIDDEN int sp_mpi_probe(int src, int tag, MPI_Comm comm, MPI_Status *st);
+SP_HIDDEN int sp_mpi_recv(void *buf, int n, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+			  MPI_Status *st);
 
 #endif /* SP_MPI_WAIT_H */
