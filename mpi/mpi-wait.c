@@ -91,16 +91,21 @@ bool sp_mpi_yielding_waits(void)
 	return yielding();
 }
 
-/* The nonblocking call's request, tested between yields of the CPU: the
- * MPI result. */
-static int idle(int started, MPI_Request *req)
+/* The nonblocking call's request, tested between yields of the CPU (its
+ * status into st): the MPI result. */
+static int idle_status(int started, MPI_Request *req, MPI_Status *st)
 {
 	if (started != MPI_SUCCESS)
 		return started;
 	int done = 0, ret;
-	while ((ret = PMPI_Test(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
+	while ((ret = PMPI_Test(req, &done, st)) == MPI_SUCCESS && !done)
 		sched_yield();
 	return ret;
+}
+
+static int idle(int started, MPI_Request *req)
+{
+	return idle_status(started, req, MPI_STATUS_IGNORE);
 }
 
 int sp_mpi_bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm)
@@ -198,10 +203,5 @@ int sp_mpi_recv(void *buf, int n, MPI_Datatype t, int src, int tag, MPI_Comm com
 	MPI_Request req;
 	if (!yielding())
 		return PMPI_Recv(buf, n, t, src, tag, comm, st);
-	int ret = PMPI_Irecv(buf, n, t, src, tag, comm, &req), done = 0;
-	if (ret != MPI_SUCCESS)
-		return ret;
-	while ((ret = PMPI_Test(&req, &done, st)) == MPI_SUCCESS && !done)
-		sched_yield();
-	return ret;
+	return idle_status(PMPI_Irecv(buf, n, t, src, tag, comm, &req), &req, st);
 }

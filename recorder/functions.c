@@ -379,7 +379,7 @@ void sp_fn_enter_sampled(struct sp_fn_thread *h, uint32_t region, struct sp_fram
 static double count_call_ns = -1, timed_call_ns = -1;
 /* What an exit that looks its counted function up adds (long_exits), and
  * the mean of the two over the run's counted calls (publish_count_cost). */
-static double long_exit_ns_ = -1, count_mean_ns = -1;
+static double long_exit_cost_ns = -1, count_mean_ns = -1;
 /* What a sampled call's duration holds of our own work (ticks): the
  * duration the sampled path gives an empty function, measured by the hooks
  * at the first attach; < 0 unknown. */
@@ -398,7 +398,7 @@ double sp_fn_sample_bias_ns(void)
 void sp_fn_set_count_call_ns(double leaf_ns, double long_exit_ns)
 {
 	count_call_ns = leaf_ns;
-	long_exit_ns_ = long_exit_ns;
+	long_exit_cost_ns = long_exit_ns;
 }
 
 double sp_fn_count_call_ns(void)
@@ -414,13 +414,13 @@ static void publish_count_cost(uint64_t counted, uint64_t long_exits)
 {
 	all_counted += counted;
 	all_long += long_exits;
-	if (!(count_call_ns >= 0) || !(long_exit_ns_ >= 0) || !all_counted)
+	if (!(count_call_ns >= 0) || !(long_exit_cost_ns >= 0) || !all_counted)
 		return;
 	double share = (double)all_long / (double)all_counted;
-	count_mean_ns = count_call_ns + (share < 1 ? share : 1) * long_exit_ns_;
+	count_mean_ns = count_call_ns + (share < 1 ? share : 1) * long_exit_cost_ns;
 	sp_log(SP_LOG_DEBUG, "functions", "counted call: %.6f ns + %llu long exits of %llu counted "
 	       "calls x %.6f ns = %.6f ns", count_call_ns, (unsigned long long)all_long,
-	       (unsigned long long)all_counted, long_exit_ns_, count_mean_ns);
+	       (unsigned long long)all_counted, long_exit_cost_ns, count_mean_ns);
 }
 
 double sp_fn_timed_call_ns(void)
