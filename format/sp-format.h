@@ -243,9 +243,11 @@ struct sp_summary_record {
 #define SP_META_THROTTLE_SAMPLE_BIAS_NS "throttle_sample_bias_ns" /* ours: float64 */
 
 /* The process and its batch job (ours): the program's arguments at start
- * (strlist, argv[0] first), the job id of Slurm, PBS, LSF or Flux, which
- * of them, and the Slurm step. */
+ * (strlist, argv[0] first), its process tree (str "<root pid>:<16 hex>":
+ * the first profiled process and the programs it started share it), the
+ * job id of Slurm, PBS, LSF or Flux, which of them, and the Slurm step. */
 #define SP_META_COMMAND_LINE "command_line"
+#define SP_META_PROCESS_TREE "process_tree"
 #define SP_META_JOB_ID "job_id"
 #define SP_META_JOB_SCHEDULER "job_scheduler"
 #define SP_META_JOB_STEP "job_step"

@@ -27,6 +27,7 @@
 #include "recorder.h"
 #include "snapshot.h"
 #include "spill.h"
+#include "writer.h"
 
 bool sp_lifecycle_mpi_owned;
 void (*sp_lifecycle_resolve_hook)(void);
@@ -40,6 +41,10 @@ static bool is_exec_child; /* started by a profiled process (resolve_output) */
  * or %r): one that writes without MPI's merge names its own (write_local). */
 static bool name_shared;
 static char *rank_output; /* that name (ranks above 0), once chosen */
+/* The process tree (output-path.h; metadata process_tree): set by the
+ * root, inherited by the programs it starts (SP_ROOT_ENV). */
+static char tree_id[SP_TREE_ID_MAX];
+static int64_t started_realtime_s; /* when the output was resolved */
 static bool rank0_told;   /* world rank 0 said where the other ranks' files go */
 
 enum sp_state sp_lifecycle_state(void)
@@ -110,12 +115,28 @@ static bool exec_child(const char *tmpl, bool *ret_same)
 	if (!root || !*root)
 		return false;
 	long pid = strtol(root, &end, 10);
+	/* "<pid>:<id> <template>": the tree's id, kept by the root after an
+	 * exec of its own (same pid) and stored by every process of the tree. */
+	size_t idn = *end == ':' ? strspn(end + 1, "0123456789abcdef") : 0;
+	if (idn == SP_TREE_ID_HEX && (end[1 + idn] == ' ' || !end[1 + idn]))
+		snprintf(tree_id, sizeof tree_id, "%ld:%.*s", pid, (int)idn, end + 1);
+	end += idn ? 1 + idn : 0;
 	if (pid == (long)getpid())
 		return false;
 	if (*end == ' ' && sp_output_template_absolute(tmpl, &abs) == 0)
 		*ret_same = strcmp(abs, end + 1) == 0;
 	free(abs);
 	return true;
+}
+
+/* A new tree (this process is its root, and no id came with it: not the
+ * root again after an exec of its own, nor started by `run`). */
+static void new_tree_id(void)
+{
+	char self[24];
+	snprintf(self, sizeof self, "%d:", (int)getpid());
+	if (strncmp(tree_id, self, strlen(self)) != 0)
+		sp_output_tree_id(getpid(), tree_id);
 }
 
 static int set_output(char *path)
@@ -136,7 +157,8 @@ static void export_template(const char *tmpl)
 		return;
 	if (tmpl[0] != '/')
 		setenv("SCOPE_PROFILER_OUTPUT", abs, 1);
-	if (asprintf(&root, "%d %s", (int)getpid(), abs) >= 0)
+	new_tree_id();
+	if (asprintf(&root, "%s %s", tree_id, abs) >= 0)
 		setenv(SP_ROOT_ENV, root, 1);
 	free(root);
 	free(abs);
@@ -157,6 +179,7 @@ static int resolve_output(void)
 								 : "profiling_data.h5";
 	bool same;
 	bool child = exec_child(tmpl, &same);
+	started_realtime_s = (int64_t)time(NULL);
 	is_exec_child = child;
 	if (child && strcmp(sp_config.exec, "none") == 0)
 		return -ECANCELED;
@@ -229,7 +252,7 @@ int sp_lifecycle_start(void)
 		atomic_store(&state, SP_STATE_FINALIZED);
 		ret = -ECANCELED;
 	} else if (atomic_load(&state) == SP_STATE_OFF) {
-		sp_meta_capture_process();
+		sp_meta_capture_process(tree_id);
 		ret = sp_recorder_start();
 		if (!ret)
 			open_spill();
@@ -424,11 +447,39 @@ static const char *local_output(void)
 	return own;
 }
 
+/* A file of this tree (sp_output_adopt): its process_tree is ours. */
+static bool of_this_tree(int fd, void *ctx)
+{
+	(void)ctx;
+	return sp_writer_meta_str_equals(fd, SP_META_PROCESS_TREE, tree_id);
+}
+
+/* The root of a tree recorded nothing: it only wrapped the program, which
+ * wrote its profile as an exec'd child (docs/CONFIG.md, "The output path"
+ * 4). True when such files were found (then there is nothing to write). */
+static bool adopt_children(const char *path)
+{
+	if (!tree_id[0])
+		return false;
+	char msg[2048];
+	int err;
+	size_t n = sp_output_adopt(path, started_realtime_s, program_invocation_short_name,
+				   of_this_tree, NULL, msg, sizeof msg, &err);
+	if (n)
+		sp_log(err ? SP_LOG_WARN : SP_LOG_INFO, "lifecycle", "%s", msg);
+	return n > 0;
+}
+
 static int write_local(bool last)
 {
 	/* An exec'd child that recorded nothing (the shell of system(), a
 	 * tool without instrumentation) writes no file of its own. */
 	if (is_exec_child && sp_region_count() == 0)
+		return 0;
+	/* A root that recorded nothing: a rank above 0 leaves the job's word to
+	 * world rank 0; a wrapper of the program gives it the name. */
+	if (last && sp_region_count() == 0 &&
+	    (sp_launcher_rank() > 0 || adopt_children(sp_config.output)))
 		return 0;
 	const char *path = local_output();
 	uint64_t rows;
@@ -524,6 +575,7 @@ static void note_startup(int64_t entry_ns, int64_t entry_cpu_ns)
 __attribute__((constructor(101))) static void sp_constructor(void)
 {
 	int64_t entry = sp_monotonic_ns(), entry_cpu = thread_cpu_ns();
+	sp_log_capture_stderr(); /* lines go to this stderr only (log.h) */
 	pthread_atfork(NULL, NULL, forked_child);
 	sp_lifecycle_start();
 	note_startup(entry, entry_cpu);

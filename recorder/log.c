@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -33,6 +34,34 @@ bool sp_log_debug_on(const char *domain)
 	return false;
 }
 
+/* stderr at the start: 0 not captured, 1 open (dev, ino), -1 closed. */
+static struct {
+	int state;
+	dev_t dev;
+	ino_t ino;
+} start_err;
+
+void sp_log_capture_stderr(void)
+{
+	struct stat st;
+	if (fstat(STDERR_FILENO, &st) == 0)
+		start_err.dev = st.st_dev, start_err.ino = st.st_ino, start_err.state = 1;
+	else
+		start_err.state = -1;
+}
+
+bool sp_log_stderr_ok(void)
+{
+	struct stat st;
+	if (!start_err.state)
+		return true;
+	int saved = errno;
+	bool ok = start_err.state > 0 && fstat(STDERR_FILENO, &st) == 0 &&
+		  st.st_dev == start_err.dev && st.st_ino == start_err.ino;
+	errno = saved;
+	return ok;
+}
+
 void sp_log(enum sp_log_level level, const char *domain, const char *fmt, ...)
 {
 	if (level == SP_LOG_DEBUG && !sp_log_debug_on(domain))
@@ -55,6 +84,10 @@ void sp_log(enum sp_log_level level, const char *domain, const char *fmt, ...)
 	if (len > sizeof line - 2)
 		len = sizeof line - 2;
 	line[len++] = '\n';
+	if (!sp_log_stderr_ok()) {
+		errno = saved;
+		return;
+	}
 	ssize_t w = write(STDERR_FILENO, line, len);
 	(void)w; /* nothing better to do when stderr is gone */
 	errno = saved;

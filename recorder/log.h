@@ -28,6 +28,18 @@ enum sp_log_level {
 SP_HIDDEN void sp_log(enum sp_log_level level, const char *domain, const char *fmt, ...)
 	SP_PRINTF(3, 4);
 
+/*
+ * Whether stderr is still the stderr the process started with (the same
+ * open file: device and inode, as at sp_log_capture_stderr). A program
+ * may close it (GNU tools do at exit, before our destructor writes the
+ * file) and open something else that gets descriptor 2: a line written
+ * then would go into that file. Without a capture (the CLI): true.
+ * Async-signal-safe (fstat), for the signal handlers' own lines.
+ */
+SP_HIDDEN bool sp_log_stderr_ok(void);
+/* Remember stderr as it is now (the library's start). */
+SP_HIDDEN void sp_log_capture_stderr(void);
+
 /* Whether debug lines of `domain` are printed (to skip work done only for them). */
 SP_HIDDEN bool sp_log_debug_on(const char *domain);
 

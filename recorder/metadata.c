@@ -219,13 +219,15 @@ static struct {
 	char *cmdline;   /* /proc/self/cmdline: arguments separated by '\0' */
 	size_t cmdline_bytes;
 	char *cwd;
+	char *tree;
 } start;
 
-void sp_meta_capture_process(void)
+void sp_meta_capture_process(const char *tree)
 {
 	if (start.cwd)
 		return;
 	start.cwd = getcwd(NULL, 0);
+	start.tree = tree && *tree ? strdup(tree) : NULL;
 	FILE *f = fopen("/proc/self/cmdline", "re");
 	if (!f)
 		return;
@@ -271,6 +273,8 @@ static int add_process(struct sp_run_meta *m)
 		free(last);
 		free(args);
 	}
+	if (!ret && start.tree)
+		ret = sp_meta_set_str(m, SP_META_PROCESS_TREE, start.tree);
 	const char *scheduler = NULL, *job = sp_job_id(&scheduler), *step = sp_job_step();
 	if (!ret && job)
 		ret = sp_meta_set_str(m, SP_META_JOB_ID, job);

@@ -67,9 +67,10 @@ struct sp_run_info {
 	const char *throttle_timing; /* sampled | exact | estimate */
 };
 /* Called once at recording start, before the program can chdir(): its
- * command line and working directory, stored by every later
- * sp_meta_collect() (keys command_line, working_directory). */
-SP_HIDDEN void sp_meta_capture_process(void);
+ * command line and working directory, and the process tree it belongs to
+ * (NULL or "": none), stored by every later sp_meta_collect() (keys
+ * command_line, working_directory, process_tree). */
+SP_HIDDEN void sp_meta_capture_process(const char *tree);
 SP_HIDDEN int sp_meta_collect(struct sp_run_meta *m, const struct sp_run_info *run);
 
 #endif /* SP_METADATA_H */

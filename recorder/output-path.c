@@ -9,12 +9,14 @@
 #define _GNU_SOURCE
 #include "output-path.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -236,6 +238,24 @@ int sp_output_path_for_pid(const char *path, pid_t pid, char **ret)
 	return with_infix(path, infix, ret);
 }
 
+bool sp_output_path_is_for_pid(const char *path, const char *name, pid_t *ret_pid)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *ext = extension(path);
+	size_t stem = (size_t)(ext - base);
+	if (strncmp(name, base, stem) != 0 || strncmp(name + stem, ".pid", 4) != 0)
+		return false;
+	const char *d = name + stem + 4, *e = d;
+	long pid = 0;
+	while (*e >= '0' && *e <= '9' && e - d < 10)
+		pid = pid * 10 + (*e++ - '0');
+	if (e == d || *d == '0' || strcmp(e, ext) != 0 || pid > INT_MAX)
+		return false;
+	*ret_pid = (pid_t)pid;
+	return true;
+}
+
 int sp_output_path_for_rank(const char *path, int rank, char **ret)
 {
 	char infix[32];
@@ -287,7 +307,7 @@ int sp_output_path_fallback(const char *path, char **ret)
 
 /* Move from to to without ever replacing to: renameat2(RENAME_NOREPLACE),
  * or link + unlink where the file system lacks it. 0 or -errno. */
-static int move_noreplace(const char *from, const char *to)
+int sp_output_path_move(const char *from, const char *to)
 {
 	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
 		return 0;
@@ -311,7 +331,7 @@ int sp_output_path_rotate(const char *path, char **ret_moved)
 		snprintf(infix, sizeof infix, "%u", n);
 		if (with_infix(path, infix, &to) < 0)
 			return -ENOMEM;
-		int ret = move_noreplace(path, to);
+		int ret = sp_output_path_move(path, to);
 		if (ret == 0) {
 			*ret_moved = to;
 			return 1;
@@ -323,4 +343,72 @@ int sp_output_path_rotate(const char *path, char **ret_moved)
 			return ret;
 	}
 	return -EEXIST;
+}
+
+void sp_output_tree_id(pid_t pid, char buf[SP_TREE_ID_MAX])
+{
+	uint64_t r;
+	struct timespec ts;
+	if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) * 0x9e3779b97f4a7c15ull ^
+		    (uint64_t)pid << 32;
+	}
+	snprintf(buf, SP_TREE_ID_MAX, "%d:%016llx", (int)pid, (unsigned long long)r);
+}
+
+size_t sp_output_adopt(const char *path, int64_t since_s, const char *who,
+		       bool (*ours)(int fd, void *ctx), void *ctx, char *msg, size_t msg_size,
+		       int *ret_err)
+{
+	enum { LISTED = 4 };
+	*ret_err = 0;
+	msg[0] = '\0';
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return 0;
+	char *dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+	DIR *d = dir ? opendir(dir) : NULL;
+	char *found[LISTED] = { NULL };
+	pid_t first_pid = 0;
+	size_t n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		pid_t pid;
+		struct stat st;
+		if (!sp_output_path_is_for_pid(path, e->d_name, &pid))
+			continue;
+		int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		bool take = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+			    st.st_mtim.tv_sec >= since_s - 2 && ours(fd, ctx);
+		close(fd);
+		if (!take)
+			continue;
+		if (n < LISTED && asprintf(&found[n], "%s/%s", slash == path ? "" : dir, e->d_name) < 0)
+			found[n] = NULL;
+		if (!n)
+			first_pid = pid;
+		n++;
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	if (n == 1 && found[0] && !(*ret_err = sp_output_path_move(found[0], path)))
+		snprintf(msg, msg_size, "%s recorded nothing: %s is the profile of the program it "
+			 "started (pid %d), which wrote it as %s", who, path, (int)first_pid, found[0]);
+	else if (n == 1 && found[0])
+		snprintf(msg, msg_size, "%s recorded nothing; the program it started wrote its "
+			 "profile as %s, which could not be named %s: %s", who, found[0], path,
+			 strerror(-*ret_err));
+	else if (n > 1)
+		snprintf(msg, msg_size, "%s recorded nothing; the %zu programs it started wrote "
+			 "their own profiles: %s%s%s%s%s%s%s%s (no %s is written)", who, n,
+			 found[0] ? found[0] : "", found[1] ? ", " : "", found[1] ? found[1] : "",
+			 found[2] ? ", " : "", found[2] ? found[2] : "", found[3] ? ", " : "",
+			 found[3] ? found[3] : "", n > LISTED ? ", ..." : "", path);
+	for (size_t i = 0; i < LISTED; i++)
+		free(found[i]);
+	return n;
 }

@@ -20,6 +20,14 @@
  * process sets it to "<pid> <absolute template>"; a process that finds
  * another pid in it is an exec'd child. */
 #define SP_ROOT_ENV "SCOPE_PROFILER_ROOT"
+/* A tree's id, "<root pid>:<16 hex digits>" (metadata process_tree), is
+ * the first part of that value ("<id> <template>"); `scope-profiler run`
+ * sets it for its program, which is then the root (same pid), so that the
+ * launcher knows the id too. */
+#define SP_TREE_ID_HEX 16
+#define SP_TREE_ID_MAX 32
+/* A new tree id for a root of this pid: 64 random bits. */
+SP_HIDDEN void sp_output_tree_id(pid_t pid, char buf[SP_TREE_ID_MAX]);
 
 /* A written output without a single region row (printf format: the
  * output's path, then the program): said by the library as it writes one
@@ -27,9 +35,17 @@
  * a spill, each with its own prefix. */
 #define SP_NOTHING_INSTRUMENTED_FMT                                                            \
 	"warning: nothing was instrumented: %s has no function, manual or MPI region. To time " \
-	"functions, compile and link %s with -finstrument-functions (or mark regions with "     \
-	"sp_region_begin/sp_region_end); to time MPI calls, run an MPI program (dynamically "   \
-	"linked to libmpi) under mpirun."
+	"functions, compile and link %s with -finstrument-functions" SP_NOTHING_HOW
+#define SP_NOTHING_HOW                                                                         \
+	" (or mark regions with sp_region_begin/sp_region_end); to time MPI calls, run an MPI "  \
+	"program (dynamically linked to libmpi) under mpirun."
+/* The same when no output was written at all: the program (a wrapper that
+ * ends with _exit, such as dash) and every program it started recorded
+ * nothing (format: the output, then the program). */
+#define SP_NOTHING_WRITTEN_FMT                                                                 \
+	"warning: nothing was instrumented: %s was not written: %s and the programs it started " \
+	"recorded no function, manual or MPI region. To time functions, compile and link the "    \
+	"program with -finstrument-functions" SP_NOTHING_HOW
 
 /* What the placeholders expand to. */
 struct sp_path_values {
@@ -89,5 +105,25 @@ SP_HIDDEN int sp_output_path_fallback(const char *path, char **ret);
  * new name in *ret_moved (caller frees) when it moved a file, 0 when there
  * was none (or it was empty, or not a regular file), -errno on failure. */
 SP_HIDDEN int sp_output_path_rotate(const char *path, char **ret_moved);
+/* Move from to to without ever replacing to (renameat2 RENAME_NOREPLACE,
+ * or link + unlink where the file system lacks it). 0 or -errno. */
+SP_HIDDEN int sp_output_path_move(const char *from, const char *to);
+/* Whether name, a file name in path's directory, is path's name for a pid
+ * (sp_output_path_for_pid: <stem>.pid<N><ext>); its pid in *ret_pid. */
+SP_HIDDEN bool sp_output_path_is_for_pid(const char *path, const char *name, pid_t *ret_pid);
+/*
+ * A process tree's root recorded nothing (it wrapped the program: a shell
+ * script, timeout, /usr/bin/time, perf): the profiles its exec'd children
+ * wrote beside path, <stem>.pid<N><ext>, each opened read-only without
+ * following a link, a regular file of this user modified since since_s
+ * (less 2 s for a shared file system's clocks) for which ours(fd, ctx)
+ * holds (its metadata process_tree is the tree's). One is moved to path,
+ * never over a file; several are listed. who names the root in the line
+ * left in msg (no prefix; "" when none was found). Returns how many were
+ * found; *ret_err is 0 or the move's -errno.
+ */
+SP_HIDDEN size_t sp_output_adopt(const char *path, int64_t since_s, const char *who,
+				 bool (*ours)(int fd, void *ctx), void *ctx, char *msg,
+				 size_t msg_size, int *ret_err);
 
 #endif /* SP_OUTPUT_PATH_H */

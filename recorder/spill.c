@@ -223,6 +223,8 @@ static void warn_lost(const char *doing, int err, uint64_t lost, const char *wha
 	}
 	n = append(msg, n, cap, what);
 	msg[n++] = '\n';
+	if (!sp_log_stderr_ok()) /* closed, and the descriptor maybe another file's */
+		return;
 	ssize_t w = write(STDERR_FILENO, msg, n);
 	(void)w; /* nothing better to do when stderr is gone too */
 }

@@ -713,6 +713,43 @@ int sp_writer_update_ints(struct sp_writer *w, const char *const *keys, const in
 	return ret;
 }
 
+bool sp_writer_meta_str_equals(int fd, const char *key, const char *value)
+{
+	if (sp_lazy_load(SP_LAZY_HDF5))
+		return false;
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	char fdname[32];
+	snprintf(fdname, sizeof fdname, "/proc/self/fd/%d", fd);
+	bool equal = false;
+	hid_t f = H5Fopen(fdname, H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t g = f < 0 ? H5I_INVALID_HID : H5Gopen2(f, SP_GROUP_METADATA, H5P_DEFAULT);
+	hid_t a = g < 0 || H5Aexists(g, key) <= 0 ? H5I_INVALID_HID : H5Aopen(g, key, H5P_DEFAULT);
+	hid_t t = a < 0 ? H5I_INVALID_HID : H5Aget_type(a);
+	hid_t sp = a < 0 ? H5I_INVALID_HID : H5Aget_space(a);
+	/* A scalar variable-length string, as the writer makes them. */
+	if (t >= 0 && sp >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0 &&
+	    H5Sget_simple_extent_npoints(sp) == 1) {
+		hid_t mem = make_str_type();
+		char *v = NULL;
+		if (H5Aread(a, mem, &v) >= 0 && v)
+			equal = strcmp(v, value) == 0;
+		if (v)
+			H5free_memory(v);
+		H5Tclose(mem);
+	}
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	if (a >= 0)
+		H5Aclose(a);
+	if (g >= 0)
+		H5Gclose(g);
+	if (f >= 0)
+		H5Fclose(f);
+	return equal;
+}
+
 int sp_writer_publish(struct sp_writer *w)
 {
 	int ret = w->file >= 0 ? -EINVAL : 0;

@@ -246,6 +246,10 @@ SP_HIDDEN int sp_writer_temp_fd(const struct sp_writer *w);
  * sp_writer_put_metadata), set to values: the file opened again by HDF5
  * after the other writers' raw bytes, before sp_writer_publish. The raw
  * data lies inside HDF5's allocation and is not touched. 0 or -errno. */
+/* Whether the HDF5 file open at fd (the caller's, read-only) has the
+ * string metadata attribute key, equal to value. Loads HDF5 if needed;
+ * false on any error (not HDF5, no such key, another type). */
+SP_HIDDEN bool sp_writer_meta_str_equals(int fd, const char *key, const char *value);
 SP_HIDDEN int sp_writer_update_ints(struct sp_writer *w, const char *const *keys,
 				   const int64_t *values, int n);
 /* Publish a sealed file: fsync and rename over the final path. Freed. */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "output-path.h"
@@ -189,6 +191,98 @@ START_TEST(rotation)
 }
 END_TEST
 
+START_TEST(pid_names)
+{
+	pid_t pid = 0;
+	ck_assert(sp_output_path_is_for_pid("/d/out.h5", "out.pid12.h5", &pid) && pid == 12);
+	ck_assert(sp_output_path_is_for_pid("/d/out", "out.pid7", &pid) && pid == 7);
+	ck_assert(sp_output_path_is_for_pid("/d/.hidden", ".hidden.pid3", &pid) && pid == 3);
+	ck_assert(!sp_output_path_is_for_pid("/d/out.h5", "out.h5", &pid));
+	ck_assert(!sp_output_path_is_for_pid("/d/out.h5", "out.pid.h5", &pid));
+	ck_assert(!sp_output_path_is_for_pid("/d/out.h5", "out.pid012.h5", &pid));
+	ck_assert(!sp_output_path_is_for_pid("/d/out.h5", "out.pid12.h5.tmp", &pid));
+	ck_assert(!sp_output_path_is_for_pid("/d/out.h5", "out.pid12x.h5", &pid));
+	ck_assert(!sp_output_path_is_for_pid("/d/out.h5", "other.pid12.h5", &pid));
+	ck_assert(!sp_output_path_is_for_pid("/d/out.h5", "out.rank1.h5", &pid));
+	ck_assert(!sp_output_path_is_for_pid("/d/out.h5", "out.pid99999999999.h5", &pid));
+}
+END_TEST
+
+/* The fake tree check: the file starts with "tree A". */
+static bool starts_tree_a(int fd, void *ctx)
+{
+	char b[8] = "";
+	ck_assert_str_eq(ctx, "ctx");
+	return pread(fd, b, 6, 0) == 6 && memcmp(b, "tree A", 6) == 0;
+}
+
+START_TEST(adopt)
+{
+	char d[] = "/tmp/sp-adopt-XXXXXX", *out, *p, msg[1024];
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	ck_assert_int_ge(asprintf(&out, "%s/a.h5", d), 0);
+	int err = -1;
+	/* Nothing there: none found, no line. */
+	ck_assert_uint_eq(sp_output_adopt(out, time(NULL), "sh", starts_tree_a, "ctx", msg,
+					  sizeof msg, &err), 0);
+	ck_assert_str_eq(msg, "");
+	/* Another tree's file, an old one of ours, a link to ours, a file of
+	 * another name: none taken. */
+	char *other, *old, *link, *ours, *odd;
+	ck_assert_int_ge(asprintf(&other, "%s/a.pid10.h5", d), 0);
+	ck_assert_int_ge(asprintf(&old, "%s/a.pid11.h5", d), 0);
+	ck_assert_int_ge(asprintf(&link, "%s/a.pid12.h5", d), 0);
+	ck_assert_int_ge(asprintf(&odd, "%s/a.pid13.h5x", d), 0);
+	ck_assert_int_ge(asprintf(&ours, "%s/a.pid14.h5", d), 0);
+	make_file(other, "tree B");
+	make_file(old, "tree A");
+	ck_assert_int_eq(utimes(old, (struct timeval[2]){ { 1000, 0 }, { 1000, 0 } }), 0);
+	make_file(odd, "tree A");
+	ck_assert_int_ge(asprintf(&p, "%s/target", d), 0);
+	make_file(p, "tree A");
+	ck_assert_int_eq(symlink(p, link), 0);
+	ck_assert_uint_eq(sp_output_adopt(out, time(NULL) - 1, "sh", starts_tree_a, "ctx", msg,
+					  sizeof msg, &err), 0);
+	/* One of ours: moved to the output, the line says from where. */
+	make_file(ours, "tree A, the program's");
+	ck_assert_uint_eq(sp_output_adopt(out, time(NULL) - 1, "sh", starts_tree_a, "ctx", msg,
+					  sizeof msg, &err), 1);
+	ck_assert_int_eq(err, 0);
+	ck_assert_str_eq(slurp(out), "tree A, the program's");
+	ck_assert_int_eq(access(ours, F_OK), -1);
+	char *want;
+	ck_assert_int_ge(asprintf(&want, "sh recorded nothing: %s is the profile of the program it "
+				  "started (pid 14), which wrote it as %s", out, ours), 0);
+	ck_assert_str_eq(msg, want);
+	free(want);
+	/* Never over a file: the output exists now. */
+	make_file(ours, "tree A again");
+	ck_assert_uint_eq(sp_output_adopt(out, time(NULL) - 1, "sh", starts_tree_a, "ctx", msg,
+					  sizeof msg, &err), 1);
+	ck_assert_int_eq(err, -EEXIST);
+	ck_assert_str_eq(slurp(out), "tree A, the program's");
+	ck_assert_str_eq(slurp(ours), "tree A again");
+	/* Two of ours: both listed, none moved. */
+	unlink(out);
+	make_file(other, "tree A too");
+	ck_assert_uint_eq(sp_output_adopt(out, time(NULL) - 1, "sh", starts_tree_a, "ctx", msg,
+					  sizeof msg, &err), 2);
+	ck_assert_int_eq(err, 0);
+	ck_assert_int_eq(access(out, F_OK), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "sh recorded nothing; the 2 programs it started wrote "
+				  "their own profiles: "));
+	ck_assert_ptr_nonnull(strstr(msg, other));
+	ck_assert_ptr_nonnull(strstr(msg, ours));
+	char *paths[] = { other, old, link, odd, ours, p };
+	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+	ck_assert_int_eq(rmdir(d), 0);
+	free(out);
+}
+END_TEST
+
 static Suite *output_path_suite(void)
 {
 	Suite *s = suite_create("output-path");
@@ -197,6 +291,8 @@ static Suite *output_path_suite(void)
 	tcase_add_test(tc, environment);
 	tcase_add_test(tc, names);
 	tcase_add_test(tc, rotation);
+	tcase_add_test(tc, pid_names);
+	tcase_add_test(tc, adopt);
 	suite_add_tcase(s, tc);
 	return s;
 }

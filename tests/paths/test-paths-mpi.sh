@@ -50,6 +50,21 @@ check m.1.h5 2 4
 check m.h5 2 5
 [ "$(grep -c "exists: kept it as $work/m.1.h5" log5)" = 1 ] || fail "rotation line: $(cat log5)"
 
+# A wrapper on every rank (a shell script: bash ends with exit(), dash with
+# _exit()): the merged file, written by rank 0's program as the wrapper's
+# exec'd child, gets the name asked for; no rank writes an empty file.
+for sh in bash sh; do
+  mkdir "wrap-$sh"; cd "wrap-$sh"
+  mpirun -n 2 "$cli" run -o w.h5 -- "$sh" -c '"$0" 4; exit $?' "$prog" > log 2>&1 ||
+    { cat log; fail "wrapped by $sh"; }
+  [ "$(ls | tr '\n' ' ')" = "log w.h5 " ] || fail "wrapped by $sh: files $(ls | tr '\n' ' ')"
+  check w.h5 2 4
+  grep -q "$sh recorded nothing: $work/wrap-$sh/w.h5 is the profile of the program it started" log ||
+    fail "wrapped by $sh: $(cat log)"
+  ! grep -q "nothing was instrumented\|writes without MPI's merge" log || fail "wrapped by $sh: $(cat log)"
+  cd ..
+done
+
 # diff: same command line, 1 rank against 2: one warning, on the ranks.
 SCOPE_PROFILER_QUIET=1 SCOPE_PROFILER_OUTPUT=one.h5 mpirun -n 1 -x SCOPE_PROFILER_OUTPUT \
   -x SCOPE_PROFILER_QUIET -x LD_PRELOAD="$lib" "$prog" 5 > log1 2>&1 || { cat log1; fail "mpirun -n 1"; }

@@ -97,6 +97,61 @@ expect_counts out.h5 "{'work': 4}"
 expect_counts "out.pid$child.h5" "{'child': 7}"
 echo "exec'd child: out.h5 {'work': 4}, out.pid$child.h5 {'child': 7}, no other profile"
 
+# A wrapper between run and the program (a shell script, timeout,
+# /usr/bin/time, perf) records nothing itself: the profile the program wrote
+# as its exec'd child gets the name asked for, with one line and no
+# "nothing was instrumented" warning. Another tree's .pid file beside it,
+# fresh (copied now), is left alone: only this tree's id (metadata
+# process_tree) is taken. bash ends with exit(): the library names it at
+# the wrapper's end; dash ends with _exit(): run's finish does.
+# timeout closes stderr before our destructor: its line is not written
+# (descriptor 2 may be another file by then).
+mkdir "$work/w"; cd "$work/w"
+cp "$work/x/out.pid$child.h5" out.pid1.h5
+wrapped() {  # SHELL OUT CALLS PREFIX: the shell runs app, which gets OUT's name
+  "$cli" run -o "$2" -- "$1" -c '"$0" --calls '"$3"' > pid; exit $?' "$app" 2> err
+  local pid; pid=$(cat pid); rm pid
+  [ "$(ls "${2%.h5}"* | grep -vx "${2%.h5}.pid1.h5" | tr '\n' ' ')" = "$2 " ] ||
+    fail "$1 wrapper: files $(ls | tr '\n' ' ')"
+  expect_counts "$2" "{'work': $3}"
+  grep -qx "$4$1 recorded nothing: $work/w/$2 is the profile of the program it started (pid $pid), which wrote it as $work/w/${2%.h5}.pid$pid.h5" err ||
+    fail "$1 wrapper's line: $(cat err)"
+  ! grep -q "nothing was instrumented" err || fail "$1 wrapper warned: $(cat err)"
+}
+wrapped bash out.h5 6 "scope-profiler: "
+wrapped sh dash.h5 5 "scope-profiler run: "
+[ -f out.pid1.h5 ] && expect_counts out.pid1.h5 "{'child': 7}"
+[[ "$(meta out.h5 process_tree)" =~ ^[0-9]+:[0-9a-f]{16}$ ]] &&
+  [ "$(meta out.h5 process_tree)" != "$(meta out.pid1.h5 process_tree)" ] ||
+  fail "process_tree: $(meta out.h5 process_tree) / $(meta out.pid1.h5 process_tree)"
+"$cli" run -o t.h5 -- timeout 60 "$app" --calls 2 > /dev/null 2> err
+[ "$(grep -c . err)" = 1 ] && grep -q "^scope-profiler: wrote $work/w/t.pid[0-9]*.h5 " err &&
+  [ "$(ls t*)" = "t.h5" ] || fail "timeout: $(ls | tr '\n' ' '): $(cat err)"
+expect_counts t.h5 "{'work': 2}"
+# The preload alone (no run): the library names it.
+SCOPE_PROFILER_OUTPUT=pre.h5 LD_PRELOAD="${SP_SANITIZER_PRELOAD:+$SP_SANITIZER_PRELOAD:}$build/preload/libscope-profiler.so" \
+  bash -c '"$0" --calls 3 > /dev/null; exit $?' "$app" 2> err
+[ "$(ls pre*)" = "pre.h5" ] && grep -q "^scope-profiler: bash recorded nothing: $work/w/pre.h5 is the profile" err ||
+  fail "preload wrapper: $(ls | tr '\n' ' '): $(cat err)"
+expect_counts pre.h5 "{'work': 3}"
+# Two programs: each keeps its own file, both named, no empty output.
+"$cli" run -o two.h5 -- bash -c '"$0" --name a --calls 2 > /dev/null; "$0" --name b --calls 3 > /dev/null; exit $?' "$app" 2> err
+[ "$(ls two* | wc -l)" = 2 ] && [ ! -e two.h5 ] || fail "two: $(ls | tr '\n' ' ')"
+grep -q "^scope-profiler: bash recorded nothing; the 2 programs it started wrote their own profiles: $work/w/two.pid[0-9]*.h5, $work/w/two.pid[0-9]*.h5 (no $work/w/two.h5 is written)$" err ||
+  fail "two's line: $(cat err)"
+[ "$(for f in two.pid*.h5; do counts "$f"; done | sort | tr '\n' ' ')" = "{'a': 2} {'b': 3} " ] ||
+  fail "two's files: $(for f in two.pid*.h5; do counts "$f"; done)"
+# A wrapper whose programs record nothing either: the warning, from the
+# library (with the empty output) or, after an _exit, from run.
+"$cli" run -o none.h5 -- sh -c 'true; exit $?' 2> err
+[ ! -e none.h5 ] && grep -qx "scope-profiler run: warning: nothing was instrumented: $work/w/none.h5 was not written: sh and the programs it started recorded no function, .*" err ||
+  fail "none: $(ls) $(cat err)"
+"$cli" run -o none.h5 -- true 2> err
+[ -f none.h5 ] && grep -q "^scope-profiler: warning: nothing was instrumented: $work/w/none.h5 has no" err ||
+  fail "none: $(ls) $(cat err)"
+echo "wrappers (bash, dash, timeout, preload alone): the program's .pid file named as asked," \
+  "another tree's left alone; two programs listed"
+
 # SCOPE_PROFILER_EXEC=none: the child records and writes nothing.
 mkdir "$work/n"; cd "$work/n"
 SCOPE_PROFILER_EXEC=none "$cli" run -q -o out.h5 -- "$app" --calls 4 \

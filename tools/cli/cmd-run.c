@@ -375,7 +375,7 @@ static int64_t launcher_start_ns(void)
  * each process it started (SIGTERM, then SIGKILL 1 s later), and the
  * program must get the SIGTERM (passed on by us) but not the SIGKILL, or a
  * dump that takes more than a second is cut. */
-static pid_t spawn(char **argv, const sigset_t *mask, bool own_group)
+static pid_t spawn(char **argv, const sigset_t *mask, bool own_group, const char *tree_hex)
 {
 	/* The launcher's CPU time so far (the child's clock starts again at
 	 * the fork): the library's start-up on a node with more ranks than
@@ -397,6 +397,14 @@ static pid_t spawn(char **argv, const sigset_t *mask, bool own_group)
 	setenv("SCOPE_PROFILER_LAUNCH_NS", launch, 1);
 	snprintf(launch, sizeof launch, "%lld", (long long)cpu);
 	setenv("SCOPE_PROFILER_LAUNCH_CPU_NS", launch, 1);
+	/* The program is the root of a process tree whose id the finish knows
+	 * too (output-path.h): a wrapper that records nothing (a shell script,
+	 * timeout) leaves its program's profile to be named by the finish. */
+	const char *tmpl = getenv("SCOPE_PROFILER_OUTPUT");
+	char *root = NULL;
+	if (tree_hex[0] && tmpl && asprintf(&root, "%d:%s %s", (int)getpid(), tree_hex, tmpl) >= 0)
+		setenv(SP_ROOT_ENV, root, 1);
+	free(root);
 	execvp(argv[0], argv);
 	int e = errno;
 	fprintf(stderr, "scope-profiler run: cannot run %s: %s\n", argv[0], strerror(e));
@@ -475,13 +483,21 @@ static int launch(char **argv, bool verbose)
 	finish_job_from_env(&j);
 	sigset_t mask;
 	catch_signals(&mask);
-	pid_t pid = spawn(argv, &mask, j.mpi_env);
+	/* The tree's id: the program's pid, known after the fork, and this. */
+	char tree[SP_TREE_ID_MAX] = "", *hex = "";
+	if (!disabled()) {
+		sp_output_tree_id(getpid(), tree);
+		hex = strchr(tree, ':') + 1;
+	}
+	pid_t pid = spawn(argv, &mask, j.mpi_env, hex);
 	if (pid < 0) {
 		restore_signals(&mask);
 		fprintf(stderr, "scope-profiler run: cannot start %s: %s\n", argv[0], strerror(errno));
 		return 126;
 	}
 	program_pid = j.pid = pid;
+	if (hex[0])
+		snprintf(j.tree, sizeof j.tree, "%d:%s", (int)pid, hex);
 	/* The template's %p is the program's pid (prepare_output left it). */
 	char *named = NULL, host[256];
 	if (strchr(j.output, '%')) {

@@ -268,6 +268,23 @@ static bool under_mpi_launcher(void)
 	return false;
 }
 
+/* The family of the launcher that started us, from the variables only it
+ * sets (Open MPI's OMPI_COMM_WORLD_RANK; Hydra's HYDI_CONTROL_FD or
+ * PMI_FD, MPICH's launcher); FAM_NONE when neither (Slurm, PMIx alone). A
+ * program that names no MPI itself but starts one (a wrapper script, bash
+ * -c, timeout) gets the library of the MPI its launcher implies. */
+static int launcher_family(void)
+{
+	const char *v = getenv("OMPI_COMM_WORLD_RANK");
+	if (v && *v)
+		return FAM_OPENMPI;
+	v = getenv("HYDI_CONTROL_FD");
+	const char *fd = getenv("PMI_FD"), *rank = getenv("PMI_RANK");
+	if ((v && *v) || (fd && *fd && rank && *rank))
+		return FAM_MPICH;
+	return FAM_NONE;
+}
+
 /* lib's directory + "/libscope-profiler-" + name + ".so" into cand; false
  * when lib is a bare name (then cand is the bare library name). */
 static bool beside(const char *lib, const char *name, char *cand, size_t size)
@@ -321,6 +338,9 @@ int sp_mpi_family_library(const char *program, const char *forced, bool keep, ch
 		ret = -1;
 	}
 	int fam = want != FAM_NONE ? want : (int)w->fam;
+	bool from_launcher = false;
+	if (fam == FAM_NONE && !w->imports_mpi && (fam = launcher_family()) != FAM_NONE)
+		from_launcher = true;
 	char cand[PATH_MAX + 64];
 	/* No MPI at all: the library without MPI, when it was built (an older
 	 * install has only the default one, which works, loading its libmpi). */
@@ -341,7 +361,8 @@ int sp_mpi_family_library(const char *program, const char *forced, bool keep, ch
 	}
 	if (ret == 0 && verbose)
 		fprintf(stderr, "scope-profiler run: %s: %s%s%s, preloading %s\n", program,
-			family_titles[fam], w->fam != FAM_NONE ? " via " : "", w->soname, lib);
+			family_titles[fam], w->fam != FAM_NONE ? " via " : "",
+			from_launcher ? " (its launcher's)" : w->soname, lib);
 	free(w);
 	return ret;
 }

@@ -23,6 +23,7 @@
 #include "output-path.h"
 #include "rank-inputs.h"
 #include "sp-spill.h"
+#include "writer.h"
 
 /* A rank file (OUT.rank<N>, written by the program at exit) counts when it
  * is not older than the launch less this slack (clocks of a shared file
@@ -335,12 +336,40 @@ static void wait_program(const struct finish_job *j)
 		;
 }
 
+static bool of_tree(int fd, void *ctx)
+{
+	return sp_writer_meta_str_equals(fd, SP_META_PROCESS_TREE, ctx);
+}
+
+/* The program ended without an output and without a spill: a wrapper
+ * that records nothing and ends with _exit (dash), so that the library
+ * could not name its program's profile (docs/CONFIG.md, "The output
+ * path" 4). World rank 0's launcher (or a serial one) does it here. */
+static void adopt(const struct finish_job *j)
+{
+	struct stat st;
+	if (!j->tree[0] || j->rank > 0 || lstat(j->output, &st) == 0 || errno != ENOENT)
+		return;
+	char msg[2048], who[64];
+	const char *base = strrchr(j->program, '/');
+	snprintf(who, sizeof who, "%s", base ? base + 1 : j->program);
+	int err;
+	if (!sp_output_adopt(j->output, j->started_ns / 1000000000LL, who, of_tree,
+			     (void *)j->tree, msg, sizeof msg, &err))
+		snprintf(msg, sizeof msg, SP_NOTHING_WRITTEN_FMT, j->output, who);
+	if (err || !j->quiet)
+		fprintf(stderr, "scope-profiler run: %s\n", msg);
+}
+
 int finish_job_run(const struct finish_job *j)
 {
 	wait_program(j);
 	char spill[PATH_MAX];
-	if (!is_mpi(j, spill))
+	if (!is_mpi(j, spill)) {
+		if (!spill[0])
+			adopt(j);
 		return spill[0] ? finish_serial(j, spill) : 0;
+	}
 	int size = 0;
 	int rc = write_part(j, spill, &size);
 	if (j->rank != 0)

@@ -23,6 +23,7 @@ struct finish_job {
 	bool mpi_env;        /* the rank is an MPI launcher's (not only a Slurm task's) */
 	int64_t wait_ns;     /* rank 0: longest wait for the next of the other ranks' parts */
 	int64_t started_ns;  /* CLOCK_REALTIME at the launch: older rank files are stale */
+	char tree[32];       /* the program's process tree (metadata process_tree), "" none */
 	bool verbose, quiet;
 };
 
