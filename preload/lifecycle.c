@@ -549,26 +549,60 @@ static int64_t thread_cpu_ns(void)
  * with more ranks than CPUs, where the wall time is mostly the wait for a
  * CPU (metadata profiler_startup_ns). Values that cannot be (in the
  * future, over a minute, not a number) are ignored. */
+/* The launcher's values (run sets "<ns>:<pid>", for that process only;
+ * a bare "<ns>" holds for any), read before the constructor sets a
+ * variable: a shell's own setenv (bash's) hides the rest of the
+ * environment from getenv afterwards. */
+static struct {
+	const char *launch, *cpu; /* NULL: unset; else these copies */
+	char launch_buf[48], cpu_buf[48];
+} launcher_env;
+
+static const char *launcher_copy(const char *name, char *buf, size_t n)
+{
+	const char *v = getenv(name);
+	if (!v)
+		return NULL;
+	snprintf(buf, n, "%s", v); /* a longer value is not a number: ignored */
+	return buf;
+}
+
+/* v's nanoseconds, when v is "<ns>" or "<ns>:<this pid>"; else -1. */
+static long long launcher_value(const char *v)
+{
+	char *end;
+	if (!v)
+		return -1;
+	errno = 0;
+	long long ns = strtoll(v, &end, 10);
+	if (errno || end == v || ns < 0)
+		return -1;
+	if (*end == ':') {
+		const char *p = end + 1;
+		long pid = strtol(p, &end, 10);
+		if (end == p || pid != (long)getpid())
+			return -1;
+	}
+	return *end == '\0' ? ns : -1;
+}
+
 static void note_startup(int64_t entry_ns, int64_t entry_cpu_ns)
 {
-	const char *v = getenv("SCOPE_PROFILER_LAUNCH_NS");
-	const char *c = getenv("SCOPE_PROFILER_LAUNCH_CPU_NS");
+	long long launch = launcher_value(launcher_env.launch);
+	long long launcher = launcher_value(launcher_env.cpu);
 	int64_t now = sp_monotonic_ns(), from = entry_ns;
 	int64_t cpu = thread_cpu_ns() - entry_cpu_ns;
-	char *end;
-	if (v) {
+	if (launch >= 0) {
 		under_run = true;
-		long long launch = strtoll(v, &end, 10);
-		if (*end == '\0' && launch > 0 && launch <= now && now - launch < 60000000000LL)
+		if (launch > 0 && launch <= now && now - launch < 60000000000LL)
 			from = launch;
+	}
+	if (launcher >= 0 && launcher < 60000000000LL)
+		cpu += launcher;
+	if (launcher_env.launch)
 		unsetenv("SCOPE_PROFILER_LAUNCH_NS");
-	}
-	if (c) {
-		long long launcher = strtoll(c, &end, 10);
-		if (*end == '\0' && launcher >= 0 && launcher < 60000000000LL)
-			cpu += launcher;
+	if (launcher_env.cpu)
 		unsetenv("SCOPE_PROFILER_LAUNCH_CPU_NS");
-	}
 	sp_recorder_set_startup_ns(now - from, cpu);
 }
 
@@ -576,6 +610,10 @@ __attribute__((constructor(101))) static void sp_constructor(void)
 {
 	int64_t entry = sp_monotonic_ns(), entry_cpu = thread_cpu_ns();
 	sp_log_capture_stderr(); /* lines go to this stderr only (log.h) */
+	launcher_env.launch = launcher_copy("SCOPE_PROFILER_LAUNCH_NS", launcher_env.launch_buf,
+					    sizeof launcher_env.launch_buf);
+	launcher_env.cpu = launcher_copy("SCOPE_PROFILER_LAUNCH_CPU_NS", launcher_env.cpu_buf,
+					 sizeof launcher_env.cpu_buf);
 	pthread_atfork(NULL, NULL, forked_child);
 	sp_lifecycle_start();
 	note_startup(entry, entry_cpu);

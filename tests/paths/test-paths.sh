@@ -119,6 +119,13 @@ wrapped() {  # SHELL OUT CALLS PREFIX: the shell runs app, which gets OUT's name
   ! grep -q "nothing was instrumented" err || fail "$1 wrapper warned: $(cat err)"
 }
 wrapped bash out.h5 6 "scope-profiler: "
+# The launcher's start-up values are for its own program only: bash's
+# unsetenv leaves them to its children, whose start-up must not count
+# the time bash ran before them (1 s here).
+"$cli" run -q -o slept.h5 -- bash -c 'sleep 1; "$0" > /dev/null; exit $?' "$app"
+[ "$($py -c "import h5py; print(int(h5py.File('slept.h5')['metadata'].attrs['profiler_startup_ns']) < 500_000_000)")" = True ] ||
+  fail "the program of a wrapper: profiler_startup_ns $(meta slept.h5 profiler_startup_ns)"
+rm slept.h5
 wrapped sh dash.h5 5 "scope-profiler run: "
 [ -f out.pid1.h5 ] && expect_counts out.pid1.h5 "{'child': 7}"
 [[ "$(meta out.h5 process_tree)" =~ ^[0-9]+:[0-9a-f]{16}$ ]] &&

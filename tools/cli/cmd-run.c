@@ -391,11 +391,13 @@ static pid_t spawn(char **argv, const sigset_t *mask, bool own_group, const char
 	restore_signals(mask);
 	/* The library measures its start-up from the launcher's own start
 	 * (cmd_run: its exec, loading it, the checks, the forks) to the end
-	 * of its constructor: metadata profiler_startup_ns. */
-	char launch[32];
-	snprintf(launch, sizeof launch, "%lld", (long long)launch_ns);
+	 * of its constructor: metadata profiler_startup_ns. ":<pid>": for
+	 * this process only, not for a program it starts (a shell's own
+	 * unsetenv, as bash's, may leave them in its children's environment). */
+	char launch[48];
+	snprintf(launch, sizeof launch, "%lld:%d", (long long)launch_ns, (int)getpid());
 	setenv("SCOPE_PROFILER_LAUNCH_NS", launch, 1);
-	snprintf(launch, sizeof launch, "%lld", (long long)cpu);
+	snprintf(launch, sizeof launch, "%lld:%d", (long long)cpu, (int)getpid());
 	setenv("SCOPE_PROFILER_LAUNCH_CPU_NS", launch, 1);
 	/* The program is the root of a process tree whose id the finish knows
 	 * too (output-path.h): a wrapper that records nothing (a shell script,

@@ -255,7 +255,9 @@ def main():
         now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
         for launch, lo, hi in ((str(now - 2_000_000_000), 2.0, 30.0), (None, 0.0, 1.0),
                                (str(now + 10_000_000_000), 0.0, 1.0),
-                               (str(now - 120_000_000_000), 0.0, 1.0), ("12x", 0.0, 1.0)):
+                               (str(now - 120_000_000_000), 0.0, 1.0), ("12x", 0.0, 1.0),
+                               # for another process (run's form, "<ns>:<pid>"): ignored
+                               ("%d:1" % (now - 2_000_000_000), 0.0, 1.0)):
             got = startup_s(launch)
             check(lo <= got < hi, "SCOPE_PROFILER_LAUNCH_NS=%s: profiler_startup_ns %.3f s in "
                   "[%g, %g) s" % (launch, got, lo, hi))
