@@ -45,6 +45,7 @@ static char *rank_output; /* that name (ranks above 0), once chosen */
  * root, inherited by the programs it starts (SP_ROOT_ENV). */
 static char tree_id[SP_TREE_ID_MAX];
 static int64_t started_realtime_s; /* when the output was resolved */
+static char *export_tmpl; /* the root's template, put in the environment at the start's end */
 static bool rank0_told;   /* world rank 0 said where the other ranks' files go */
 
 enum sp_state sp_lifecycle_state(void)
@@ -157,7 +158,6 @@ static void export_template(const char *tmpl)
 		return;
 	if (tmpl[0] != '/')
 		setenv("SCOPE_PROFILER_OUTPUT", abs, 1);
-	new_tree_id();
 	if (asprintf(&root, "%s %s", tree_id, abs) >= 0)
 		setenv(SP_ROOT_ENV, root, 1);
 	free(root);
@@ -196,8 +196,11 @@ static int resolve_output(void)
 		free(path);
 		path = own;
 	}
-	if (!ret && !child)
-		export_template(tmpl);
+	if (!ret && !child) {
+		new_tree_id();
+		if (!(export_tmpl = strdup(tmpl)))
+			ret = -ENOMEM;
+	}
 	name_shared = !child && !sp_output_template_per_process(tmpl);
 	if (ret || (ret = set_output(path)) < 0) {
 		free(path);
@@ -261,6 +264,13 @@ int sp_lifecycle_start(void)
 			sp_log(SP_LOG_DEBUG, "lifecycle", "recording pid %d to %s (functions %d, mpi %d)",
 			       (int)getpid(), sp_config.output, sp_config.functions, sp_config.mpi);
 		}
+	}
+	/* Last: a program's own setenv (bash's) may hide the environment
+	 * from getenv once a variable is set, until its main starts. */
+	if (export_tmpl) {
+		export_template(export_tmpl);
+		free(export_tmpl);
+		export_tmpl = NULL;
 	}
 	pthread_mutex_unlock(&finalize_lock);
 	return ret;

@@ -62,6 +62,13 @@ for sh in bash sh; do
   grep -q "$sh recorded nothing: $work/wrap-$sh/w.h5 is the profile of the program it started" log ||
     fail "wrapped by $sh: $(cat log)"
   ! grep -q "nothing was instrumented\|writes without MPI's merge" log || fail "wrapped by $sh: $(cat log)"
+  # Again: the first is kept aside once, and the new merged file named.
+  mpirun -n 2 "$cli" run -o w.h5 -- "$sh" -c '"$0" 5; exit $?' "$prog" > log 2>&1 ||
+    { cat log; fail "wrapped by $sh, again"; }
+  [ "$(ls | tr '\n' ' ')" = "log w.1.h5 w.h5 " ] || fail "wrapped by $sh, again: files $(ls | tr '\n' ' ')"
+  [ "$(grep -c "exists: kept it as" log)" = 1 ] || fail "wrapped by $sh, again: $(cat log)"
+  check w.1.h5 2 4
+  check w.h5 2 5
   cd ..
 done
 
