@@ -9,6 +9,7 @@
 #include "lifecycle.h"
 
 #include <errno.h>
+#include <link.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -480,8 +481,42 @@ static bool adopt_children(const char *path)
 	return n > 0;
 }
 
+static int find_libmpi(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	base = base ? base + 1 : info->dlpi_name;
+	if (base && (!strncmp(base, "libmpi.so", 9) || !strncmp(base, "libmpich.so", 11) ||
+		     !strncmp(base, "libmpi_", 7))) {
+		snprintf(data, 64, "%s", base);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The library without MPI in an MPI program's rank: `scope-profiler run`
+ * chose it for a wrapper with no MPI (`run -- job.sh`, whose mpirun
+ * starts the ranks), so MPI calls go unrecorded and each rank writes its
+ * own file. Said once, by world rank 0, with the fix.
+ */
+static void warn_mpi_unwrapped(void)
+{
+	char lib[64] = "";
+	if (sp_lifecycle_has_mpi || sp_launcher_rank() != 0 || !dl_iterate_phdr(find_libmpi, lib))
+		return;
+	sp_log(SP_LOG_WARN, "lifecycle", "%s is an MPI program (it loads %s), profiled by the "
+	       "library without MPI, which `scope-profiler run` chose for a program with no MPI "
+	       "in it (a script or wrapper that runs mpirun): its MPI calls are not recorded and "
+	       "each rank writes its own file. Put scope-profiler run after mpirun (mpirun -n N "
+	       "scope-profiler run -- ./app, also inside the script), or give run --mpi openmpi|mpich",
+	       program_invocation_short_name, lib);
+}
+
 static int write_local(bool last)
 {
+	if (last)
+		warn_mpi_unwrapped();
 	/* An exec'd child that recorded nothing (the shell of system(), a
 	 * tool without instrumentation) writes no file of its own. */
 	if (is_exec_child && sp_region_count() == 0)

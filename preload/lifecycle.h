@@ -47,6 +47,9 @@ SP_HIDDEN void sp_lifecycle_end_finalize(void);
 /* True when this process is an MPI rank whose file is written at
  * MPI_Finalize (set by the MPI wrappers at MPI_Init). */
 SP_HIDDEN extern bool sp_lifecycle_mpi_owned;
+/* Whether this library has the MPI wrappers (false: libscope-profiler-
+ * serial.so, mpi-none.c). */
+SP_HIDDEN extern const bool sp_lifecycle_has_mpi;
 /* Optional step run at finalize before the snapshot (symbol resolution). */
 SP_HIDDEN extern void (*sp_lifecycle_resolve_hook)(void);
 

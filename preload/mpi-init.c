@@ -18,6 +18,7 @@
 #include "spill.h"
 
 MPI_Comm sp_mpi_private_comm = MPI_COMM_NULL, sp_mpi_node_comm = MPI_COMM_NULL;
+const bool sp_lifecycle_has_mpi = true;
 int sp_mpi_world_rank, sp_mpi_world_size = 1;
 static bool initialized;
 

@@ -13,6 +13,7 @@
 #include "lifecycle.h"
 
 SP_HIDDEN int sp_mpi_world_rank, sp_mpi_world_size = 1;
+const bool sp_lifecycle_has_mpi = false;
 SP_HIDDEN bool sp_mpi_on;
 
 int sp_mpi_flush_rank(void)

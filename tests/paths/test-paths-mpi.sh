@@ -72,6 +72,24 @@ for sh in bash sh; do
   cd ..
 done
 
+# run before mpirun, inside a script: the script has no MPI, so run gives
+# it the library without MPI; rank 0 says so and how to fix it (the
+# program's MPI calls, all it has, are not recorded: no file). With --mpi
+# FAMILY the ranks merge into one file, which gets the name asked for.
+mkdir script; cd script
+"$cli" run -o s.h5 -- sh -c 'mpirun -n 2 "$0" 3; exit $?' "$prog" > log 2>&1 ||
+  { cat log; fail "a script that runs mpirun"; }
+[ "$(ls | tr '\n' ' ')" = "log " ] || fail "a script that runs mpirun: $(ls | tr '\n' ' ')"
+[ "$(grep -c "^scope-profiler: paths-mpi$sp_sfx is an MPI program (it loads libmpi.*), profiled by the library without MPI, .* give run --mpi openmpi|mpich$" log)" = 1 ] &&
+  grep -q "^scope-profiler run: warning: nothing was instrumented: $work/script/s.h5 was not written" log ||
+  fail "a script that runs mpirun: $(cat log)"
+"$cli" run --mpi "$sp_mpi_family" -o t.h5 -- sh -c 'mpirun -n 2 "$0" 3; exit $?' "$prog" > log 2>&1 ||
+  { cat log; fail "a script that runs mpirun, --mpi"; }
+[ "$(ls t*.h5)" = t.h5 ] || fail "--mpi: $(ls | tr '\n' ' ')"
+check t.h5 2 3
+! grep -q "library without MPI" log || fail "--mpi: $(cat log)"
+cd ..
+
 # diff: same command line, 1 rank against 2: one warning, on the ranks.
 SCOPE_PROFILER_QUIET=1 SCOPE_PROFILER_OUTPUT=one.h5 mpirun -n 1 -x SCOPE_PROFILER_OUTPUT \
   -x SCOPE_PROFILER_QUIET -x LD_PRELOAD="$lib" "$prog" 5 > log1 2>&1 || { cat log1; fail "mpirun -n 1"; }
