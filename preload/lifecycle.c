@@ -585,15 +585,6 @@ static int64_t thread_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* What starting cost the run: from the launcher's exec (`scope-profiler
- * run` passes the time in SCOPE_PROFILER_LAUNCH_NS, removed here so the
- * program's own children do not inherit it) to the end of the constructor;
- * without the launcher, the constructor alone. Also in CPU time: the
- * launcher's until it forked the program (SCOPE_PROFILER_LAUNCH_CPU_NS)
- * and the constructor's, which the MPI finalize reports instead on a node
- * with more ranks than CPUs, where the wall time is mostly the wait for a
- * CPU (metadata profiler_startup_ns). Values that cannot be (in the
- * future, over a minute, not a number) are ignored. */
 /* The launcher's values (run sets "<ns>:<pid>", for that process only;
  * a bare "<ns>" holds for any), read before the constructor sets a
  * variable: a shell's own setenv (bash's) hides the rest of the
@@ -631,6 +622,15 @@ static long long launcher_value(const char *v)
 	return *end == '\0' ? ns : -1;
 }
 
+/* What starting cost the run: from the launcher's exec (`scope-profiler
+ * run` passes the time in SCOPE_PROFILER_LAUNCH_NS, removed here so the
+ * program's own children do not inherit it) to the end of the constructor;
+ * without the launcher, the constructor alone. Also in CPU time: the
+ * launcher's until it forked the program (SCOPE_PROFILER_LAUNCH_CPU_NS)
+ * and the constructor's, which the MPI finalize reports instead on a node
+ * with more ranks than CPUs, where the wall time is mostly the wait for a
+ * CPU (metadata profiler_startup_ns). Values that cannot be (in the
+ * future, over a minute, not a number) are ignored. */
 static void note_startup(int64_t entry_ns, int64_t entry_cpu_ns)
 {
 	long long launch = launcher_value(launcher_env.launch);

@@ -153,6 +153,15 @@ grep -q "^scope-profiler: bash recorded nothing; the 2 programs it started wrote
 "$cli" run -o none.h5 -- sh -c 'true; exit $?' 2> err
 [ ! -e none.h5 ] && grep -qx "scope-profiler run: warning: nothing was instrumented: $work/w/none.h5 was not written: sh and the programs it started recorded no function, .*" err ||
   fail "none: $(ls) $(cat err)"
+# Not when the program could not be started (said once, by run), nor
+# after a signal.
+set +e; "$cli" run -o nx.h5 -- ./no-such-program 2> err; rc=$?; set -e
+[ $rc = 127 ] && [ "$(cat err)" = "scope-profiler run: cannot run ./no-such-program: No such file or directory" ] ||
+  fail "no program: exit $rc: $(cat err)"
+set +e; "$cli" run -o nx.h5 -- sh -c 'kill -TERM $$; exit $?' 2> err; rc=$?; set -e
+[ $rc = 143 ] && grep -q "stopped by SIGTERM" err && ! grep -q "was not written" err ||
+  fail "killed wrapper: exit $rc: $(cat err)"
+rm -f nx.h5
 "$cli" run -o none.h5 -- true 2> err
 [ -f none.h5 ] && grep -q "^scope-profiler: warning: nothing was instrumented: $work/w/none.h5 has no" err ||
   fail "none: $(ls) $(cat err)"

@@ -540,6 +540,11 @@ static int launch(char **argv, bool verbose)
 		finish_job_run(&j);
 	if (fin > 0)
 		reap(fin, &(int){ 0 });
+	/* Not after a signal, nor when the program could not be started (126,
+	 * 127: said already, by us or by the shell that could not find it). */
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 126 && WEXITSTATUS(status) != 127 &&
+	    !first_signal)
+		finish_adopt(&j);
 	free(named);
 	if (!WIFSIGNALED(status))
 		return WIFEXITED(status) ? WEXITSTATUS(status) : 126;

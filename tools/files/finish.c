@@ -341,11 +341,7 @@ static bool of_tree(int fd, void *ctx)
 	return sp_writer_meta_str_equals(fd, SP_META_PROCESS_TREE, ctx);
 }
 
-/* The program ended without an output and without a spill: a wrapper
- * that records nothing and ends with _exit (dash), so that the library
- * could not name its program's profile (docs/CONFIG.md, "The output
- * path" 4). World rank 0's launcher (or a serial one) does it here. */
-static void adopt(const struct finish_job *j)
+void finish_adopt(const struct finish_job *j)
 {
 	struct stat st;
 	if (!j->tree[0] || j->rank > 0 || lstat(j->output, &st) == 0 || errno != ENOENT)
@@ -365,11 +361,8 @@ int finish_job_run(const struct finish_job *j)
 {
 	wait_program(j);
 	char spill[PATH_MAX];
-	if (!is_mpi(j, spill)) {
-		if (!spill[0])
-			adopt(j);
+	if (!is_mpi(j, spill))
 		return spill[0] ? finish_serial(j, spill) : 0;
-	}
 	int size = 0;
 	int rc = write_part(j, spill, &size);
 	if (j->rank != 0)

@@ -46,4 +46,12 @@ void finish_notice(const struct finish_job *j, int signo);
  * the missing ranks. Returns 0, or 1 when nothing could be written. */
 int finish_job_run(const struct finish_job *j);
 
+/** The program ended normally and no output is there (nor was one written
+ * from a spill): a wrapper that recorded nothing and ended with _exit
+ * (dash), so that its library could not give its program's profile the
+ * output's name (docs/CONFIG.md, "The output path" 4). World rank 0's
+ * launcher (or a serial one) does it: this tree's one <output>.pid<N>
+ * file becomes the output, several are listed, none is said. */
+void finish_adopt(const struct finish_job *j);
+
 #endif /* SP_FINISH_H */
