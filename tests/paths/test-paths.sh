@@ -153,6 +153,17 @@ grep -q "^scope-profiler: bash recorded nothing; the 2 programs it started wrote
 "$cli" run -o none.h5 -- sh -c 'true; exit $?' 2> err
 [ ! -e none.h5 ] && grep -qx "scope-profiler run: warning: nothing was instrumented: $work/w/none.h5 was not written: sh and the programs it started recorded no function, .*" err ||
   fail "none: $(ls) $(cat err)"
+# A static program (and a static-pie one): LD_PRELOAD never reaches it;
+# run says so before it runs, and nothing else (no "nothing was
+# instrumented", which would point at the compile flags).
+printf '#include <stdio.h>\nstatic int f(int x) { return 2 * x; }\nint main(void) { int s = 0; for (int i = 0; i < 9; i++) s += f(i); printf("%%d\\n", s); return 0; }\n' > st.c
+for how in -static -static-pie; do
+  ${CC:-cc} -O1 -finstrument-functions $how -o st st.c || fail "cannot build a $how program"
+  "$cli" run -o st.h5 -- ./st > out 2> err || fail "$how: exit $?: $(cat err)"
+  [ "$(cat out)" = 72 ] && [ "$(cat err)" = "scope-profiler run: warning: ./st is statically linked: the profiler is loaded by LD_PRELOAD, which a static program never reads, so nothing of it is recorded; link it dynamically (without -static)" ] &&
+    [ ! -e st.h5 ] || fail "$how: $(cat out) $(cat err)"
+done
+rm st st.c out
 # Not when the program could not be started (said once, by run), nor
 # after a signal.
 set +e; "$cli" run -o nx.h5 -- ./no-such-program 2> err; rc=$?; set -e

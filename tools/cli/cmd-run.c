@@ -106,7 +106,11 @@ static const char help[] =
 	"--min-duration and --throttle-mean refuse a bare number of 1 or more (a\n"
 	"second per call is surely meant as ns or us): write its unit. When the\n"
 	"output has no function and no MPI region, run says how to instrument the\n"
-	"program (-finstrument-functions, or an MPI program).\n";
+	"program (-finstrument-functions, or an MPI program); a statically linked\n"
+	"PROGRAM, which LD_PRELOAD cannot reach, is said before it runs. When\n"
+	"PROGRAM only wraps another (a script, bash -c, timeout, /usr/bin/time)\n"
+	"and records nothing itself, the profile of the program it starts gets\n"
+	"FILE's name (docs/CONFIG.md, \"The output path\").\n";
 
 enum value_kind { V_STR, V_INT, V_DURATION, V_SIZE, V_ON, V_OFF };
 
@@ -471,9 +475,10 @@ static bool env_on(const char *name)
  * termination signal what happens, then waits for the finisher. Without
  * pidfds the finisher starts after the program's end. Exit as the program
  * did: its code, or its signal raised again. */
-static int launch(char **argv, bool verbose)
+static int launch(char **argv, bool verbose, bool is_static)
 {
-	struct finish_job j = { .program = argv[0], .pidfd = -1, .verbose = verbose };
+	struct finish_job j = { .program = argv[0], .pidfd = -1, .verbose = verbose,
+				.is_static = is_static };
 	j.output = getenv("SCOPE_PROFILER_OUTPUT");
 	if (!j.output || !*j.output)
 		j.output = "profiling_data.h5";
@@ -662,5 +667,12 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "scope-profiler run: %s\n", strerror(-ret));
 		return EXIT_USAGE;
 	}
-	return launch(argv + optind, verbose);
+	/* Said before it runs: afterwards "nothing was instrumented" would
+	 * point at the compile flags, which are not the cause. */
+	bool is_static = !disabled() && sp_program_is_static(argv[optind]);
+	if (is_static)
+		fprintf(stderr, "scope-profiler run: warning: %s is statically linked: the profiler "
+			"is loaded by LD_PRELOAD, which a static program never reads, so nothing of it "
+			"is recorded; link it dynamically (without -static)\n", argv[optind]);
+	return launch(argv + optind, verbose, is_static);
 }

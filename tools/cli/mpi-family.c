@@ -254,6 +254,42 @@ bool sp_is_mpi_launcher(const char *program)
 	       launcher_name(real);
 }
 
+bool sp_program_is_static(const char *program)
+{
+	char path[PATH_MAX];
+	if (elf_version(EV_CURRENT) == EV_NONE || !program_path(program, path, sizeof path))
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	Elf *e = NULL;
+	bool is_static = false;
+	GElf_Ehdr eh;
+	size_t n = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (e = elf_begin(fd, ELF_C_READ, NULL)) && elf_kind(e) == ELF_K_ELF &&
+	    gelf_getehdr(e, &eh) && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) &&
+	    elf_getphdrnum(e, &n) == 0) {
+		/* An executable without a PT_INTERP is loaded by the kernel
+		 * alone (static, static-pie); a shared library has none either,
+		 * but is not run. */
+		bool interp = false, dynamic = false;
+		for (size_t i = 0; i < n && i < 4096; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph))
+				continue;
+			interp |= ph.p_type == PT_INTERP;
+			dynamic |= ph.p_type == PT_DYNAMIC;
+		}
+		is_static = !interp && (eh.e_type == ET_EXEC || dynamic);
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return is_static;
+}
+
 /* Under an MPI launcher (its rank variable set) a program linked with no
  * MPI may still load one (a script, Python's mpi4py by dlopen): keep the
  * default family's library there, MPI wrappers included. */

@@ -31,4 +31,11 @@ int sp_mpi_family_library(const char *program, const char *forced, bool keep, ch
  */
 bool sp_is_mpi_launcher(const char *program);
 
+/**
+ * True when program (as execvp finds it) is an ELF executable the kernel
+ * loads without a dynamic loader (static, static-pie): LD_PRELOAD cannot
+ * reach it. False when it cannot be read, is a script, or is dynamic.
+ */
+bool sp_program_is_static(const char *program);
+
 #endif

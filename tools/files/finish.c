@@ -351,8 +351,11 @@ void finish_adopt(const struct finish_job *j)
 	snprintf(who, sizeof who, "%s", base ? base + 1 : j->program);
 	int err;
 	if (!sp_output_adopt(j->output, j->started_ns / 1000000000LL, who, of_tree,
-			     (void *)j->tree, msg, sizeof msg, &err))
+			     (void *)j->tree, msg, sizeof msg, &err)) {
+		if (j->is_static)
+			return; /* said before it ran */
 		snprintf(msg, sizeof msg, SP_NOTHING_WRITTEN_FMT, j->output, who);
+	}
 	if (err || !j->quiet)
 		fprintf(stderr, "scope-profiler run: %s\n", msg);
 }

@@ -25,6 +25,7 @@ struct finish_job {
 	int64_t started_ns;  /* CLOCK_REALTIME at the launch: older rank files are stale */
 	char tree[32];       /* the program's process tree (metadata process_tree), "" none */
 	bool verbose, quiet;
+	bool is_static;      /* the program is static: the preload never reached it (said) */
 };
 
 /** The world rank of this process from its MPI launcher's or Slurm's
