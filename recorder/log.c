@@ -69,7 +69,7 @@ void sp_log(enum sp_log_level level, const char *domain, const char *fmt, ...)
 	if (level == SP_LOG_INFO && sp_config.quiet)
 		return;
 	int saved = errno;
-	char line[512];
+	char line[1024];
 	int n = level == SP_LOG_DEBUG ? snprintf(line, sizeof line, "scope-profiler: debug: %s: ", domain)
 				      : snprintf(line, sizeof line, "scope-profiler: ");
 	va_list ap;
