@@ -16,6 +16,8 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,6 +108,53 @@ static int idle_status(int started, MPI_Request *req, MPI_Status *st)
 static int idle(int started, MPI_Request *req)
 {
 	return idle_status(started, req, MPI_STATUS_IGNORE);
+}
+
+/* FNV-1a of the host name: the same on every rank of a host.
+ * SCOPE_PROFILER_TEST_HOSTS=N (tests only): world rank r hashes as if on
+ * host r % N, so that one machine takes the several-hosts path. */
+static uint64_t host_hash(MPI_Comm world)
+{
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	uint64_t h = 1469598103934665603ull;
+	for (const char *c = host; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	const char *t = getenv("SCOPE_PROFILER_TEST_HOSTS");
+	int rank = 0, n = t ? atoi(t) : 0;
+	if (n > 1 && PMPI_Comm_rank(world, &rank) == MPI_SUCCESS)
+		h = (h ^ (uint64_t)(rank % n)) * 1099511628211ull;
+	return h;
+}
+
+int sp_mpi_init_comms(MPI_Comm world, MPI_Comm *ret_private, MPI_Comm *ret_node,
+		      const char **ret_how)
+{
+	*ret_private = *ret_node = MPI_COMM_NULL;
+	*ret_how = MPI_SPINS ? "MPI_Comm_idup between yields" : "MPI_Comm_dup, MPI_Comm_split_type";
+	MPI_Request req;
+	int ret = MPI_SPINS ? idle(PMPI_Comm_idup(world, ret_private, &req), &req)
+			    : PMPI_Comm_dup(world, ret_private);
+	if (ret != MPI_SUCCESS) {
+		*ret_private = MPI_COMM_NULL;
+		return ret;
+	}
+	/* Errors return on it from here: the profiler never ends the job. */
+	PMPI_Comm_set_errhandler(*ret_private, MPI_ERRORS_RETURN);
+	if (!MPI_SPINS)
+		return PMPI_Comm_split_type(*ret_private, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+					    ret_node);
+	/* One host for every rank (the largest hash and the largest
+	 * complement agree): the node's ranks are all of them, in the same
+	 * order as MPI_Comm_split_type(SHARED, key 0) gives, without it. */
+	uint64_t h = host_hash(world), v[2] = { h, ~h }, m[2];
+	if (idle(PMPI_Iallreduce(v, m, 2, MPI_UINT64_T, MPI_MAX, *ret_private, &req), &req) ==
+		    MPI_SUCCESS && m[0] == ~m[1]) {
+		*ret_how = "MPI_Comm_idup between yields, twice (one host)";
+		return idle(PMPI_Comm_idup(*ret_private, ret_node, &req), &req);
+	}
+	*ret_how = "MPI_Comm_idup between yields, MPI_Comm_split_type (several hosts)";
+	return PMPI_Comm_split_type(*ret_private, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, ret_node);
 }
 
 int sp_mpi_bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm)

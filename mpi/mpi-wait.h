@@ -57,6 +57,20 @@ SP_HIDDEN int sp_mpi_scatter(const void *s, int sn, MPI_Datatype st, void *r, in
 			     MPI_Datatype rt, int root, MPI_Comm comm);
 SP_HIDDEN int sp_mpi_scatterv(const void *s, const int *sn, const int *displs, MPI_Datatype st,
 			      void *r, int rn, MPI_Datatype rt, int root, MPI_Comm comm);
+/*
+ * MPI_Init's own communicators, collective on world: a private duplicate
+ * (*ret_private) and the ranks that share this node (*ret_node). Whether
+ * the node is crowded is not known yet, so with an MPI that spins
+ * (MPICH) every rank waits between yields, which costs nothing where a
+ * core is free: MPI_Comm_idup, and when every rank is on one host (an
+ * MPI_Iallreduce of host-name hashes) the node's communicator is another
+ * idup, not MPI_Comm_split_type, which has no nonblocking form (4 ranks
+ * on 2 CPUs: 50-90 ms spent in it). Open MPI (it yields in its own
+ * waits), and several hosts: the blocking calls. MPI_SUCCESS, else
+ * either may be MPI_COMM_NULL. *ret_how: which (a debug line).
+ */
+SP_HIDDEN int sp_mpi_init_comms(MPI_Comm world, MPI_Comm *ret_private, MPI_Comm *ret_node,
+			       const char **ret_how);
 /* Whether those wait between yields (crowded, and an MPI that spins). */
 SP_HIDDEN bool sp_mpi_yielding_waits(void);
 /* The same for the finalize's point-to-point waits: a send, a probe, a

@@ -13,8 +13,10 @@
 
 #include "config.h"
 #include "lifecycle.h"
+#include "log.h"
 #include "mpi-clock.h"
 #include "mpi-record.h"
+#include "mpi-wait.h"
 #include "spill.h"
 
 MPI_Comm sp_mpi_private_comm = MPI_COMM_NULL, sp_mpi_node_comm = MPI_COMM_NULL;
@@ -41,15 +43,14 @@ void sp_mpi_after_init(void)
 		PMPI_Comm_size(MPI_COMM_WORLD, &sp_mpi_world_size);
 		sp_mpi_record_init();
 		sp_mpi_comms_init();
-		if (PMPI_Comm_dup(MPI_COMM_WORLD, &sp_mpi_private_comm) == MPI_SUCCESS)
-			PMPI_Comm_set_errhandler(sp_mpi_private_comm, MPI_ERRORS_RETURN);
-		else
-			sp_mpi_private_comm = MPI_COMM_NULL;
-		/* the ranks that share this node's files (finalize's naming) */
-		if (sp_mpi_private_comm == MPI_COMM_NULL ||
-		    PMPI_Comm_split_type(sp_mpi_private_comm, MPI_COMM_TYPE_SHARED, 0,
-					 MPI_INFO_NULL, &sp_mpi_node_comm) != MPI_SUCCESS)
+		/* Our own traffic's communicator, and the ranks that share this
+		 * node's files (finalize's naming). */
+		const char *how;
+		if (sp_mpi_init_comms(MPI_COMM_WORLD, &sp_mpi_private_comm, &sp_mpi_node_comm,
+				      &how) != MPI_SUCCESS)
 			sp_mpi_node_comm = MPI_COMM_NULL;
+		if (!sp_mpi_world_rank)
+			sp_log(SP_LOG_DEBUG, "mpi", "init: communicators by %s", how);
 		if (sp_mpi_node_comm != MPI_COMM_NULL)
 			PMPI_Comm_set_errhandler(sp_mpi_node_comm, MPI_ERRORS_RETURN);
 		sp_mpi_clock_init(sp_mpi_private_comm); /* collective, like the dup */

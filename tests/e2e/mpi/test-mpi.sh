@@ -142,7 +142,7 @@ $py "$src/tests/e2e/mpi/check_mpi.py" "$work/tmp/$fb" "$np" known "$cli"
 # constructor's). A launcher that started 10 s ago and used 2 s of CPU:
 now=$($py -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))')
 SCOPE_PROFILER_OUTPUT="$work/startup.h5" SCOPE_PROFILER_LAUNCH_NS=$((now - 10000000000)) \
-  SCOPE_PROFILER_LAUNCH_CPU_NS=2000000000 SCOPE_PROFILER_DEBUG=finalize timeout 120 \
+  SCOPE_PROFILER_LAUNCH_CPU_NS=2000000000 SCOPE_PROFILER_DEBUG=finalize,mpi timeout 120 \
   mpirun --oversubscribe -n "$np" -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT \
   -x SCOPE_PROFILER_LAUNCH_NS -x SCOPE_PROFILER_LAUNCH_CPU_NS -x SCOPE_PROFILER_DEBUG \
   "$build/tests/e2e/mpi/mpi-known$sp_sfx" > startup.out 2> startup.err ||
@@ -157,6 +157,23 @@ elif [ "$sp_mpi_family" = mpich ]; then waits="nonblocking, tested between yield
 else waits="the MPI's own (a crowded node; the MPI yields)"; fi
 [ "$(grep -c "finalize: waits: $waits" startup.err)" = 1 ] ||
   { grep "waits:" startup.err; echo "FAIL: $np ranks on $cpus CPUs ($sp_mpi_family): waits '$waits'"; exit 1; }
+# MPI_Init's own communicators (mpi/mpi-wait.c): MPICH's, which spin, by
+# MPI_Comm_idup between yields (one host: no MPI_Comm_split_type).
+if [ "$sp_mpi_family" = mpich ]; then how="MPI_Comm_idup between yields, twice (one host)"
+else how="MPI_Comm_dup, MPI_Comm_split_type"; fi
+[ "$(grep -c "mpi: init: communicators by $how\$" startup.err)" = 1 ] ||
+  { grep "init:" startup.err; echo "FAIL: $sp_mpi_family: communicators not by '$how'"; exit 1; }
+if [ "$sp_mpi_family" = mpich ]; then
+  # As if on two hosts (test knob): MPI_Comm_split_type makes the node's
+  # communicator; the run and its file as usual.
+  SCOPE_PROFILER_OUTPUT="$work/hosts.h5" SCOPE_PROFILER_TEST_HOSTS=2 SCOPE_PROFILER_DEBUG=mpi \
+    timeout 120 mpirun --oversubscribe -n "$np" -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT \
+    -x SCOPE_PROFILER_TEST_HOSTS -x SCOPE_PROFILER_DEBUG "$build/tests/e2e/mpi/mpi-known$sp_sfx" \
+    > hosts.out 2> hosts.err || { cat hosts.err; echo "FAIL: the two-hosts run"; exit 1; }
+  cmp known.plain hosts.out
+  grep -q "mpi: init: communicators by MPI_Comm_idup between yields, MPI_Comm_split_type (several hosts)$" hosts.err &&
+    [ -s "$work/hosts.h5" ] || { cat hosts.err; echo "FAIL: the two-hosts run's communicators"; exit 1; }
+fi
 # The ranks that could run at once (profiler_concurrency: one node here)
 # and the footer's fixed part: start-up and memory on every rank, the
 # finalize on each of those (docs/FORMAT.md, "Self-measurement").
