@@ -458,13 +458,6 @@ static const char *local_output(void)
 	return own;
 }
 
-/* A file of this tree (sp_output_adopt): its process_tree is ours. */
-static bool of_this_tree(int fd, void *ctx)
-{
-	(void)ctx;
-	return sp_writer_meta_str_equals(fd, SP_META_PROCESS_TREE, tree_id);
-}
-
 /* The root of a tree recorded nothing: it only wrapped the program, which
  * wrote its profile as an exec'd child (docs/CONFIG.md, "The output path"
  * 4). True when such files were found (then there is nothing to write). */
@@ -475,7 +468,7 @@ static bool adopt_children(const char *path)
 	char msg[2048];
 	int err;
 	size_t n = sp_output_adopt(path, started_realtime_s, program_invocation_short_name,
-				   of_this_tree, NULL, msg, sizeof msg, &err);
+				   sp_writer_of_tree, tree_id, msg, sizeof msg, &err);
 	if (n)
 		sp_log(err ? SP_LOG_WARN : SP_LOG_INFO, "lifecycle", "%s", msg);
 	return n > 0;

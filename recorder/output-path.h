@@ -17,8 +17,8 @@
 #include "compiler.h"
 
 /* The internal variable that marks a process tree: the first profiled
- * process sets it to "<pid> <absolute template>"; a process that finds
- * another pid in it is an exec'd child. */
+ * process sets it to "<pid>:<id> <absolute template>"; a process that
+ * finds another pid in it is an exec'd child. */
 #define SP_ROOT_ENV "SCOPE_PROFILER_ROOT"
 /* A tree's id, "<root pid>:<16 hex digits>" (metadata process_tree), is
  * the first part of that value ("<id> <template>"); `scope-profiler run`

@@ -750,6 +750,11 @@ bool sp_writer_meta_str_equals(int fd, const char *key, const char *value)
 	return equal;
 }
 
+bool sp_writer_of_tree(int fd, void *tree)
+{
+	return sp_writer_meta_str_equals(fd, SP_META_PROCESS_TREE, tree);
+}
+
 int sp_writer_publish(struct sp_writer *w)
 {
 	int ret = w->file >= 0 ? -EINVAL : 0;

@@ -250,6 +250,9 @@ SP_HIDDEN int sp_writer_temp_fd(const struct sp_writer *w);
  * string metadata attribute key, equal to value. Loads HDF5 if needed;
  * false on any error (not HDF5, no such key, another type). */
 SP_HIDDEN bool sp_writer_meta_str_equals(int fd, const char *key, const char *value);
+/* sp_output_adopt's check: the file's metadata process_tree is tree (a
+ * string, "<root pid>:<16 hex>"). */
+SP_HIDDEN bool sp_writer_of_tree(int fd, void *tree);
 SP_HIDDEN int sp_writer_update_ints(struct sp_writer *w, const char *const *keys,
 				   const int64_t *values, int n);
 /* Publish a sealed file: fsync and rename over the final path. Freed. */

@@ -131,23 +131,35 @@ static bool imports_mpi(Elf *e)
 	return false;
 }
 
+/* path as ELF (a regular file only: a FIFO or device named by a hostile
+ * DT_NEEDED would block or never end): its descriptor in *ret_fd, or NULL
+ * with nothing left open. */
+static Elf *elf_open(const char *path, int *ret_fd)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	Elf *e = NULL;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && elf_kind(e) != ELF_K_ELF) {
+		elf_end(e);
+		e = NULL;
+	}
+	if (!e && fd >= 0)
+		close(fd);
+	*ret_fd = e ? fd : -1;
+	return e;
+}
+
 /* The dynamic section of one object: note MPI libraries, queue the others
  * found in the search path (as ld.so: DT_RPATH without DT_RUNPATH, then
  * LD_LIBRARY_PATH, DT_RUNPATH, the system directories). */
 static void scan_object(struct walk *w, const char *path)
 {
-	/* Regular files only: a FIFO or device named by a hostile
-	 * DT_NEEDED would block or never end. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
+	int fd;
+	Elf *e = elf_open(path, &fd);
+	if (!e)
 		return;
-	struct stat st;
-	Elf *e = NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		goto out;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF)
-		goto out;
 	if (w->n > 0 && !strcmp(path, w->paths[0]) && imports_mpi(e))
 		w->imports_mpi = true;
 	char origin[PATH_MAX];
@@ -207,9 +219,7 @@ static void scan_object(struct walk *w, const char *path)
 		}
 		break;
 	}
-out:
-	if (e)
-		elf_end(e);
+	elf_end(e);
 	close(fd);
 }
 
@@ -259,17 +269,12 @@ bool sp_program_is_static(const char *program)
 	char path[PATH_MAX];
 	if (elf_version(EV_CURRENT) == EV_NONE || !program_path(program, path, sizeof path))
 		return false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return false;
-	struct stat st;
-	Elf *e = NULL;
+	int fd;
+	Elf *e = elf_open(path, &fd);
 	bool is_static = false;
 	GElf_Ehdr eh;
 	size_t n = 0;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (e = elf_begin(fd, ELF_C_READ, NULL)) && elf_kind(e) == ELF_K_ELF &&
-	    gelf_getehdr(e, &eh) && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) &&
+	if (e && gelf_getehdr(e, &eh) && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) &&
 	    elf_getphdrnum(e, &n) == 0) {
 		/* An executable without a PT_INTERP is loaded by the kernel
 		 * alone (static, static-pie); a shared library has none either,
@@ -284,15 +289,17 @@ bool sp_program_is_static(const char *program)
 		}
 		is_static = !interp && (eh.e_type == ET_EXEC || dynamic);
 	}
-	if (e)
+	if (e) {
 		elf_end(e);
-	close(fd);
+		close(fd);
+	}
 	return is_static;
 }
 
 /* Under an MPI launcher (its rank variable set) a program linked with no
- * MPI may still load one (a script, Python's mpi4py by dlopen): keep the
- * default family's library there, MPI wrappers included. */
+ * MPI may still load one (a script, Python's mpi4py by dlopen): it keeps a
+ * library with the MPI wrappers there (launcher_family's, or the
+ * default's). */
 static bool under_mpi_launcher(void)
 {
 	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK" };

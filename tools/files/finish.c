@@ -336,11 +336,6 @@ static void wait_program(const struct finish_job *j)
 		;
 }
 
-static bool of_tree(int fd, void *ctx)
-{
-	return sp_writer_meta_str_equals(fd, SP_META_PROCESS_TREE, ctx);
-}
-
 void finish_adopt(const struct finish_job *j)
 {
 	struct stat st;
@@ -350,7 +345,7 @@ void finish_adopt(const struct finish_job *j)
 	const char *base = strrchr(j->program, '/');
 	snprintf(who, sizeof who, "%s", base ? base + 1 : j->program);
 	int err;
-	if (!sp_output_adopt(j->output, j->started_ns / 1000000000LL, who, of_tree,
+	if (!sp_output_adopt(j->output, j->started_ns / 1000000000LL, who, sp_writer_of_tree,
 			     (void *)j->tree, msg, sizeof msg, &err)) {
 		if (j->is_static)
 			return; /* said before it ran */
