@@ -99,7 +99,7 @@ static void open_spill(void)
 {
 	if (!sp_config.spill && !sp_config.signals)
 		return;
-	if (sp_spill_open(sp_config.output, sp_config.spill) == 0 && sp_config.signals)
+	if (sp_spill_open(sp_config.output, sp_config.spill, tree_id) == 0 && sp_config.signals)
 		sp_signals_install();
 }
 

@@ -238,22 +238,30 @@ int sp_output_path_for_pid(const char *path, pid_t pid, char **ret)
 	return with_infix(path, infix, ret);
 }
 
-bool sp_output_path_is_for_pid(const char *path, const char *name, pid_t *ret_pid)
+/* What follows <stem>.pid<N><ext> in name, a file name in path's
+ * directory (N in *ret_pid), or NULL when name is not of that form. */
+static const char *after_pid_name(const char *path, const char *name, pid_t *ret_pid)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	const char *ext = extension(path);
-	size_t stem = (size_t)(ext - base);
+	size_t stem = (size_t)(ext - base), extlen = strlen(ext);
 	if (strncmp(name, base, stem) != 0 || strncmp(name + stem, ".pid", 4) != 0)
-		return false;
+		return NULL;
 	const char *d = name + stem + 4, *e = d;
 	long pid = 0;
 	while (*e >= '0' && *e <= '9' && e - d < 10)
 		pid = pid * 10 + (*e++ - '0');
-	if (e == d || *d == '0' || strcmp(e, ext) != 0 || pid > INT_MAX)
-		return false;
+	if (e == d || *d == '0' || strncmp(e, ext, extlen) != 0 || pid > INT_MAX)
+		return NULL;
 	*ret_pid = (pid_t)pid;
-	return true;
+	return e + extlen;
+}
+
+bool sp_output_path_is_for_pid(const char *path, const char *name, pid_t *ret_pid)
+{
+	const char *rest = after_pid_name(path, name, ret_pid);
+	return rest && !*rest;
 }
 
 int sp_output_path_for_rank(const char *path, int rank, char **ret)
@@ -357,26 +365,42 @@ void sp_output_tree_id(pid_t pid, char buf[SP_TREE_ID_MAX])
 	snprintf(buf, SP_TREE_ID_MAX, "%d:%016llx", (int)pid, (unsigned long long)r);
 }
 
-size_t sp_output_adopt(const char *path, int64_t since_s, const char *who,
-		       bool (*ours)(int fd, void *ctx), void *ctx, char *msg, size_t msg_size,
-		       int *ret_err)
+/* suffix with each "%p" replaced by pid, into buf. */
+static bool suffix_for(const char *suffix, pid_t pid, char *buf, size_t n)
 {
-	enum { LISTED = 4 };
-	*ret_err = 0;
-	msg[0] = '\0';
+	size_t at = 0;
+	for (const char *c = suffix; *c; c++) {
+		int w = c[0] == '%' && c[1] == 'p' ? snprintf(buf + at, n - at, "%d", (int)pid)
+						  : snprintf(buf + at, n - at, "%c", *c);
+		if (w < 0 || (size_t)w >= n - at)
+			return false;
+		at += (size_t)w;
+		c += c[0] == '%' && c[1] == 'p';
+	}
+	buf[at] = '\0';
+	return true;
+}
+
+size_t sp_output_tree_files(const char *path, const char *suffix, int64_t since_s,
+			    bool (*ours)(int fd, void *ctx), void *ctx, char **found, size_t max,
+			    pid_t *ret_pid)
+{
 	const char *slash = strrchr(path, '/');
+	for (size_t i = 0; i < max; i++)
+		found[i] = NULL;
+	*ret_pid = 0;
 	if (!slash)
 		return 0;
 	char *dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
 	DIR *d = dir ? opendir(dir) : NULL;
-	char *found[LISTED] = { NULL };
-	pid_t first_pid = 0;
 	size_t n = 0;
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
 		pid_t pid;
 		struct stat st;
-		if (!sp_output_path_is_for_pid(path, e->d_name, &pid))
+		char want[64];
+		const char *rest = after_pid_name(path, e->d_name, &pid);
+		if (!rest || !suffix_for(suffix, pid, want, sizeof want) || strcmp(rest, want) != 0)
 			continue;
 		int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
@@ -386,15 +410,28 @@ size_t sp_output_adopt(const char *path, int64_t since_s, const char *who,
 		close(fd);
 		if (!take)
 			continue;
-		if (n < LISTED && asprintf(&found[n], "%s/%s", slash == path ? "" : dir, e->d_name) < 0)
+		if (n < max && asprintf(&found[n], "%s/%s", slash == path ? "" : dir, e->d_name) < 0)
 			found[n] = NULL;
 		if (!n)
-			first_pid = pid;
+			*ret_pid = pid;
 		n++;
 	}
 	if (d)
 		closedir(d);
 	free(dir);
+	return n;
+}
+
+size_t sp_output_adopt(const char *path, int64_t since_s, const char *who,
+		       bool (*ours)(int fd, void *ctx), void *ctx, char *msg, size_t msg_size,
+		       int *ret_err)
+{
+	enum { LISTED = 4 };
+	*ret_err = 0;
+	msg[0] = '\0';
+	char *found[LISTED];
+	pid_t first_pid;
+	size_t n = sp_output_tree_files(path, "", since_s, ours, ctx, found, LISTED, &first_pid);
 	if (n == 1 && found[0] && !(*ret_err = sp_output_path_move(found[0], path)))
 		snprintf(msg, msg_size, "%s recorded nothing: %s is the profile of the program it "
 			 "started (pid %d), which wrote it as %s", who, path, (int)first_pid, found[0]);

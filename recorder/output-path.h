@@ -112,6 +112,17 @@ SP_HIDDEN int sp_output_path_move(const char *from, const char *to);
  * (sp_output_path_for_pid: <stem>.pid<N><ext>); its pid in *ret_pid. */
 SP_HIDDEN bool sp_output_path_is_for_pid(const char *path, const char *name, pid_t *ret_pid);
 /*
+ * The files beside path named <stem>.pid<N><ext><suffix> (each "%p" in
+ * suffix stands for that N), each opened read-only without following a
+ * link, a regular file of this user modified since since_s (less 2 s for
+ * a shared file system's clocks) for which ours(fd, ctx) holds. The first
+ * max of them in found (full paths, caller frees; NULL past them), the
+ * first one's N in *ret_pid. Returns how many there are.
+ */
+SP_HIDDEN size_t sp_output_tree_files(const char *path, const char *suffix, int64_t since_s,
+				      bool (*ours)(int fd, void *ctx), void *ctx, char **found,
+				      size_t max, pid_t *ret_pid);
+/*
  * A process tree's root recorded nothing (it wrapped the program: a shell
  * script, timeout, /usr/bin/time, perf): the profiles its exec'd children
  * wrote beside path, <stem>.pid<N><ext>, each opened read-only without

@@ -69,6 +69,11 @@ enum sp_spill_type {
 	 * note of MODULE `index` (build_id_bytes 0: the module has none), written
 	 * right after its MODULE record. Version-1 readers skip it as damage. */
 	SP_SPILL_MODULE_ID = 9,
+	/* payload: struct sp_spill_tree: the process tree the process belongs
+	 * to (metadata process_tree), written right after the header when it
+	 * has one. `scope-profiler run` finds by it the spill of a program its
+	 * wrapper started. Readers before it skip it as damage. */
+	SP_SPILL_TREE = 10,
 };
 
 #define SP_SPILL_OPEN INT64_MIN     /* same as the recorder's SP_OPEN */
@@ -137,6 +142,11 @@ struct sp_spill_module_id {
 	int32_t index;          /* the MODULE record this completes */
 	uint32_t build_id_bytes; /* at most SP_SPILL_BUILD_ID_MAX */
 	uint64_t span;          /* bytes from the lowest to the end of the highest PT_LOAD */
+};
+
+#define SP_SPILL_TREE_BYTES 32      /* SP_TREE_ID_MAX (output-path.h) */
+struct sp_spill_tree {
+	char id[SP_SPILL_TREE_BYTES];  /* "<root pid>:<16 hex digits>", NUL-padded */
 };
 
 #endif /* SP_SPILL_H */

@@ -258,6 +258,12 @@ static int handle(struct sp_spill_data *d, const struct sp_spill_rec *h, const c
 		}
 		return 0;
 	}
+	case SP_SPILL_TREE:
+		if (h->bytes != sizeof d->tree)
+			return -EBADMSG;
+		memcpy(d->tree, p, sizeof d->tree);
+		d->tree[sizeof d->tree - 1] = '\0';
+		return 0;
 	default:
 		return -EBADMSG;
 	}
@@ -540,4 +546,23 @@ int64_t sp_spill_ns(const struct sp_spill_data *d, int64_t tick)
 	if (!(v > -9.2e18)) /* also NaN */
 		return v != v ? 0 : -INT64_MAX;
 	return v < 9.2e18 ? (int64_t)v : INT64_MAX;
+}
+
+bool sp_spill_fd_of_tree(int fd, void *tree)
+{
+	struct sp_spill_header h;
+	struct {
+		struct sp_spill_rec r;
+		struct sp_spill_tree t;
+	} first;
+	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h.magic, SP_SPILL_MAGIC, 8) ||
+	    h.version != SP_SPILL_VERSION || h.header_bytes < sizeof h || h.header_bytes > 4096)
+		return false;
+	if (pread(fd, &first, sizeof first, (off_t)ALIGN8(h.header_bytes)) != (ssize_t)sizeof first)
+		return false;
+	if (first.r.magic != SP_SPILL_REC_MAGIC || first.r.type != SP_SPILL_TREE ||
+	    first.r.bytes != sizeof first.t)
+		return false;
+	first.t.id[sizeof first.t.id - 1] = '\0';
+	return strcmp(first.t.id, (const char *)tree) == 0;
 }

@@ -74,6 +74,7 @@ struct sp_spill_data {
 	uint64_t dropped;             /* trailer's total, else the sum of DROPS */
 	uint64_t file_bytes;          /* the file's size: bounds every table read from it */
 	bool indexed;                 /* sp_spill_index: threads hold spans, not ev */
+	char tree[SP_SPILL_TREE_BYTES]; /* the process tree, "" when the file has none */
 };
 
 /* Read and check a whole spill file. Returns 0, -errno,
@@ -115,5 +116,11 @@ SP_HIDDEN int sp_spill_to_snapshot(const struct sp_spill_data *d, sp_spill_namer
 /* Tick -> ns of a spill file: the line through the header's pair and the
  * latest pair. */
 SP_HIDDEN int64_t sp_spill_ns(const struct sp_spill_data *d, int64_t tick);
+
+/* Whether the spill file open at fd is of the process tree tree (a
+ * string: its first record, SP_SPILL_TREE, holds the same). Reads the
+ * header and that record only; anything else is not. The predicate of
+ * sp_output_tree_files (output-path.h). */
+SP_HIDDEN bool sp_spill_fd_of_tree(int fd, void *tree);
 
 #endif /* SP_SPILL_READ_H */

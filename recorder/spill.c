@@ -29,6 +29,7 @@
 
 #include "functions.h"
 #include "log.h"
+#include "output-path.h"
 #include "sp-spill.h"
 #include "spill-internal.h"
 #include "sp-io.h"
@@ -38,6 +39,7 @@
 
 _Static_assert(sizeof(struct sp_event) == sizeof(struct sp_spill_event), "event layout");
 _Static_assert(SP_OPEN == SP_SPILL_OPEN, "open marker");
+_Static_assert(SP_SPILL_TREE_BYTES == SP_TREE_ID_MAX, "tree id");
 
 /* Open calls whose event is already in the file. ev[i] is what the frame
  * points to now (the hot path closes it there); seq[i] its event number. */
@@ -342,7 +344,7 @@ static int create_spill(void)
 	return fd;
 }
 
-int sp_spill_open(const char *output, bool at_cap)
+int sp_spill_open(const char *output, bool at_cap, const char *tree)
 {
 	if (spill_fd >= 0)
 		return 0;
@@ -392,6 +394,11 @@ int sp_spill_open(const char *output, bool at_cap)
 		     "; calls past the memory cap (SCOPE_PROFILER_MAX_MEMORY) are dropped and counted");
 		sp_spill_remove();
 		return ret;
+	}
+	if (tree && *tree) { /* the first record: a reader finds it without a whole pass */
+		struct sp_spill_tree t = { { 0 } };
+		strncpy(t.id, tree, sizeof t.id - 1);
+		sp_spill_put_rec(SP_SPILL_TREE, 0, &t, sizeof t, NULL, 0);
 	}
 	sp_sym_set_module_hook(modules_changed);
 	sp_spill_modules_describe();

@@ -13,11 +13,13 @@
 
 #include "recorder.h"
 
-/* Create <output>.spill.pid<PID> and write its header. at_cap: threads
- * spill there when they reach the memory cap (else only the signal handler
- * and a failed finalize write to it). Returns 0 or -errno (then calls past
- * the cap are dropped and counted, and signals are not captured). */
-SP_HIDDEN int sp_spill_open(const char *output, bool at_cap);
+/* Create <output>.spill.pid<PID> and write its header, then the process
+ * tree's id (tree: metadata process_tree; NULL or "" none). at_cap:
+ * threads spill there when they reach the memory cap (else only the signal
+ * handler and a failed finalize write to it). Returns 0 or -errno (then
+ * calls past the cap are dropped and counted, and signals are not
+ * captured). */
+SP_HIDDEN int sp_spill_open(const char *output, bool at_cap, const char *tree);
 /* True when threads spill at the cap (an open file, at_cap, not stopped). */
 SP_HIDDEN bool sp_spill_active(void);
 /* The spill file is open and belongs to this process: not a forked copy,

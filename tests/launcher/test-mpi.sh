@@ -5,7 +5,8 @@
 # per-rank counts), also when orted SIGKILLs the launchers 1 s after the
 # SIGTERM (Open MPI's default); a rank that left nothing is listed as
 # missing, in the file and on stderr; exit() without MPI_Finalize is merged
-# too; a normal MPI_Finalize is left alone.
+# too; a normal MPI_Finalize is left alone; a program wrapped by a shell
+# on every rank is finished from its own spill.
 # Under MPICH (Hydra: SIGTERM to mpiexec is forwarded to every rank) cases
 # 1, 2, 4 and 5 run; 3 and 3b do not: after a rank's death Hydra SIGKILLs
 # the other ranks' launchers at once, with no SIGTERM to pass on, so their
@@ -80,6 +81,20 @@ counts verbose "$(expect "('waiting', \$r): 1, ")" partial=1 signal=15 ranks=$NP
 [ "$(grep -c 'SIGTERM: passed on to' verbose/log)" = $NP ] || { cat verbose/log; fail "verbose: a notice per rank"; }
 grep -q "wrote $work/verbose/out.h5 ($NP of $NP ranks, $(( NP * (2 * K + 3) )) events, partial=1: stopped by SIGTERM)" verbose/log ||
   { cat verbose/log; fail "verbose: wrote line"; }
+
+# 6. The walltime kill of a wrapped program (a job script's shell runs the
+# MPI program on every rank): each launcher passes the SIGTERM to its
+# program's process group, so the program, not only the shell, saves its
+# events, and each launcher's finish takes the program's spill (found by
+# the process tree's id) instead of the shell's empty one: one merged file
+# with the exact counts, nothing left beside it.
+rm -rf wrapped; mkdir wrapped
+setsid mpirun -n $NP "$cli" run -o "$work/wrapped/out.h5" -- \
+  bash -c "\"$prog\" $K \"$work/wrapped\" wait; true" > wrapped/log 2>&1 &
+job=$!; wait_ready wrapped; kill -TERM -- -$job; wait_job wrapped
+counts wrapped "$(expect "('waiting', \$r): 1, ")" partial=1 signal=15 ranks=$NP
+[ -z "$(ls wrapped | grep -v '^out.h5$\|^log$\|^ready\.')" ] || { ls wrapped; fail "wrapped: files left"; }
+pgrep -f "$work/wrapped" > /dev/null && { pgrep -af "$work/wrapped"; fail "wrapped: programs still run"; }
 
 if [ "$sp_mpi_family" = mpich ]; then
   echo "note: a lost rank (3, 3b) not checked under MPICH (Hydra SIGKILLs the other launchers)"

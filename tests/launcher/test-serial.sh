@@ -96,4 +96,36 @@ rm -rf quiet; mkdir quiet
 "$cli" run -q -o "$work/quiet/out.h5" -- "$prog" $K "$work/quiet" raise 15 2> quiet/stderr && fail "quiet: status 0" || true
 $py "$check" quiet/out.h5 "{'outer': 1, 'iter': $K}" partial=1 signal=15
 [ ! -s quiet/stderr ] || { cat quiet/stderr; fail "quiet: lines on stderr"; }
+# 11. A wrapper (a job script's shell) runs the program; SIGTERM to the
+# whole group (a batch system's kill): the program saves its events, and
+# the finish takes its spill (found by the process tree's id) instead of
+# the shell's empty one. run ends as the shell did.
+wrapped() {  # NAME [setsid]: the launcher over a shell in the background
+  local name=$1; shift
+  rm -rf "$name"; mkdir "$name"
+  "$@" "$cli" run -o "$work/$name/out.h5" --max-memory 1M --merge-wait 2s -- \
+    bash -c "\"$prog\" $K \"$work/$name\" wait; true" > "$name/stdout" 2> "$name/stderr" &
+  job=$!
+}
+wrapped wgroup setsid; wait_ready wgroup; kill -TERM -- -$job; finish wgroup 143
+$py "$check" wgroup/out.h5 "{'outer': 1, 'iter': $K, 'waiting': 1}" partial=1 signal=15
+grep -q "wrote $work/wgroup/out.h5 from $work/wgroup/out.pid[0-9]*.h5.spill.pid[0-9]* ($((K + 2)) events, partial=1: stopped by SIGTERM)" \
+  wgroup/stderr || { cat wgroup/stderr; fail "wgroup: wrote line"; }
+[ "$(ls wgroup)" = "$(printf 'out.h5\nready\nstderr\nstdout')" ] || { ls wgroup; fail "wgroup: files left"; }
+
+# 12. SIGTERM to the launcher alone, which passes it to the shell only (as
+# a shell's kill of its own child would): the program still runs after
+# --merge-wait, so nothing is written for it, and the line says so; its
+# spill is left for `recover` should it be killed later.
+wrapped walone; wait_ready walone; kill -TERM $job
+set +e; wait $job; rc=$?; set -e
+[ $rc = 143 ] || { cat walone/stderr; fail "walone: run exited $rc, want 143"; }
+app_pid=$(cat walone/ready)
+grep -q "bash recorded nothing; the program it started (pid $app_pid) still runs after 2 s: it writes its own profile when it ends" \
+  walone/stderr || { cat walone/stderr; fail "walone: still-running line"; }
+[ ! -e walone/out.h5 ] || fail "walone: an output was written"
+kill -TERM "$app_pid"
+for _ in $(seq 100); do kill -0 "$app_pid" 2> /dev/null || break; sleep 0.1; done
+"$cli" recover walone/out.pid$app_pid.h5.spill.pid$app_pid -o walone/rec.h5 2> /dev/null
+$py "$check" walone/rec.h5 "{'outer': 1, 'iter': $K, 'waiting': 1}" partial=1 signal=15
 echo "launcher serial: OK"

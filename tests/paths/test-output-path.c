@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "output-path.h"
+#include "sp-spill.h"
+#include "spill-read.h"
 #include "check-main.h"
 
 static char *expand(const char *tmpl, bool keep_pid)
@@ -283,6 +285,77 @@ START_TEST(adopt)
 }
 END_TEST
 
+/* A wrapped program's spill beside the output: <stem>.pid<N><ext> and the
+ * suffix asked for ("%p": the same N), and only those. */
+START_TEST(tree_files)
+{
+	char d[] = "/tmp/sp-treefiles-XXXXXX", *out, *found[2];
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	ck_assert_int_ge(asprintf(&out, "%s/a.h5", d), 0);
+	const char *files[] = { "a.pid20.h5.spill.rank00001", "a.pid21.h5.spill.rank00002",
+				"a.pid22.h5.spill.pid22", "a.pid23.h5.spill.pid24", "a.pid25.h5",
+				"a.h5.spill.pid26" };
+	char *paths[6];
+	for (size_t i = 0; i < 6; i++) {
+		ck_assert_int_ge(asprintf(&paths[i], "%s/%s", d, files[i]), 0);
+		make_file(paths[i], "tree A");
+	}
+	pid_t pid;
+	ck_assert_uint_eq(sp_output_tree_files(out, ".spill.rank00001", time(NULL) - 1,
+					       starts_tree_a, "ctx", found, 2, &pid), 1);
+	ck_assert_str_eq(found[0], paths[0]);
+	ck_assert_ptr_null(found[1]);
+	ck_assert_int_eq(pid, 20);
+	free(found[0]);
+	ck_assert_uint_eq(sp_output_tree_files(out, ".spill.pid%p", time(NULL) - 1,
+					       starts_tree_a, "ctx", found, 2, &pid), 1);
+	ck_assert_str_eq(found[0], paths[2]);
+	ck_assert_int_eq(pid, 22);
+	free(found[0]);
+	ck_assert_uint_eq(sp_output_tree_files(out, ".spill.rank00003", time(NULL) - 1,
+					       starts_tree_a, "ctx", found, 2, &pid), 0);
+	ck_assert_ptr_null(found[0]);
+	for (size_t i = 0; i < 6; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+	ck_assert_int_eq(rmdir(d), 0);
+	free(out);
+}
+END_TEST
+
+/* A spill file's tree: its first record, read without a whole pass. */
+START_TEST(spill_tree)
+{
+	char p[] = "/tmp/sp-spilltree-XXXXXX";
+	int fd = mkstemp(p);
+	ck_assert_int_ge(fd, 0);
+	struct sp_spill_header h = { .magic = SP_SPILL_MAGIC, .version = SP_SPILL_VERSION,
+				     .header_bytes = sizeof h, .pid = 42, .rank = -1 };
+	struct sp_spill_rec r = { SP_SPILL_REC_MAGIC, SP_SPILL_TREE, sizeof(struct sp_spill_tree), 0 };
+	struct sp_spill_tree t = { "42:00112233445566ff" };
+	ck_assert_int_eq(pwrite(fd, &h, sizeof h, 0), (ssize_t)sizeof h);
+	/* no record yet: not of any tree */
+	ck_assert(!sp_spill_fd_of_tree(fd, "42:00112233445566ff"));
+	off_t at = (off_t)((sizeof h + 7) & ~(size_t)7);
+	ck_assert_int_eq(pwrite(fd, &t, sizeof t, at + (off_t)sizeof r), (ssize_t)sizeof t);
+	ck_assert_int_eq(pwrite(fd, &r, sizeof r, at), (ssize_t)sizeof r);
+	ck_assert(sp_spill_fd_of_tree(fd, "42:00112233445566ff"));
+	ck_assert(!sp_spill_fd_of_tree(fd, "42:00112233445566fe"));
+	ck_assert(!sp_spill_fd_of_tree(fd, "42:00112233445566f"));
+	/* the reader keeps it; a damaged header is nobody's */
+	struct sp_spill_data data;
+	ck_assert_int_eq(sp_spill_read(p, &data), 0);
+	ck_assert_str_eq(data.tree, "42:00112233445566ff");
+	sp_spill_data_free(&data);
+	h.header_bytes = 1u << 20;
+	ck_assert_int_eq(pwrite(fd, &h, sizeof h, 0), (ssize_t)sizeof h);
+	ck_assert(!sp_spill_fd_of_tree(fd, "42:00112233445566ff"));
+	close(fd);
+	unlink(p);
+}
+END_TEST
+
 static Suite *output_path_suite(void)
 {
 	Suite *s = suite_create("output-path");
@@ -293,6 +366,8 @@ static Suite *output_path_suite(void)
 	tcase_add_test(tc, rotation);
 	tcase_add_test(tc, pid_names);
 	tcase_add_test(tc, adopt);
+	tcase_add_test(tc, tree_files);
+	tcase_add_test(tc, spill_tree);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -291,6 +291,12 @@ static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR1, SIGU
 #define N_FORWARDED (sizeof forwarded / sizeof forwarded[0])
 static struct sigaction old_actions[N_FORWARDED];
 static volatile sig_atomic_t program_pid, first_signal;
+/* The program has a process group of its own (made by spawn under an MPI
+ * launcher): a termination signal goes to the group, as the launcher
+ * would have sent it to the program's group without us, so that a
+ * wrapper's program (a job script's, timeout's) gets it too and saves its
+ * events. */
+static volatile sig_atomic_t program_group;
 
 static bool terminating(int sig)
 {
@@ -320,7 +326,8 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
 	/* A terminal's signals (SI_KERNEL: Ctrl-C, hang-up) went to its whole
 	 * foreground process group, the program included: not twice. */
 	if (program_pid > 0 && si->si_code != SI_KERNEL && !burst) {
-		kill((pid_t)program_pid, sig);
+		if (!program_group || !terminating(sig) || kill(-(pid_t)program_pid, sig) != 0)
+			kill((pid_t)program_pid, sig);
 		last_passed[i] = now;
 	}
 	errno = saved;
@@ -502,6 +509,7 @@ static int launch(char **argv, bool verbose, bool is_static)
 		fprintf(stderr, "scope-profiler run: cannot start %s: %s\n", argv[0], strerror(errno));
 		return 126;
 	}
+	program_group = j.mpi_env;
 	program_pid = j.pid = pid;
 	if (hex[0])
 		snprintf(j.tree, sizeof j.tree, "%d:%s", (int)pid, hex);

@@ -9,6 +9,7 @@
 #include "finish.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,6 +24,7 @@
 #include "output-path.h"
 #include "rank-inputs.h"
 #include "sp-spill.h"
+#include "spill-read.h"
 #include "writer.h"
 
 /* A rank file (OUT.rank<N>, written by the program at exit) counts when it
@@ -138,11 +140,12 @@ void finish_notice(const struct finish_job *j, int signo)
 			j->output);
 		return;
 	}
-	fprintf(stderr, "scope-profiler run: rank %d: %s: passed on to %s (pid %d), which saves "
+	fprintf(stderr, "scope-profiler run: rank %d: %s: passed on to %s (pid %d)%s, which saves "
 		"its events to %s" SP_SPILL_SUFFIX "rank%05d; each rank's launcher converts its own "
 		"to %s.part<N> and rank 0 merges the %d rank%s into %s (waiting up to %.0f s for "
 		"each next one), in the background (if %s is not written: scope-profiler merge %s.part* "
-		"%s" SP_SPILL_SUFFIX "* -o %s)\n", j->rank, s, j->program, (int)j->pid, j->output,
+		"%s" SP_SPILL_SUFFIX "* -o %s)\n", j->rank, s, j->program, (int)j->pid,
+		j->mpi_env ? " and its process group" : "", j->output,
 		j->rank, j->output, j->size, j->size == 1 ? "" : "s", j->output,
 		(double)j->wait_ns / 1e9, j->output, j->output,
 		j->output, j->output);
@@ -355,11 +358,108 @@ void finish_adopt(const struct finish_job *j)
 		fprintf(stderr, "scope-profiler run: %s\n", msg);
 }
 
+/* Whether the spill file at path holds no region (its process, a shell or
+ * another wrapper, was never instrumented). */
+static bool recorded_nothing(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct sp_spill_data d;
+	bool none = sp_spill_index(fd, &d) == 0 && d.nregions == 0;
+	sp_spill_data_free(&d);
+	close(fd);
+	return none;
+}
+
+/* Whether process pid has ended (gone, or a zombie nobody has reaped). */
+static bool ended(pid_t pid)
+{
+	char p[64], buf[256];
+	snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kill(pid, 0) != 0 && errno == ESRCH;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	const char *paren = strrchr(buf, ')'); /* after the command name */
+	return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
+/*
+ * The program wrapped the profiled one (a shell script, timeout) and
+ * recorded nothing: the spill file of the program it started, found by
+ * the tree's id (OUT's name for that pid, then .spill.rank<R> for this
+ * rank or .spill.pid<N> before MPI_Init), into ret. It is taken once that
+ * program has ended (its handler dumped before it did), waiting up to
+ * j->wait_ns. Several, or one whose program still runs: said, and none is
+ * taken. Returns 1 (taken), 0 (none found) or -1 (said). The wrapper's
+ * own spill, which holds nothing, is removed unless none was found.
+ */
+static int wrapped_spill(const struct finish_job *j, const char *own, char *ret)
+{
+	enum { LISTED = 4 };
+	if (!j->tree[0] || (own[0] && !recorded_nothing(own)))
+		return 0;
+	char suffix[64], *found[LISTED];
+	pid_t pid;
+	int64_t since = j->started_ns / 1000000000LL;
+	size_t n = 0;
+	if (j->rank >= 0) {
+		snprintf(suffix, sizeof suffix, SP_SPILL_SUFFIX "rank%05d", j->rank);
+		n = sp_output_tree_files(j->output, suffix, since, sp_spill_fd_of_tree,
+					 (void *)j->tree, found, LISTED, &pid);
+	}
+	if (!n)
+		n = sp_output_tree_files(j->output, SP_SPILL_SUFFIX "pid%p", since,
+					 sp_spill_fd_of_tree, (void *)j->tree, found, LISTED, &pid);
+	bool took = false;
+	if (n == 1 && found[0]) {
+		int64_t deadline = now_ns(CLOCK_MONOTONIC) + j->wait_ns;
+		while (!ended(pid) && now_ns(CLOCK_MONOTONIC) < deadline)
+			nanosleep(&(struct timespec){ 0, POLL_NS }, NULL);
+		took = ended(pid);
+		if (took)
+			snprintf(ret, PATH_MAX, "%s", found[0]);
+		else if (!j->quiet)
+			fprintf(stderr, "scope-profiler run: %s recorded nothing; the program it started "
+				"(pid %d) still runs after %.0f s: it writes its own profile when it ends "
+				"(if it is killed: scope-profiler recover %s -o %s)\n", j->program,
+				(int)pid, (double)j->wait_ns / 1e9, found[0], j->output);
+	} else if (n > 1) {
+		fprintf(stderr, "scope-profiler run: %s recorded nothing; the %zu programs it started "
+			"left spill files: %s%s%s%s%s%s%s%s (no %s is written from them: scope-profiler "
+			"recover FILE -o %s)\n", j->program, n, found[0] ? found[0] : "",
+			found[1] ? ", " : "", found[1] ? found[1] : "", found[2] ? ", " : "",
+			found[2] ? found[2] : "", found[3] ? ", " : "", found[3] ? found[3] : "",
+			n > LISTED ? ", ..." : "", j->output, j->output);
+	}
+	for (size_t i = 0; i < LISTED; i++)
+		free(found[i]);
+	if (n && own[0])
+		unlink(own);
+	return took ? 1 : n ? -1 : 0;
+}
+
 int finish_job_run(const struct finish_job *j)
 {
 	wait_program(j);
-	char spill[PATH_MAX];
-	if (!is_mpi(j, spill))
+	char spill[PATH_MAX], theirs[PATH_MAX];
+	bool mpi = is_mpi(j, spill);
+	/* The root's own rank spill or rank file: it is the profiled program. */
+	bool own_rank = mpi && (!spill[0] || strstr(spill, SP_SPILL_SUFFIX "rank"));
+	int wrapped = own_rank ? 0 : wrapped_spill(j, spill, theirs);
+	if (wrapped > 0) {
+		strcpy(spill, theirs);
+		const char *base = strrchr(spill, '/');
+		mpi = j->rank >= 0 && (strstr(base ? base : spill, SP_SPILL_SUFFIX "rank") ||
+				       (j->mpi_env && j->size > 1));
+	} else if (wrapped < 0) {
+		spill[0] = '\0'; /* the wrapper's own held nothing */
+		mpi = mpi && j->rank == 0;
+	}
+	if (!mpi)
 		return spill[0] ? finish_serial(j, spill) : 0;
 	int size = 0;
 	int rc = write_part(j, spill, &size);
