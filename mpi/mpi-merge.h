@@ -91,6 +91,11 @@ SP_HIDDEN int sp_merge_serial(struct sp_merge_local *l, MPI_Comm comm, const cha
 /* A file of at most this many bytes after the layout (FINALIZE=auto) has
  * its slices written by rank 0, gathered, instead of through MPI-IO. */
 #define SP_PWRITE_GATHER_MAX (16u << 20)
+/* So has a bigger one when every rank is on one crowded host (more ranks
+ * than CPUs: MPI-IO's collective rounds among ranks that share the cores
+ * cost more than rank 0 writing alone), in rounds of at most this many
+ * bytes of events and MPI values from all ranks together. */
+#define SP_PWRITE_GATHER_ROUND (8u << 20)
 
 /* The parallel write (every rank, collective on comm). */
 enum { SP_PWRITE_DONE = 0, SP_PWRITE_FALLBACK = 1 };

@@ -15,8 +15,9 @@
  *           never filled), writes names, strings, groups and metadata,
  *           reads where each numeric dataset lies, closes it and
  *           broadcasts the offsets;
- *   write   a temporary of at most SP_PWRITE_GATHER_MAX (FINALIZE=auto):
- *           rank 0 gathers every rank's slices and pwrite()s them; else
+ *   write   a temporary of at most SP_PWRITE_GATHER_MAX, or any on one
+ *           crowded host (FINALIZE=auto): rank 0 gathers every rank's
+ *           slices and pwrite()s them; else
  *           every rank opens the temporary with MPI_File_open and writes
  *           its slices with MPI_File_write_at_all;
  *   commit  rank 0 fsyncs and renames, as every writer does.
@@ -76,7 +77,9 @@ struct pw {
 	struct sp_writer *w;          /* rank 0 */
 	uint64_t off[SP_RAW_NCOLS];
 	uint64_t size;                /* the temporary's size after the layout */
-	bool gather;                  /* the slices go through rank 0 (a small file) */
+	bool gather;                  /* the slices go through rank 0 (a small file, or one
+				       * crowded host) */
+	uint64_t chunk;               /* events and MPI values of a rank per write round */
 	int64_t t[6];                 /* phase ends (rank 0's debug line) */
 };
 
@@ -612,6 +615,45 @@ struct layout_msg {
 
 /* The layout phase; every rank ends with the offsets and the temporary's
  * path (tmp, PATH_MAX) and inode, or a failure in W->ret. */
+/* Bytes of one event and one MPI value together in this file's columns. */
+static uint64_t value_bytes(const struct pw *W)
+{
+	uint64_t b = sp_raw_col_size(SP_RAW_EV_START) + sp_raw_col_size(SP_RAW_EV_END);
+	if (W->off[SP_RAW_EV_THREAD] != SP_RAW_ABSENT)
+		b += sp_raw_col_size(SP_RAW_EV_THREAD);
+	if (W->columns & SP_WCOL_MPI)
+		b += SP_MERGE_MPI_VBYTES;
+	return b;
+}
+
+/* Bytes of one index row in this file's columns. */
+static uint64_t row_bytes(const struct pw *W)
+{
+	uint64_t width = 0;
+	for (int c = SP_RAW_ROW0; c < SP_RAW_NCOLS; c++)
+		width += W->off[c] == SP_RAW_ABSENT ? 0 : sp_raw_col_size((enum sp_raw_col)c);
+	return width;
+}
+
+/* A file past SP_PWRITE_GATHER_MAX goes through rank 0 too when every rank
+ * is on one crowded host (rank 0's node communicator is the world): 64
+ * ranks of the proxy on 2 CPUs, a 17 MB file, wrote in 48-76 ms gathered
+ * against 164-179 ms through MPI-IO (stop 44). In rounds of at most
+ * SP_PWRITE_GATHER_ROUND bytes, so not with so many ranks that a round
+ * would hold fewer than 1024 values of each, nor when the index rows of the
+ * first round would not fit beside one. Rank 0, after its layout. */
+static bool gather_crowded_host(const struct pw *W)
+{
+	int n = 0;
+	if (!sp_mpi_crowded || sp_mpi_node_comm == MPI_COMM_NULL ||
+	    PMPI_Comm_size(sp_mpi_node_comm, &n) != MPI_SUCCESS || n != W->P)
+		return false;
+	uint64_t first = W->total[N_ROWS] * row_bytes(W) +
+			 W->total[N_THREADS] * 8 * (SP_RAW_TT_DAEMON - SP_RAW_TT_RANKS + 1);
+	return (uint64_t)W->P * 1024 * value_bytes(W) <= SP_PWRITE_GATHER_ROUND &&
+	       first <= SP_PWRITE_GATHER_MAX - SP_PWRITE_GATHER_ROUND;
+}
+
 static void phase_layout(struct pw *W, int64_t t0, char *tmp, uint64_t *ret_ino)
 {
 	struct sp_merge_local *l = W->l;
@@ -644,7 +686,8 @@ static void phase_layout(struct pw *W, int64_t t0, char *tmp, uint64_t *ret_ino)
 		m.path_len = strlen(p) + 1;
 		m.ret = m.path_len <= PATH_MAX ? sp_writer_temp_id(W->w, &dev, &m.ino, &m.size)
 					       : -ENAMETOOLONG;
-		m.gather = !strcmp(sp_config.finalize, "auto") && m.size <= SP_PWRITE_GATHER_MAX;
+		m.gather = !strcmp(sp_config.finalize, "auto") &&
+			   (m.size <= SP_PWRITE_GATHER_MAX || gather_crowded_host(W));
 		memcpy(m.off, W->off, sizeof m.off);
 		if (!m.ret)
 			memcpy(tmp, p, m.path_len);
@@ -662,6 +705,13 @@ static void phase_layout(struct pw *W, int64_t t0, char *tmp, uint64_t *ret_ino)
 	*ret_ino = m.ino;
 	W->size = m.size;
 	W->gather = m.gather != 0;
+	/* A small file's rounds hold all of it at most; a crowded host's bigger
+	 * one is cut into rounds of SP_PWRITE_GATHER_ROUND bytes. */
+	W->chunk = CHUNK;
+	if (W->gather && W->size > SP_PWRITE_GATHER_MAX) {
+		uint64_t n = SP_PWRITE_GATHER_ROUND / ((uint64_t)W->P * value_bytes(W));
+		W->chunk = n < CHUNK ? n : CHUNK;
+	}
 	free(mine_files);
 	free(index);
 	free(files);
@@ -871,9 +921,7 @@ static void put_rows(struct slices *S, char **ret_buf)
 	struct pw *W = S->W;
 	struct sp_merge_local *l = W->l;
 	const struct sp_snapshot *s = &l->s;
-	uint64_t n = s->nrows, width = 0;
-	for (int c = SP_RAW_ROW0; c < SP_RAW_NCOLS; c++)
-		width += W->off[c] == SP_RAW_ABSENT ? 0 : sp_raw_col_size((enum sp_raw_col)c);
+	uint64_t n = s->nrows, width = row_bytes(W);
 	struct sp_writer_row *rows = calloc(n + 1, sizeof *rows);
 	char *buf = malloc(n * width + 1);
 	*ret_buf = buf;
@@ -939,13 +987,13 @@ static void put_threads(struct slices *S, char **ret_buf)
 	free(t);
 }
 
-/* Events [at, at+CHUNK) of this rank (start and end as they are). */
+/* Events [at, at+chunk) of this rank (start and end as they are). */
 static void put_events(struct slices *S, uint64_t at, int64_t *tid)
 {
 	struct pw *W = S->W;
 	const struct sp_snapshot *s = &W->l->s;
 	uint64_t mine = W->mine[N_MEM]; /* a plan streams the others */
-	uint64_t n = at < mine ? (mine - at < CHUNK ? mine - at : CHUNK) : 0;
+	uint64_t n = at < mine ? (mine - at < W->chunk ? mine - at : W->chunk) : 0;
 	if (n == 0)
 		return;
 	put_col(S, SP_RAW_EV_START, N_EVENTS, at, n, s->start + at);
@@ -957,12 +1005,12 @@ static void put_events(struct slices *S, uint64_t at, int64_t *tid)
 	put_col(S, SP_RAW_EV_THREAD, N_EVENTS, at, n, tid);
 }
 
-/* The next CHUNK MPI values of this rank (cursor c), packed into buf. */
+/* The next chunk of MPI values of this rank (cursor c), packed into buf. */
 static void put_mpi(struct slices *S, uint64_t at, struct sp_merge_cursor *c, char *buf)
 {
 	struct pw *W = S->W;
 	uint64_t mine = W->mine[N_MPI];
-	uint64_t n = at < mine ? (mine - at < CHUNK ? mine - at : CHUNK) : 0;
+	uint64_t n = at < mine ? (mine - at < W->chunk ? mine - at : W->chunk) : 0;
 	if (n == 0)
 		return;
 	sp_merge_pack_mpi(W->l, c, n, buf);
@@ -1063,7 +1111,7 @@ static void phase_write(struct pw *W, struct slices *S)
 	if (W->l->plan)
 		stream_plan(W, S);
 	uint64_t most = W->most[N_MEM] > W->most[N_MPI] ? W->most[N_MEM] : W->most[N_MPI];
-	uint64_t rounds = most ? (most + CHUNK - 1) / CHUNK : 1;
+	uint64_t rounds = most ? (most + W->chunk - 1) / W->chunk : 1;
 	char *rows = NULL, *threads = NULL;
 	int64_t *tid = malloc((size_t)CHUNK * sizeof *tid);
 	char *mpi = malloc((size_t)CHUNK * SP_MERGE_MPI_VBYTES);
@@ -1077,9 +1125,9 @@ static void phase_write(struct pw *W, struct slices *S)
 				put_threads(S, &threads);
 		}
 		if (S->ok)
-			put_events(S, r * CHUNK, tid);
+			put_events(S, r * W->chunk, tid);
 		if (S->ok && (W->columns & SP_WCOL_MPI))
-			put_mpi(S, r * CHUNK, &cur, mpi);
+			put_mpi(S, r * W->chunk, &cur, mpi);
 		write_round(S);
 		if (r == 0) {
 			free(rows);
@@ -1116,7 +1164,7 @@ int sp_pwrite(struct sp_merge_local *l, MPI_Comm comm, const char *path)
 {
 	int64_t t0 = sp_monotonic_ns();
 	struct pw W = { .comm = comm, .l = l, .path = path, .rank = sp_mpi_world_rank,
-			.P = sp_mpi_world_size };
+			.P = sp_mpi_world_size, .chunk = CHUNK };
 	char tmp[PATH_MAX];
 	uint64_t ino = 0;
 	if (!l->h.ok || l->s.times_in_file)

@@ -7,7 +7,9 @@
 # reads them. Runs (4 ranks): mpi-known (p2p, collectives, communicators,
 # a thread with MPI on rank 0, instrumented functions), the same with MPI
 # call sites (SCOPE_PROFILER_CALLSITES=2), and scale-ranks with 280,000
-# events per rank (more than one 262,144-event chunk of the stream); then
+# events per rank (more than one 262,144-event chunk of the stream; a 27 MB
+# file, gathered to rank 0 in 8 MiB rounds on a crowded host, and again
+# through MPI-IO with FINALIZE=parallel); then
 # scale-ranks at 1 rank and at 8 ranks without the thread. The small files
 # (all but the 280,000 events) have their slices gathered to rank 0; the
 # mpi-known run again with FINALIZE=parallel writes them through MPI-IO.
@@ -42,7 +44,7 @@ run() {
     timeout 300 mpirun --oversubscribe -n "${NP:-$np}" -x LD_PRELOAD="$lib" -x SCOPE_PROFILER_OUTPUT \
     -x SCOPE_PROFILER_TEST_FINALIZE_COPY -x SCOPE_PROFILER_CALLSITES -x SCOPE_PROFILER_FINALIZE -x SCOPE_PROFILER_THROTTLE_CALLS \
     -x SCOPE_PROFILER_TEST_FINALIZE_PLAN -x SCOPE_PROFILER_CLOCK -x SCOPE_PROFILER_TEST_MPIIO_FAIL \
-    -x SCOPE_PROFILER_TEST_NO_TMPFILE \
+    -x SCOPE_PROFILER_TEST_NO_TMPFILE -x SCOPE_PROFILER_DEBUG \
     "$@" > "$name.out" 2> "$name.err" || { tail -20 "$name.err"; echo "FAIL: $name"; exit 1; }
   grep -q "scope-profiler: wrote $work/$name.h5 (${NP:-$np} rank" "$name.err" ||
     { tail -20 "$name.err"; echo "FAIL: $name: no merged file reported"; exit 1; }
@@ -59,7 +61,7 @@ must_differ() {
 }
 
 export SCOPE_PROFILER_CALLSITES=0 SCOPE_PROFILER_FINALIZE=auto SCOPE_PROFILER_TEST_FINALIZE_PLAN=0 \
-  SCOPE_PROFILER_CLOCK=auto SCOPE_PROFILER_TEST_MPIIO_FAIL= SCOPE_PROFILER_TEST_NO_TMPFILE=0
+  SCOPE_PROFILER_CLOCK=auto SCOPE_PROFILER_TEST_MPIIO_FAIL= SCOPE_PROFILER_TEST_NO_TMPFILE=0 SCOPE_PROFILER_DEBUG=
 run base "$build/tests/e2e/scale/scale-ranks$sp_sfx" 1
 $py "$cmp_h5" base.h5 base.h5 "$np"
 cp base.h5 same.h5
@@ -100,8 +102,17 @@ equal known-mpiio
 SCOPE_PROFILER_CALLSITES=2 run sites "$build/tests/e2e/equiv/equiv-known$sp_sfx"
 $py -c "import h5py, sys; sys.exit('no /callsites' if 'callsites' not in h5py.File('sites.h5') else 0)"
 equal sites
-run big "$build/tests/e2e/scale/scale-ranks$sp_sfx" 100
+SCOPE_PROFILER_DEBUG=finalize run big "$build/tests/e2e/scale/scale-ranks$sp_sfx" 100
 equal big
+# past 16 MiB on one crowded host (4 ranks, 2 CPUs here) the slices still go
+# through rank 0, in rounds of at most 8 MiB; where the node is not crowded
+# (CPUs >= 4) MPI-IO writes them, as FINALIZE=parallel does everywhere
+if [ "$(nproc)" -lt "$np" ]; then
+  grep -q "write=gather" big.err || { grep finalize big.err; echo "FAIL: big: not gathered"; exit 1; }
+fi
+SCOPE_PROFILER_FINALIZE=parallel SCOPE_PROFILER_DEBUG=finalize run big-mpiio "$build/tests/e2e/scale/scale-ranks$sp_sfx" 100
+grep -q "write=mpiio" big-mpiio.err || { grep finalize big-mpiio.err; echo "FAIL: big-mpiio: not MPI-IO"; exit 1; }
+equal big-mpiio
 # One rank goes through the same path; 8 ranks without the thread.
 NP=1 run one "$build/tests/e2e/scale/scale-ranks$sp_sfx" 10
 equal one 1
