@@ -210,6 +210,17 @@ START_TEST(pid_names)
 }
 END_TEST
 
+/* Remove and free the n files, then the directory d; free out. */
+static void remove_all(char **paths, size_t n, const char *d, char *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+	ck_assert_int_eq(rmdir(d), 0);
+	free(out);
+}
+
 /* The fake tree check: the file starts with "tree A". */
 static bool starts_tree_a(int fd, void *ctx)
 {
@@ -276,12 +287,7 @@ START_TEST(adopt)
 	ck_assert_ptr_nonnull(strstr(msg, other));
 	ck_assert_ptr_nonnull(strstr(msg, ours));
 	char *paths[] = { other, old, link, odd, ours, p };
-	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-		unlink(paths[i]);
-		free(paths[i]);
-	}
-	ck_assert_int_eq(rmdir(d), 0);
-	free(out);
+	remove_all(paths, sizeof paths / sizeof *paths, d, out);
 }
 END_TEST
 
@@ -315,12 +321,7 @@ START_TEST(tree_files)
 	ck_assert_uint_eq(sp_output_tree_files(out, ".spill.rank00003", time(NULL) - 1,
 					       starts_tree_a, "ctx", found, 2, &pid), 0);
 	ck_assert_ptr_null(found[0]);
-	for (size_t i = 0; i < 6; i++) {
-		unlink(paths[i]);
-		free(paths[i]);
-	}
-	ck_assert_int_eq(rmdir(d), 0);
-	free(out);
+	remove_all(paths, 6, d, out);
 }
 END_TEST
 
