@@ -322,8 +322,10 @@ SP_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	if (SP_UNLIKELY(!h)) {
 		/* No thread state: not recording (ENABLE=0, before the start,
 		 * after the end) returns here rather than in a call, which cost
-		 * a disabled profiler ~1 ns a call over glibc's empty hooks. */
-		if (!recording())
+		 * a disabled profiler ~1 ns a call over glibc's empty hooks; so
+		 * does FUNCTIONS=0 (no thread gets a state), where the lookup
+		 * that found each function excluded cost as much as counting it. */
+		if (!recording() || atomic_load_explicit(&sp_fn_off, memory_order_relaxed))
 			return;
 		return enter_slow(fn, HOOK_AT(sp));
 	}

@@ -378,8 +378,19 @@ void sp_lifecycle_warn_empty(const char *path, uint64_t rows)
 	if (rows || !under_run || sp_launcher_rank() > 0) /* once for a job: its rank 0 */
 		return;
 	char b[200];
-	sp_log(SP_LOG_INFO, "lifecycle", SP_NOTHING_INSTRUMENTED_FMT, shown(path, b, sizeof b),
-	       program_invocation_short_name);
+	if (sp_config.functions && sp_config.mpi) {
+		sp_log(SP_LOG_INFO, "lifecycle", SP_NOTHING_INSTRUMENTED_FMT,
+		       shown(path, b, sizeof b), program_invocation_short_name);
+		return;
+	}
+	/* Turned off on purpose: "compile with -finstrument-functions" would
+	 * be wrong advice for a program that was. */
+	const char *fn = "function regions (--no-functions, SCOPE_PROFILER_FUNCTIONS=0)";
+	const char *mpi = "MPI regions (--no-mpi, SCOPE_PROFILER_MPI=0)";
+	char off[200];
+	snprintf(off, sizeof off, "%s%s%s", sp_config.functions ? "" : fn,
+		 !sp_config.functions && !sp_config.mpi ? " and " : "", sp_config.mpi ? "" : mpi);
+	sp_log(SP_LOG_INFO, "lifecycle", SP_NOTHING_RECORDED_OFF_FMT, shown(path, b, sizeof b), off);
 }
 
 /* sp_lifecycle_write_rank, and the file's region rows in *ret_rows. */

@@ -81,7 +81,9 @@ static uintptr_t fn_lo = UINTPTR_MAX, fn_hi;
 static pthread_mutex_t fn_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sp_fn_thread *thread_list; /* guarded by fn_lock */
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
-static bool functions_off;
+/* FUNCTIONS=0: no thread state is made (sp_fn_thread_attach), so the
+ * hooks return at once (cyg-hooks.c). Set once by sp_fn_setup. */
+atomic_bool sp_fn_off;
 
 static uint64_t hash_addr(uintptr_t a)
 {
@@ -134,7 +136,7 @@ static struct fn_map *map_reserve(void)
  * was: `fresh`): decide its filter state. Caller holds fn_lock. */
 static uint32_t decide_region(uintptr_t addr, int module, bool fresh)
 {
-	if (functions_off)
+	if (atomic_load_explicit(&sp_fn_off, memory_order_relaxed))
 		return SP_NO_REGION;
 	if (sp_filter_active()) {
 		struct sp_symbol sym;
@@ -441,7 +443,8 @@ struct sp_fn_thread *sp_fn_thread_attach(void)
 	attaching = 1;
 	int saved = errno;
 	pthread_once(&setup_once, setup_once_fn);
-	struct sp_rec_thread *t = sp_thread_get();
+	struct sp_rec_thread *t = atomic_load_explicit(&sp_fn_off, memory_order_relaxed)
+					  ? NULL : sp_thread_get();
 	struct sp_fn_thread *h = t ? calloc(1, sizeof *h) : NULL;
 	if (h) {
 		h->t = t;
@@ -804,7 +807,7 @@ void sp_fn_exit_unwind(struct sp_fn_thread *h, uint32_t region, int64_t now, uin
 
 int sp_fn_setup(void)
 {
-	functions_off = !sp_config.functions;
+	atomic_store(&sp_fn_off, !sp_config.functions);
 	int ret = sp_filter_set(sp_config.include, sp_config.exclude);
 	double ticks_per_ns = 1.0;
 	bool timed = sp_config.min_duration_ns > 0 || sp_config.throttle_calls > 0;

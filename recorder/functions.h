@@ -10,6 +10,7 @@
 #ifndef SP_FUNCTIONS_H
 #define SP_FUNCTIONS_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "recorder.h"
@@ -125,6 +126,8 @@ struct sp_fn_thread {
 
 /* Filter settings, fixed by sp_fn_setup() before the first recorded call. */
 SP_HIDDEN extern unsigned sp_fn_mode;
+/* FUNCTIONS=0: threads get no state, the hooks return at once. */
+SP_HIDDEN extern atomic_bool sp_fn_off;
 SP_HIDDEN extern int64_t sp_fn_min_ticks;   /* MIN_DURATION in ticks */
 SP_HIDDEN extern int64_t sp_fn_max_depth;   /* MAX_DEPTH, 0 = unlimited */
 SP_HIDDEN extern uint64_t sp_fn_thr_calls;  /* THROTTLE_CALLS */

@@ -39,6 +39,12 @@ SP_HIDDEN void sp_output_tree_id(pid_t pid, char buf[SP_TREE_ID_MAX]);
 #define SP_NOTHING_HOW                                                                         \
 	" (or mark regions with sp_region_begin/sp_region_end); to time MPI calls, run an MPI "  \
 	"program (dynamically linked to libmpi) under mpirun."
+/* The same when the run had function or MPI regions turned off (format:
+ * the output, then what was off: "function regions (--no-functions,
+ * SCOPE_PROFILER_FUNCTIONS=0)" and/or "MPI regions (...)"): nothing to
+ * build differently, so no advice to. */
+#define SP_NOTHING_RECORDED_OFF_FMT                                                            \
+	"warning: nothing was recorded: %s has no function, manual or MPI region, and %s were off"
 /* The same when no output was written at all: the program (a wrapper that
  * ends with _exit, such as dash) and every program it started recorded
  * nothing (format: the output, then the program). */

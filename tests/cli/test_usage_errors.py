@@ -108,15 +108,22 @@ class Errors(CliTestCase):
         mpirun = os.environ.get("SP_MPIEXEC") or shutil.which("mpirun") or shutil.which("mpiexec")
         if not mpirun:
             self.fail("mpirun not found")
-        for env, args in ((MPI_ENV, ["-n", "3", CLI, "run", "-o", self.path("s.h5"), "--",
-                                     "/bin/true"]),
-                          (dict(MPI_ENV, SCOPE_PROFILER_FUNCTIONS="0"),
-                           ["-n", "2", CLI, "run", "--no-mpi", "-o", self.path("m.h5"), "--",
-                            os.environ["SP_JACOBI"], "64", "20", "10"])):
+        # The second turned both off: said so, without the advice to
+        # compile with -finstrument-functions (jacobi was).
+        off = ("warning: nothing was recorded: " + self.path("m.h5") + " has no function, "
+               "manual or MPI region, and function regions (--no-functions, "
+               "SCOPE_PROFILER_FUNCTIONS=0) and MPI regions (--no-mpi, SCOPE_PROFILER_MPI=0) "
+               "were off")
+        for env, args, said in ((MPI_ENV, ["-n", "3", CLI, "run", "-o", self.path("s.h5"), "--",
+                                           "/bin/true"], "nothing was instrumented"),
+                                (dict(MPI_ENV, SCOPE_PROFILER_FUNCTIONS="0"),
+                                 ["-n", "2", CLI, "run", "--no-mpi", "-o", self.path("m.h5"),
+                                  "--", os.environ["SP_JACOBI"], "64", "20", "10"], off)):
             p = subprocess.run([mpirun] + args, env=env, capture_output=True, text=True,
                                timeout=240)
             self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertEqual(p.stderr.count("nothing was instrumented"), 1, p.stderr)
+            self.assertEqual(p.stderr.count(said), 1, p.stderr)
+        self.assertNotIn("nothing was instrumented", p.stderr)
         self.assertIn("(2 ranks, 0 regions, 0 events)", p.stderr)
 
     def test_singular(self):
@@ -240,6 +247,29 @@ class Comm(CliTestCase):
                     if fn["mpi_class"] in ("send", "sendrecv"))
         self.assertEqual(sends, int(matrix.sum()) + no_peer[0])
         self.assertIn("(4 ranks)", text)
+        # --no-functions on the instrumented program: its MPI calls, counted
+        # as above, and no function region (the hooks find no thread state
+        # and return at once).
+        nf = self.path("jacobi-nf.h5")
+        p = subprocess.run([mpirun, "-n", "4", CLI, "run", "-q", "--no-functions", "-o", nf,
+                            "--", os.environ["SP_JACOBI"], "64", "20", "10"],
+                           env=MPI_ENV, capture_output=True, text=True, timeout=240)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+        def calls(path, want_functions):
+            with h5py.File(path) as h:
+                names = [x.decode() for x in h["region_table/names"][...]]
+                kinds = h["region_table/kinds"][...]
+                idx = h["rank_region_index"]
+                got = {}
+                for r, g, c in zip(idx["ranks"][...], idx["region_ids"][...],
+                                   idx["event_counts"][...]):
+                    if (kinds[g] == 1) == want_functions:
+                        got[(int(r), names[g])] = int(c)
+                return got
+        self.assertTrue(calls(out, True), "jacobi has function regions")
+        self.assertEqual(calls(nf, True), {})
+        self.assertEqual(calls(nf, False), calls(out, False))
 
 
 if __name__ == "__main__":
