@@ -566,3 +566,30 @@ bool sp_spill_fd_of_tree(int fd, void *tree)
 	first.t.id[sizeof first.t.id - 1] = '\0';
 	return strcmp(first.t.id, (const char *)tree) == 0;
 }
+
+bool sp_spill_fd_has_region(int fd)
+{
+	struct sp_spill_header h;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
+	    memcmp(h.magic, SP_SPILL_MAGIC, 8) || h.version != SP_SPILL_VERSION ||
+	    h.header_bytes < sizeof h || h.header_bytes > 4096)
+		return true; /* cannot tell: not taken for an empty one */
+	uint64_t pos = ALIGN8(h.header_bytes), size = (uint64_t)st.st_size, skipped = 0;
+	while (pos + sizeof(struct sp_spill_rec) <= size) {
+		struct sp_spill_rec r;
+		if (pread(fd, &r, sizeof r, (off_t)pos) != (ssize_t)sizeof r)
+			return true;
+		if (r.magic == SP_SPILL_REC_MAGIC && r.bytes <= REC_MAX_BYTES &&
+		    pos + sizeof r + r.bytes <= size) {
+			if (r.type == SP_SPILL_REGION)
+				return true;
+			pos = ALIGN8(pos + sizeof r + r.bytes);
+			continue;
+		}
+		pos += 8; /* a hole, as parse() skips it */
+		if ((skipped += 8) >= (1u << 20))
+			return true;
+	}
+	return false;
+}

@@ -122,5 +122,10 @@ SP_HIDDEN int64_t sp_spill_ns(const struct sp_spill_data *d, int64_t tick);
  * header and that record only; anything else is not. The predicate of
  * sp_output_tree_files (output-path.h). */
 SP_HIDDEN bool sp_spill_fd_of_tree(int fd, void *tree);
+/* Whether the spill file open at fd has a REGION record (its process
+ * recorded something), reading record headers up to the first one; true
+ * too when it cannot tell (not a spill file of this version, or 1 MiB of
+ * damage before any). A wrapper's spill has none and is small. */
+SP_HIDDEN bool sp_spill_fd_has_region(int fd);
 
 #endif /* SP_SPILL_READ_H */

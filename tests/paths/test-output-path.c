@@ -349,6 +349,15 @@ START_TEST(spill_tree)
 	ck_assert_int_eq(sp_spill_read(p, &data), 0);
 	ck_assert_str_eq(data.tree, "42:00112233445566ff");
 	sp_spill_data_free(&data);
+	/* a wrapper's spill: no REGION record; then one (a manual region "x") */
+	ck_assert(!sp_spill_fd_has_region(fd));
+	off_t at2 = at + (off_t)((sizeof r + sizeof t + 7) & ~(size_t)7);
+	struct sp_spill_region g = { .id = 0, .module = -1, .name_bytes = 1 };
+	struct sp_spill_rec rg = { SP_SPILL_REC_MAGIC, SP_SPILL_REGION, sizeof g + 1, 0 };
+	ck_assert_int_eq(pwrite(fd, &g, sizeof g, at2 + (off_t)sizeof rg), (ssize_t)sizeof g);
+	ck_assert_int_eq(pwrite(fd, "x", 1, at2 + (off_t)(sizeof rg + sizeof g)), 1);
+	ck_assert_int_eq(pwrite(fd, &rg, sizeof rg, at2), (ssize_t)sizeof rg);
+	ck_assert(sp_spill_fd_has_region(fd));
 	h.header_bytes = 1u << 20;
 	ck_assert_int_eq(pwrite(fd, &h, sizeof h, 0), (ssize_t)sizeof h);
 	ck_assert(!sp_spill_fd_of_tree(fd, "42:00112233445566ff"));

@@ -365,9 +365,7 @@ static bool recorded_nothing(const char *path)
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	struct sp_spill_data d;
-	bool none = sp_spill_index(fd, &d) == 0 && d.nregions == 0;
-	sp_spill_data_free(&d);
+	bool none = !sp_spill_fd_has_region(fd);
 	close(fd);
 	return none;
 }
