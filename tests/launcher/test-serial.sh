@@ -128,4 +128,19 @@ kill -TERM "$app_pid"
 for _ in $(seq 100); do kill -0 "$app_pid" 2> /dev/null || break; sleep 0.1; done
 "$cli" recover walone/out.pid$app_pid.h5.spill.pid$app_pid -o walone/rec.h5 2> /dev/null
 $py "$check" walone/rec.h5 "{'outer': 1, 'iter': $K, 'waiting': 1}" partial=1 signal=15
+# 13. The wrapper started two programs, both killed with it: their spill
+# files are listed (none is converted, no output), and kept for `recover`.
+rm -rf wtwo; mkdir wtwo
+setsid "$cli" run -o "$work/wtwo/out.h5" --max-memory 1M --merge-wait 2s -- \
+  bash -c "\"$prog\" $K \"$work/wtwo\" wait & \"$prog\" $K \"$work/wtwo\" wait & wait" \
+  > wtwo/stdout 2> wtwo/stderr &
+job=$!
+for _ in $(seq 300); do [ "$(ls wtwo | grep -c 'out\.pid.*\.spill\.pid')" = 2 ] && [ -s wtwo/ready ] && break; sleep 0.1; done
+sleep 0.5  # both in their waiting loops
+kill -TERM -- -$job
+set +e; wait $job; rc=$?; set -e
+[ $rc = 143 ] || { cat wtwo/stderr; fail "wtwo: run exited $rc, want 143"; }
+grep -q "bash recorded nothing; the 2 programs it started left spill files: $work/wtwo/out.pid[0-9]*.h5.spill.pid[0-9]*, $work/wtwo/out.pid[0-9]*.h5.spill.pid[0-9]* (no $work/wtwo/out.h5 is written from them" \
+  wtwo/stderr || { cat wtwo/stderr; fail "wtwo: the list"; }
+[ ! -e wtwo/out.h5 ] && [ "$(ls wtwo | grep -c 'spill')" = 2 ] || { ls wtwo; fail "wtwo: files"; }
 echo "launcher serial: OK"

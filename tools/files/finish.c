@@ -425,7 +425,7 @@ static int wrapped_spill(const struct finish_job *j, const char *own, char *ret)
 				"(pid %d) still runs after %.0f s: it writes its own profile when it ends "
 				"(if it is killed: scope-profiler recover %s -o %s)\n", j->program,
 				(int)pid, (double)j->wait_ns / 1e9, found[0], j->output);
-	} else if (n > 1) {
+	} else if (n > 1 && !j->quiet) {
 		fprintf(stderr, "scope-profiler run: %s recorded nothing; the %zu programs it started "
 			"left spill files: %s%s%s%s%s%s%s%s (no %s is written from them: scope-profiler "
 			"recover FILE -o %s)\n", j->program, n, found[0] ? found[0] : "",
