@@ -548,6 +548,15 @@ int64_t sp_spill_ns(const struct sp_spill_data *d, int64_t tick)
 	return v < 9.2e18 ? (int64_t)v : INT64_MAX;
 }
 
+/* The header of the spill file open at fd, when it is one of this version
+ * (a header of at most 4 KiB). */
+static bool header_at(int fd, struct sp_spill_header *h)
+{
+	return pread(fd, h, sizeof *h, 0) == (ssize_t)sizeof *h &&
+	       !memcmp(h->magic, SP_SPILL_MAGIC, 8) && h->version == SP_SPILL_VERSION &&
+	       h->header_bytes >= sizeof *h && h->header_bytes <= 4096;
+}
+
 bool sp_spill_fd_of_tree(int fd, void *tree)
 {
 	struct sp_spill_header h;
@@ -555,8 +564,7 @@ bool sp_spill_fd_of_tree(int fd, void *tree)
 		struct sp_spill_rec r;
 		struct sp_spill_tree t;
 	} first;
-	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h.magic, SP_SPILL_MAGIC, 8) ||
-	    h.version != SP_SPILL_VERSION || h.header_bytes < sizeof h || h.header_bytes > 4096)
+	if (!header_at(fd, &h))
 		return false;
 	if (pread(fd, &first, sizeof first, (off_t)ALIGN8(h.header_bytes)) != (ssize_t)sizeof first)
 		return false;
@@ -571,9 +579,7 @@ bool sp_spill_fd_has_region(int fd)
 {
 	struct sp_spill_header h;
 	struct stat st;
-	if (fstat(fd, &st) < 0 || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
-	    memcmp(h.magic, SP_SPILL_MAGIC, 8) || h.version != SP_SPILL_VERSION ||
-	    h.header_bytes < sizeof h || h.header_bytes > 4096)
+	if (fstat(fd, &st) < 0 || !header_at(fd, &h))
 		return true; /* cannot tell: not taken for an empty one */
 	uint64_t pos = ALIGN8(h.header_bytes), size = (uint64_t)st.st_size, skipped = 0;
 	while (pos + sizeof(struct sp_spill_rec) <= size) {
